@@ -1,0 +1,1 @@
+"""Shipped model bundles (installed as the data package `studio_assets`)."""

@@ -1,0 +1,145 @@
+"""A model bundle: everything needed to run a trained model, in one directory.
+
+    config.json       model + tokenizer + training + task configuration
+    weights.npz       float16 weights keyed by variable path (loaded as float32)
+    tokenizer/        tokenizer.json and the tokenizer model file(s)
+    metrics.json      what was measured on the dev split
+    checksums.json    sha256 of every file above, so corruption is named, not silently used
+    MODEL_CARD.md     data, licenses, intended use, known weaknesses
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from studio.config import BundleConfig
+from studio.errors import BundleError
+from studio.text import TokenizerPair
+from studio.weights import atomic_write_bytes, load_npz, save_npz, variables_to_arrays
+
+CHECKSUMMED = ["config.json", "weights.npz"]
+
+
+def _sha256(path: Path) -> str:
+    from studio.data.sources import sha256_of
+
+    return sha256_of(path)
+
+
+def rebuild_command(config: BundleConfig | None, path: Path) -> str:
+    task = config.task.task if config else "chatbot|translator"
+    command = f"studio train {task} --data-dir ../shared/data --out {path}"
+    if Path(path).resolve().parent == default_assets_dir().resolve():
+        command += f"   (or restore the shipped copy: git checkout -- assets/{Path(path).name})"
+    return command
+
+
+@dataclass
+class Bundle:
+    path: Path
+    config: BundleConfig
+    tokenizers: TokenizerPair
+    weights: dict[str, np.ndarray]
+    metrics: dict = field(default_factory=dict)
+
+    def build_model(self):
+        """A Transformer with this bundle's architecture and weights (float32)."""
+        from studio.model import Transformer
+        from studio.weights import assign_arrays
+
+        model = Transformer(self.config.model).build_weights()
+        try:
+            assign_arrays(model.weights, self.weights)
+        except ValueError as error:
+            raise BundleError(self.path / "weights.npz", f"does not match config.json: {error}",
+                              rebuild_command(self.config, self.path)) from None
+        return model
+
+
+def save_bundle(path: Path, config: BundleConfig, tokenizers: TokenizerPair, model, metrics: dict | None = None,
+                model_card: str | None = None) -> Path:
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path / "config.json", (json.dumps(config.to_dict(), indent=2, ensure_ascii=False) + "\n").encode())
+    save_npz(path / "weights.npz", variables_to_arrays(model.weights, np.float16))
+    tokenizer_files = [f"tokenizer/{name}" for name in tokenizers.save(path / "tokenizer")]
+    if metrics is not None:
+        write_metrics(path, metrics)
+    if model_card:
+        atomic_write_bytes(path / "MODEL_CARD.md", model_card.encode("utf-8"))
+    checksums = {name: _sha256(path / name) for name in CHECKSUMMED + tokenizer_files}
+    atomic_write_bytes(path / "checksums.json", (json.dumps(checksums, indent=2) + "\n").encode())
+    return path
+
+
+def write_metrics(path: Path, metrics: dict) -> None:
+    atomic_write_bytes(Path(path) / "metrics.json", (json.dumps(metrics, indent=2, ensure_ascii=False) + "\n").encode())
+
+
+def load_bundle(path: Path) -> Bundle:
+    path = Path(path)
+    if not path.is_dir():
+        raise BundleError(path, "model bundle directory not found", rebuild_command(None, path))
+    config_path = path / "config.json"
+    if not config_path.is_file():
+        raise BundleError(config_path, "missing", rebuild_command(None, path))
+    try:
+        config = BundleConfig.load(config_path)
+        config.model.validate()
+    except (ValueError, TypeError, UnicodeDecodeError) as error:
+        raise BundleError(config_path, f"corrupted or invalid ({error})", rebuild_command(None, path)) from None
+    rebuild = rebuild_command(config, path)
+
+    checksums_path = path / "checksums.json"
+    if not checksums_path.is_file():
+        raise BundleError(checksums_path, "missing", rebuild)
+    try:
+        checksums = json.loads(checksums_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BundleError(checksums_path, f"corrupted ({error})", rebuild) from None
+    for name, expected in checksums.items():
+        file_path = path / name
+        if not file_path.is_file():
+            raise BundleError(file_path, "missing", rebuild)
+        if _sha256(file_path) != expected:
+            raise BundleError(file_path, "corrupted: its sha256 differs from checksums.json", rebuild)
+
+    try:
+        tokenizers = TokenizerPair.load(path / "tokenizer")
+    except Exception as error:  # sentencepiece/tfds raise assorted types for a bad model file
+        raise BundleError(path / "tokenizer", f"cannot load the tokenizer ({error})", rebuild) from None
+    try:
+        weights = load_npz(path / "weights.npz")
+    except ValueError as error:
+        raise BundleError(path / "weights.npz", str(error), rebuild) from None
+    metrics = {}
+    if (path / "metrics.json").is_file():
+        try:
+            metrics = json.loads((path / "metrics.json").read_text(encoding="utf-8"))
+        except ValueError:
+            metrics = {}
+    return Bundle(path, config, tokenizers, weights, metrics)
+
+
+def default_assets_dir() -> Path:
+    """Shipped bundles: `$STUDIO_ASSETS`, the source checkout's `assets/`, or the installed `studio_assets`."""
+    if os.environ.get("STUDIO_ASSETS"):
+        return Path(os.environ["STUDIO_ASSETS"])
+    checkout = Path(__file__).resolve().parents[1] / "assets"
+    if checkout.is_dir():
+        return checkout
+    try:
+        import importlib.resources
+
+        return Path(str(importlib.resources.files("studio_assets")))
+    except ModuleNotFoundError:
+        return checkout
+
+
+def default_bundle(task: str) -> Path:
+    return default_assets_dir() / ("chatbot" if task == "chatbot" else "translator")

@@ -1,0 +1,168 @@
+"""The `studio` command."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep TensorFlow's C++ start-up chatter out of the CLI
+
+import typer  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from studio.errors import StudioError  # noqa: E402
+
+app = typer.Typer(help="Transformer Studio: a Korean chatbot and a Korean→English translator.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+console = Console(stderr=True, soft_wrap=True)  # never break a path or command across lines
+BACKENDS = "tf (cached decoder) or tf-naive (the tutorials' loop that re-runs the model each step)"
+
+
+def _load_generator(bundle: Optional[Path], task: str, backend: str):
+    from studio.bundle import default_bundle
+    from studio.inference import TextGenerator
+
+    return TextGenerator.from_path(bundle or default_bundle(task), backend)
+
+
+def _show_warnings(warnings):
+    for warning in warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+
+
+@app.command()
+def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle directory [default: the shipped chatbot]"),
+         backend: str = typer.Option("tf", help=BACKENDS),
+         max_new_tokens: Optional[int] = typer.Option(None, help="Longest reply in tokens [default: the model's limit]")):
+    """Talk to the chatbot. With a pipe on stdin: one message per line in, one reply per line out."""
+    generator = _load_generator(bundle, "chatbot", backend)
+    if not sys.stdin.isatty():
+        for line in sys.stdin:
+            message = line.rstrip("\n")
+            if not message.strip():
+                print("", flush=True)
+                continue
+            result = generator.generate([message], max_new_tokens)[0]
+            _show_warnings(result.warnings)
+            print(result.text, flush=True)
+        return
+    console.print("[bold]Transformer Studio chatbot[/bold] — type a message in Korean; Ctrl-D or /quit to leave.")
+    while True:
+        try:
+            message = console.input("[bold cyan]you>[/bold cyan] ")
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return
+        if message.strip() in ("/quit", "/exit"):
+            return
+        if not message.strip():
+            continue
+        result = generator.generate([message], max_new_tokens)[0]
+        _show_warnings(result.warnings)
+        console.print(f"[bold green]bot>[/bold green] {result.text}", highlight=False, markup=False)
+
+
+@app.command()
+def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit to read lines from stdin"),
+              bundle: Optional[Path] = typer.Option(None, help="Translator bundle [default: the shipped translator]"),
+              backend: str = typer.Option("tf", help=BACKENDS),
+              file: Optional[Path] = typer.Option(None, "--file", help="Translate this text file line by line"),
+              out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file)")):
+    """Translate Korean to English."""
+    generator = _load_generator(bundle, "translator", backend)
+    if text is not None:
+        lines = [text]
+    elif file is not None:
+        from studio.data.readers import _decode_lines, _read_bytes
+
+        lines = _decode_lines(_read_bytes(file), file)
+    else:
+        lines = [line.rstrip("\n") for line in sys.stdin]
+    outputs = []
+    for line in lines:
+        if not line.strip():
+            outputs.append("")
+            continue
+        result = generator.generate([line])[0]
+        _show_warnings(result.warnings)
+        outputs.append(result.text)
+        if out is None:
+            print(result.text, flush=True)
+    if out is not None:
+        out.write_text("".join(o + "\n" for o in outputs), encoding="utf-8")
+        console.print(f"Wrote {len(outputs)} lines to {out}")
+
+
+@app.command()
+def train(task: str = typer.Argument(..., help="chatbot or translator"),
+          out: Path = typer.Option(..., help="Run directory; it becomes a loadable bundle"),
+          data_dir: Optional[Path] = typer.Option(None, help="Data directory (see `studio data`)"),
+          data: Optional[list[Path]] = typer.Option(None, help="Train on these files instead (.csv, .tsv, .ko, .tar.gz)"),
+          sources: Optional[str] = typer.Option(None, help="Translator mix: all, commercial-safe, or names (kss,korsts,...)"),
+          resume: bool = typer.Option(False, help="Continue the run in --out from its last checkpoint"),
+          epochs: Optional[int] = typer.Option(None, help="Epochs [default: the task's preset]"),
+          strategy: Optional[str] = typer.Option(None, help="tf.distribute strategy: default, mirrored, multiworker"),
+          max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (smoke runs)"),
+          average_last: int = typer.Option(0, help="Ship the average of the last N checkpoints if it beats the best"),
+          checkpoint_minutes: float = typer.Option(10.0, help="Also checkpoint every this many minutes"),
+          set_: Optional[list[str]] = typer.Option(None, "--set", help="Override a setting, e.g. model.d_model=128")):
+    """Train a chatbot or a translator; writes checkpoints, TensorBoard logs and a bundle into --out."""
+    from studio.train.run import config_from_args, train_task
+
+    overrides = config_from_args(set_ or [])
+    if epochs:
+        overrides["train.epochs"] = epochs
+    if strategy:
+        overrides["train.strategy"] = strategy
+    metrics = train_task(task, out, data_dir=data_dir, resume=resume, sources=sources, data_files=data,
+                         overrides=overrides, max_steps=max_steps, console=console,
+                         checkpoint_minutes=checkpoint_minutes, average_last=average_last)
+    summary = {k: metrics[k] for k in ("dev_loss", "dev_token_accuracy", "dev_chrf") if k in metrics}
+    console.print(f"Done: {summary}")
+
+
+@app.command()
+def data(data_dir: Optional[Path] = typer.Option(None, help="Look only here"),
+         download: bool = typer.Option(False, help="Download the public originals into the cache (needs internet)")):
+    """Show where training data is found, or download it."""
+    from studio.data import sources as src
+
+    if download:
+        for path in src.download_originals():
+            console.print(f"downloaded {path}")
+    table = Table(title="Training and evaluation data")
+    table.add_column("dataset")
+    table.add_column("file")
+    table.add_column("found at")
+    rows = [("chatbot", "chatbot/ChatbotData.csv")]
+    rows += [(f"koen: {s.name}", s.path) for s in src.KOEN_SOURCES.values()]
+    rows += [(f"eval: {name}", path) for name, path in src.EVAL_SETS.items()]
+    missing = 0
+    for name, relative in rows:
+        found = src.find_file(relative, data_dir)
+        missing += found is None
+        table.add_row(name, relative, str(found) if found else "[red]not found[/red]")
+    Console().print(table)
+    searched = [f"{label}: {path}" for label, path in src.candidate_data_dirs(data_dir)] if not data_dir else [str(data_dir)]
+    console.print("Searched: " + "; ".join(searched), highlight=False)
+    if missing:
+        console.print(f"{missing} file(s) not found. Pass --data-dir DIR or set STUDIO_DATA_DIR to a folder with this "
+                      f"layout, or run `studio data --download` (ChatbotData from {src.CHATBOT_URL}; park tarballs "
+                      f"from {src.PARK_URL}).", highlight=False)
+
+
+def main():
+    try:
+        app()
+    except StudioError as error:
+        console.print(f"error: {error}", style="red", highlight=False, markup=False)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""Configuration dataclasses. A bundle stores all of them in `config.json`, so a trained model loads
+without code changes (the architecture is rebuilt from `ModelConfig`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class ModelConfig:
+    src_vocab_size: int = 8000
+    tgt_vocab_size: int = 8000
+    num_layers: int = 2
+    d_model: int = 256
+    num_heads: int = 8
+    d_ff: int = 512
+    dropout: float = 0.1
+    norm: str = "post"  # "post" = the paper's LayerNorm(x + f(x)); "pre" = x + f(LayerNorm(x))
+    share_embeddings: bool = True  # one embedding for source and target (needs a shared vocabulary)
+    tie_output: bool = True  # output projection = target embedding transposed
+    max_source_len: int = 40  # tokens, including </s> where the tokenizer adds it
+    max_target_len: int = 40  # decoder positions, including <s>: also the decode cache capacity
+    layer_norm_epsilon: float = 1e-6
+    pad_id: int = 0
+    bos_id: int = 1
+    eos_id: int = 2
+
+    def validate(self) -> None:
+        if self.d_model % self.num_heads:
+            raise ValueError(f"d_model ({self.d_model}) must be divisible by num_heads ({self.num_heads})")
+        if self.norm not in ("pre", "post"):
+            raise ValueError(f"norm must be 'pre' or 'post', not {self.norm!r}")
+        if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
+            raise ValueError("share_embeddings needs one vocabulary for source and target")
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.num_heads
+
+
+@dataclass
+class TokenizerConfig:
+    kind: str = "sentencepiece"  # or "subword" (tfds SubwordTextEncoder, the chatbot tutorials' choice)
+    shared: bool = True  # one vocabulary for both sides
+    vocab_size: int = 8000
+    model_type: str = "unigram"  # SentencePiece model type
+    character_coverage: float = 0.9995
+    byte_fallback: bool = True  # SentencePiece: unknown characters become byte pieces instead of <unk>
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 30
+    batch_size: int = 64  # sentences per batch for the longest bucket; shorter buckets get more
+    bucket_width: int = 8
+    warmup_steps: int = 4000
+    lr_scale: float = 1.0
+    label_smoothing: float = 0.1
+    dev_fraction: float = 0.05
+    patience: int = 5  # epochs without dev-loss improvement before early stopping (0 = never)
+    seed: int = 1234
+    jit_compile: bool = True
+    keep_checkpoints: int = 5
+    strategy: str = "default"  # default | mirrored | multiworker
+    batch_tokens: int = 0  # if set, each bucket batches about this many tokens instead of batch_size sentences
+
+
+@dataclass
+class TaskConfig:
+    task: str = "chatbot"  # or "translator"
+    source_lang: str = "ko"
+    target_lang: str = "ko"
+    lowercase_target: bool = False
+    sources: list[str] = field(default_factory=list)  # data files the model was trained on
+
+
+@dataclass
+class BundleConfig:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    task: TaskConfig = field(default_factory=TaskConfig)
+    format_version: int = FORMAT_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "BundleConfig":
+        def build(kind, values):
+            names = {f.name for f in dataclasses.fields(kind)}
+            unknown = set(values) - names
+            if unknown:
+                raise ValueError(f"unknown {kind.__name__} fields: {sorted(unknown)}")
+            return kind(**values)
+
+        return cls(
+            model=build(ModelConfig, data.get("model", {})),
+            tokenizer=build(TokenizerConfig, data.get("tokenizer", {})),
+            train=build(TrainConfig, data.get("train", {})),
+            task=build(TaskConfig, data.get("task", {})),
+            format_version=data.get("format_version", FORMAT_VERSION),
+        )
+
+    def save(self, path: Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> "BundleConfig":
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def chatbot_preset() -> BundleConfig:
+    """The chatbot tutorials' model: 2 layers, d_model 256, 8 heads, d_ff 512, dropout 0.1, 8k vocabulary."""
+    return BundleConfig(
+        model=ModelConfig(num_layers=2, d_model=256, num_heads=8, d_ff=512, dropout=0.1, norm="post",
+                          max_source_len=40, max_target_len=40),
+        tokenizer=TokenizerConfig(kind="sentencepiece", shared=True, vocab_size=8000),
+        train=TrainConfig(epochs=40, batch_size=64, warmup_steps=1500),
+        task=TaskConfig(task="chatbot", source_lang="ko", target_lang="ko"),
+    )
+
+
+def translator_preset() -> BundleConfig:
+    """The translator tutorial's model: 2 layers, d_model 512, 8 heads, d_ff 2048, dropout 0.3, pre-LN,
+    shared embeddings with a tied output projection."""
+    return BundleConfig(
+        model=ModelConfig(num_layers=2, d_model=512, num_heads=8, d_ff=2048, dropout=0.3, norm="pre",
+                          max_source_len=64, max_target_len=64),
+        tokenizer=TokenizerConfig(kind="sentencepiece", shared=True, vocab_size=16000),
+        train=TrainConfig(epochs=15, batch_size=64, warmup_steps=4000),
+        task=TaskConfig(task="translator", source_lang="ko", target_lang="en", lowercase_target=True),
+    )

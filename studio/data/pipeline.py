@@ -1,0 +1,123 @@
+"""From text pairs to training batches: normalize, deduplicate, tokenize, filter by length, split
+deterministically into train/dev, and batch by length buckets with dynamic padding.
+
+Batches have one fixed shape per bucket (batch size x bucket length): the XLA-compiled train step then
+compiles once per bucket instead of once per batch. A bucket's last, partial batch is filled with
+all-padding rows, which carry no loss weight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from studio.data.readers import Pair
+from studio.text import TokenizerPair, dedupe_pairs, keep_pair, normalize
+
+
+@dataclass
+class Example:
+    source: list[int]  # source ids followed by </s>
+    target: list[int]  # target ids (no specials); the decoder sees <s>+target, predicts target+</s>
+
+
+def clean_pairs(pairs: Sequence[Pair], lowercase_target: bool) -> list[Pair]:
+    """Normalize both sides, drop pairs that end up empty, deduplicate."""
+    normalized = [(normalize(p.source), normalize(p.target, lowercase=lowercase_target)) for p in pairs]
+    origins = {}
+    for pair, (s, t) in zip(pairs, normalized):
+        origins.setdefault((s, t), pair.origin)
+    kept = dedupe_pairs((s, t) for s, t in normalized if s and t)
+    return [Pair(s, t, origins[(s, t)]) for s, t in kept]
+
+
+def split_train_dev(pairs: Sequence[Pair], dev_fraction: float, seed: int = 0) -> tuple[list[Pair], list[Pair]]:
+    """Deterministic split by a hash of the source text, so one source sentence never lands on both sides
+    and the split does not change when the file is reordered."""
+    train, dev = [], []
+    for pair in pairs:
+        digest = hashlib.sha1(f"{seed}:{pair.source}".encode("utf-8")).digest()
+        (dev if int.from_bytes(digest[:4], "big") / 2**32 < dev_fraction else train).append(pair)
+    return train, dev
+
+
+def encode_pairs(pairs: Sequence[Pair], tokenizers: TokenizerPair, max_source_len: int, max_target_len: int,
+                 max_ratio: float | None = None) -> list[Example]:
+    """Tokenize and keep pairs that fit: source + </s> <= max_source_len, <s> + target <= max_target_len."""
+    eos = tokenizers.source.eos_id
+    examples = []
+    for pair in pairs:
+        source = tokenizers.source.encode(pair.source)
+        target = tokenizers.target.encode(pair.target)
+        if keep_pair(len(source) + 1, len(target) + 1, max_source_len, max_target_len, max_ratio):
+            examples.append(Example(source + [eos], target))
+    return examples
+
+
+def bucket_length(example: Example, width: int, cap: int) -> int:
+    longest = max(len(example.source), len(example.target) + 1)
+    return min(cap, int(math.ceil(longest / width) * width))
+
+
+class BucketedBatches:
+    """Shuffled, length-bucketed, padded batches: (source [B,L], target_in [B,L], target_out [B,L]) int32."""
+
+    def __init__(self, examples: Sequence[Example], batch_size: int, bucket_width: int, max_len: int,
+                 bos_id: int, eos_id: int, pad_id: int = 0, batch_tokens: int = 0, seed: int = 0):
+        if not examples:
+            raise ValueError("no training examples left after length filtering")
+        self.examples = list(examples)
+        self.bos_id, self.eos_id, self.pad_id = bos_id, eos_id, pad_id
+        self.seed = seed
+        self.buckets: dict[int, list[int]] = {}
+        for index, example in enumerate(self.examples):
+            self.buckets.setdefault(bucket_length(example, bucket_width, max_len), []).append(index)
+        self.batch_sizes = {}
+        for length, members in self.buckets.items():
+            size = max(8, batch_tokens // length // 8 * 8) if batch_tokens else batch_size
+            self.batch_sizes[length] = min(size, max(1, len(members)))
+
+    def __len__(self) -> int:
+        return sum(math.ceil(len(m) / self.batch_sizes[length]) for length, m in self.buckets.items())
+
+    @property
+    def target_tokens(self) -> int:
+        """Real (non-padding) target tokens per epoch, including each </s>."""
+        return sum(len(e.target) + 1 for e in self.examples)
+
+    def _pad(self, indices: Sequence[int], length: int, batch_size: int):
+        source = np.full((batch_size, length), self.pad_id, np.int32)
+        target_in = np.full((batch_size, length), self.pad_id, np.int32)
+        target_out = np.full((batch_size, length), self.pad_id, np.int32)
+        for row, index in enumerate(indices):
+            example = self.examples[index]
+            source[row, : len(example.source)] = example.source
+            target_in[row, : len(example.target) + 1] = [self.bos_id] + example.target
+            target_out[row, : len(example.target) + 1] = example.target + [self.eos_id]
+        return source, target_in, target_out
+
+    def epoch(self, epoch: int = 0, shuffle: bool = True) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        rng = np.random.default_rng([self.seed, epoch])
+        plan = []
+        for length in sorted(self.buckets):
+            members = np.array(self.buckets[length])
+            if shuffle:
+                rng.shuffle(members)
+            size = self.batch_sizes[length]
+            plan += [(length, size, members[i: i + size]) for i in range(0, len(members), size)]
+        if shuffle:
+            rng.shuffle(plan)
+        for length, size, indices in plan:
+            yield self._pad(indices, length, size)
+
+    def dataset(self, epoch: int = 0, shuffle: bool = True):
+        """The same batches as a prefetching `tf.data.Dataset`."""
+        import tensorflow as tf
+
+        spec = tf.TensorSpec([None, None], tf.int32)
+        return tf.data.Dataset.from_generator(lambda: self.epoch(epoch, shuffle),
+                                              output_signature=(spec, spec, spec)).prefetch(2)

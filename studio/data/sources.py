@@ -1,0 +1,163 @@
+"""Where training data is found, and which files a training mix uses.
+
+Search order: `--data-dir`, `$STUDIO_DATA_DIR`, `../shared/data` (beside the project or the working
+directory), then the download cache (`$STUDIO_CACHE_DIR` or `~/.cache/transformer-studio/data`), into which
+`studio data --download` fetches the public originals when there is internet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.errors import DataError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+CHATBOT_URL = "https://raw.githubusercontent.com/songys/Chatbot_data/master/ChatbotData.csv"
+PARK_URL = "https://raw.githubusercontent.com/jungyeul/korean-parallel-corpora/master/korean-english-news-v1/"
+PARK_FILES = [f"korean-english-park.{split}.tar.gz" for split in ("train", "dev", "test")]
+
+
+@dataclass(frozen=True)
+class KoEnSource:
+    name: str
+    path: str  # relative to the data directory
+    license: str
+    commercial: bool
+    domain: str
+
+
+KOEN_SOURCES = {s.name: s for s in [
+    KoEnSource("kss", "koen/train/kss.tsv", "CC BY-NC-SA 4.0 (KSS transcript)", False, "everyday textbook sentences"),
+    KoEnSource("korsts", "koen/train/korsts.tsv", "KorSTS CC BY-SA 4.0; English from STS-B (per-source terms)",
+               True, "captions, headlines, forum posts"),
+    KoEnSource("kornli_xnli", "koen/train/kornli_xnli.tsv", "KorNLI CC BY-SA 4.0; XNLI English CC BY-NC 4.0",
+               False, "fiction, letters, government, travel"),
+    KoEnSource("pawsx", "koen/train/pawsx.tsv", "PAWS-X (free use, attribution to Google)", True, "Wikipedia"),
+    KoEnSource("libreoffice_help", "koen/train/libreoffice_help.tsv", "MPL-2.0", True, "software help"),
+    KoEnSource("libreoffice_ui", "koen/train/libreoffice_ui.tsv", "MPL-2.0", True, "software UI strings"),
+    KoEnSource("bible_krv_web", "koen/train/bible_krv_web.tsv", "public domain", True, "Bible"),
+    KoEnSource("gimp_help", "koen/train/gimp_help.tsv", "GFDL", True, "software help (noisy)"),
+    KoEnSource("park_train", "koen/korean-english-park.train.tar.gz", "korean-parallel-corpora news v1",
+               True, "news (the tutorial's corpus; downloaded)"),
+]}
+
+EVAL_SETS = {"park_dev": "koen/dev/park_dev.tsv", "jhe_dev": "koen/dev/jhe_dev.tsv",
+             "park_test": "koen/test/park_test.tsv"}
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("STUDIO_CACHE_DIR", Path.home() / ".cache" / "transformer-studio")) / "data"
+
+
+def candidate_data_dirs(explicit: str | Path | None = None) -> list[tuple[str, Path]]:
+    candidates = []
+    if explicit:
+        candidates.append(("--data-dir", Path(explicit)))
+    if os.environ.get("STUDIO_DATA_DIR"):
+        candidates.append(("$STUDIO_DATA_DIR", Path(os.environ["STUDIO_DATA_DIR"])))
+    candidates.append(("../shared/data beside the project", PROJECT_ROOT.parent / "shared" / "data"))
+    candidates.append(("../shared/data beside the working directory", Path.cwd().parent / "shared" / "data"))
+    candidates.append(("download cache", cache_dir()))
+    return candidates
+
+
+def find_file(relative: str, data_dir: str | Path | None = None) -> Path | None:
+    """The first existing `<candidate>/<relative>`; an explicit --data-dir is the only place looked at."""
+    if data_dir:
+        path = Path(data_dir) / relative
+        return path if path.exists() else None
+    for _, directory in candidate_data_dirs():
+        if (directory / relative).exists():
+            return directory / relative
+    return None
+
+
+def chatbot_csv(data_dir: str | Path | None = None) -> Path:
+    for relative in ("chatbot/ChatbotData.csv", "ChatbotData.csv"):
+        found = find_file(relative, data_dir)
+        if found:
+            return found
+    looked = data_dir or ", ".join(str(d) for _, d in candidate_data_dirs())
+    raise DataError(looked, "ChatbotData.csv not found. Pass --data-dir DIR (holding chatbot/ChatbotData.csv), "
+                            "set STUDIO_DATA_DIR, or run `studio data --download` to fetch " + CHATBOT_URL)
+
+
+def select_sources(spec: str | None) -> list[KoEnSource]:
+    """`all` (the default: every bundled training file), `commercial-safe`, or a comma-separated list."""
+    bundled = [s for s in KOEN_SOURCES.values() if s.name != "park_train"]
+    if not spec or spec == "all":
+        return bundled
+    if spec == "commercial-safe":
+        return [s for s in bundled if s.commercial]
+    chosen = []
+    for name in (part.strip() for part in spec.split(",") if part.strip()):
+        if name not in KOEN_SOURCES:
+            raise DataError("--sources", f"unknown source {name!r}; choose from {', '.join(KOEN_SOURCES)}, "
+                                         "'all' or 'commercial-safe'")
+        chosen.append(KOEN_SOURCES[name])
+    return chosen
+
+
+def koen_source_files(sources: list[KoEnSource], data_dir: str | Path | None = None) -> list[Path]:
+    files = []
+    for source in sources:
+        found = find_file(source.path, data_dir)
+        if found is None:
+            hint = (f"run `studio data --download` to fetch it from {PARK_URL}" if source.name == "park_train"
+                    else "pass --data-dir DIR holding koen/train/*.tsv, or set STUDIO_DATA_DIR")
+            raise DataError(source.path, f"training source {source.name!r} not found; {hint}")
+        files.append(found)
+    return files
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(url: str, destination: Path, expected_sha256: str | None = None, timeout: float = 60) -> Path:
+    """Download to a temporary file, check its sha256, then move it into place (never half a file).
+
+    Without a pinned digest the first download's digest is recorded beside the file (`.sha256`) and later
+    uses are checked against it, so silent corruption or a changed upstream file is noticed."""
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(dir=destination.parent, prefix=destination.name + ".")
+    try:
+        with os.fdopen(handle, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
+            shutil.copyfileobj(response, out)
+        digest = sha256_of(Path(temp_name))
+        if expected_sha256 and digest != expected_sha256:
+            raise DataError(url, f"sha256 mismatch: got {digest}, expected {expected_sha256}")
+        os.replace(temp_name, destination)
+    except OSError as error:
+        raise DataError(url, f"download failed ({error}); without internet, pass --data-dir with local files") from None
+    finally:
+        if os.path.exists(temp_name):
+            os.unlink(temp_name)
+    Path(str(destination) + ".sha256").write_text(digest + "\n")
+    return destination
+
+
+def verify_recorded_checksum(path: Path) -> None:
+    record = Path(str(path) + ".sha256")
+    if record.exists() and sha256_of(path) != record.read_text().strip():
+        raise DataError(path, "checksum differs from the one recorded at download; delete it and download again")
+
+
+def download_originals(target: Path | None = None) -> list[Path]:
+    target = Path(target) if target else cache_dir()
+    fetched = [download(CHATBOT_URL, target / "chatbot" / "ChatbotData.csv")]
+    for name in PARK_FILES:
+        fetched.append(download(PARK_URL + name, target / "koen" / name))
+    return fetched

@@ -1,0 +1,68 @@
+"""Multi-head scaled dot-product attention, usable on whole sequences or with a key/value cache.
+
+`call` is the classic layer (W_Q, W_K, W_V -> split heads -> softmax(QK^T/sqrt(d_k) + mask*-1e9) V ->
+concat -> W_O). For incremental decoding the pieces are exposed separately: `project_query`,
+`project_key_value` (cross-attention K/V are projected once from the encoder output) and `attend`.
+`write_cache` puts one step's K/V into a fixed-capacity cache at `position` with a one-hot blend: it has
+static shapes and only elementwise ops, so it converts to TFLite builtins and ONNX without scatter ops.
+"""
+
+import keras
+import tensorflow as tf
+
+from studio.model.masks import NEG_INF
+
+
+class MultiHeadAttention(keras.layers.Layer):
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.head_dim = d_model // num_heads
+        self.query = keras.layers.Dense(d_model, name="query")
+        self.key = keras.layers.Dense(d_model, name="key")
+        self.value = keras.layers.Dense(d_model, name="value")
+        self.output_dense = keras.layers.Dense(d_model, name="output")
+        self.dropout = keras.layers.Dropout(dropout)
+
+    def build(self, input_shape):
+        for dense in (self.query, self.key, self.value, self.output_dense):
+            dense.build((None, None, self.d_model))
+        self.built = True
+
+    def _split_heads(self, x):
+        """[B, T, D] -> [B, heads, T, head_dim]"""
+        batch, length = tf.shape(x)[0], tf.shape(x)[1]
+        x = tf.reshape(x, [batch, length, self.num_heads, self.head_dim])
+        return tf.transpose(x, [0, 2, 1, 3])
+
+    def _merge_heads(self, x):
+        """[B, heads, T, head_dim] -> [B, T, D]"""
+        batch, length = tf.shape(x)[0], tf.shape(x)[2]
+        x = tf.transpose(x, [0, 2, 1, 3])
+        return tf.reshape(x, [batch, length, self.d_model])
+
+    def project_query(self, x):
+        return self._split_heads(self.query(x))
+
+    def project_key_value(self, x):
+        return self._split_heads(self.key(x)), self._split_heads(self.value(x))
+
+    def attend(self, q, k, v, mask=None, training=False):
+        """q [B,h,Tq,dk], k/v [B,h,Tk,dk], mask broadcastable to [B,h,Tq,Tk] -> ([B,Tq,D], weights)."""
+        scores = tf.matmul(q, k, transpose_b=True) * (1.0 / float(self.head_dim) ** 0.5)
+        if mask is not None:
+            scores += mask * NEG_INF
+        weights = tf.nn.softmax(scores, axis=-1)
+        context = tf.matmul(self.dropout(weights, training=training), v)
+        return self.output_dense(self._merge_heads(context)), weights
+
+    def call(self, query, key_value, mask=None, training=False):
+        k, v = self.project_key_value(key_value)
+        return self.attend(self.project_query(query), k, v, mask, training)
+
+    @staticmethod
+    def write_cache(cache, new, position, capacity: int):
+        """cache [B,h,capacity,dk] with `new` [B,h,1,dk] written at slot `position`."""
+        slot = tf.reshape(tf.one_hot(position, capacity, dtype=cache.dtype), [1, 1, capacity, 1])
+        return cache * (1.0 - slot) + new * slot

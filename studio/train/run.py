@@ -1,0 +1,252 @@
+"""`studio train chatbot|translator`: data -> tokenizer -> batches -> Trainer -> bundle + metrics.
+
+The output directory is both the run directory (checkpoints/, tensorboard/, dev.tsv) and a loadable
+bundle (config.json, weights.npz, tokenizer/, metrics.json, checksums.json, MODEL_CARD.md): the bundle
+files are rewritten whenever the dev loss improves, so an interrupted run still leaves its best model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from studio.bundle import Bundle, save_bundle, write_metrics
+from studio.config import BundleConfig, chatbot_preset, translator_preset
+from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
+from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
+from studio.errors import StudioError
+from studio.text import TokenizerPair, train_tokenizer
+from studio.weights import load_npz, save_npz, variables_to_arrays
+
+CHATBOT_PROMPTS = ["영화 볼래?", "넌 누구야?", "오늘 날씨는 어때?", "지칠때 어떡하면 좋을까?", "너 좋아하는 사람 있어?",
+                   "대학원 합격 하겠지?"]
+TRANSLATOR_PROMPTS = ["오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.", "일곱 명의 사망자가 발생했다."]
+
+PRESETS = {"chatbot": chatbot_preset, "translator": translator_preset}
+
+
+def apply_overrides(config: BundleConfig, overrides: dict) -> BundleConfig:
+    """Overrides like {"model.d_model": 128, "train.epochs": 3}."""
+    for key, value in (overrides or {}).items():
+        section, _, name = key.partition(".")
+        target = getattr(config, section, None)
+        if target is None or not hasattr(target, name):
+            raise StudioError(f"unknown setting {key!r}")
+        current = getattr(target, name)
+        if isinstance(current, bool) and isinstance(value, str):
+            value = value.lower() in ("1", "true", "yes", "on")
+        elif current is not None and not isinstance(current, (list, bool)) and isinstance(value, str):
+            value = type(current)(value)
+        setattr(target, name, value)
+    return config
+
+
+def read_task_pairs(task: str, data_dir=None, sources: str | None = None, data_files=None) -> tuple[list[Pair], list[str]]:
+    """Raw pairs and the names of the files they came from."""
+    if data_files:
+        files = [Path(f) for f in data_files]
+    elif task == "chatbot":
+        files = [chatbot_csv(data_dir)]
+    else:
+        files = koen_source_files(select_sources(sources), data_dir)
+    pairs = []
+    for path in files:
+        pairs += read_chatbot_csv(path) if task == "chatbot" and path.suffix == ".csv" else read_pairs(path)
+    return pairs, [str(f) for f in files]
+
+
+def _tokenizers_for(config: BundleConfig, train_pairs: list[Pair]) -> TokenizerPair:
+    tk = config.tokenizer
+    options = dict(model_type=tk.model_type, character_coverage=tk.character_coverage)
+    if tk.kind == "sentencepiece":
+        options["byte_fallback"] = tk.byte_fallback
+    sources = [p.source for p in train_pairs]
+    targets = [p.target for p in train_pairs]
+    if tk.shared:
+        shared = train_tokenizer(tk.kind, sources + targets, tk.vocab_size, **options)
+        return TokenizerPair(shared, shared)
+    return TokenizerPair(train_tokenizer(tk.kind, sources, tk.vocab_size, **options),
+                         train_tokenizer(tk.kind, targets, tk.vocab_size, **options))
+
+
+def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> str:
+    task = config.task.task
+    m = config.model
+    size = f", {metrics['parameters']:,} parameters" if "parameters" in metrics else ""
+    lines = [f"# Transformer Studio {task}", "",
+             f"A {m.num_layers}-layer encoder-decoder Transformer (d_model {m.d_model}, {m.num_heads} heads, "
+             f"d_ff {m.d_ff}, {m.norm}-LN{size}) trained from scratch with Transformer Studio.", "",
+             "## Training data"]
+    names = {Path(f).name for f in source_files}
+    known = {Path(s.path).name: s for s in KOEN_SOURCES.values()}
+    for name in sorted(names):
+        if name in known:
+            s = known[name]
+            note = "" if s.commercial else "  **non-commercial license**"
+            lines.append(f"- `{name}` — {s.domain}; {s.license}{note}")
+        elif name.lower().startswith("chatbotdata"):
+            lines.append(f"- `{name}` — songys/Chatbot_data, Korean chit-chat Q/A pairs, MIT License")
+        else:
+            lines.append(f"- `{name}`")
+    if any(n in known and not known[n].commercial for n in names):
+        lines += ["", "These weights were trained partly on data licensed for **non-commercial use only**; "
+                      "do not use them commercially. Retrain with `--sources commercial-safe` for a commercial-safe mix."]
+    lines += ["", "## Intended use",
+              "Local demos and study of the Transformer architecture; exporting to TFLite/ONNX for on-device use.",
+              "", "## Measured (dev split)"]
+    for key in ("dev_loss", "dev_perplexity", "dev_token_accuracy", "dev_chrf"):
+        if key in metrics:
+            lines.append(f"- {key}: {metrics[key]:.4f}" if isinstance(metrics[key], float) else f"- {key}: {metrics[key]}")
+    lines += ["", "## Known weaknesses"]
+    if task == "chatbot":
+        lines.append("- A small model trained on ~11k chit-chat pairs: replies are short, generic, and can ignore "
+                     "the question; it has no memory of earlier turns and no factual knowledge.")
+    else:
+        lines.append("- Domain mismatch: trained mostly on non-news text, so news (the tutorials' park corpus) "
+                     "translates worse than everyday sentences.")
+    lines.append("- Input is normalized as in the tutorials: only Hangul, Latin letters, digits and ?.!,'-% survive.")
+    return "\n".join(lines) + "\n"
+
+
+def sample_outputs(generator, prompts: list[str]) -> dict[str, str]:
+    return {prompt: result.text for prompt, result in zip(prompts, generator.generate(prompts))}
+
+
+def chrf_on(generator, pairs: list[Pair], batch_size: int = 64) -> tuple[float, str]:
+    import sacrebleu
+
+    hypotheses = []
+    for start in range(0, len(pairs), batch_size):
+        hypotheses += [g.text for g in generator.generate([p.source for p in pairs[start:start + batch_size]])]
+    chrf = sacrebleu.metrics.CHRF()
+    score = chrf.corpus_score(hypotheses, [[p.target for p in pairs]])
+    return float(score.score), str(chrf.get_signature())
+
+
+def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, sources: str | None = None,
+               data_files=None, overrides: dict | None = None, max_steps: int | None = None,
+               console: Console | None = None, checkpoint_minutes: float = 10.0, average_last: int = 0) -> dict:
+    from studio.inference import TextGenerator
+    from studio.train.trainer import Trainer
+
+    console = console or Console(stderr=True)
+    if task not in PRESETS:
+        raise StudioError(f"unknown task {task!r}; choose chatbot or translator")
+    out = Path(out)
+    resuming = resume and (out / "run.json").is_file()
+    if resume and not resuming:
+        console.print(f"[yellow]No run to resume in {out}; starting a new one.[/yellow]")
+    if not resuming and (out / "checkpoints").is_dir() and any((out / "checkpoints").glob("ckpt-*")):
+        raise StudioError(f"{out} already holds a training run; pass --resume to continue it, or choose another --out")
+
+    if resuming:
+        run = json.loads((out / "run.json").read_text())
+        config = BundleConfig.from_dict(run["config"])
+        tokenizers = TokenizerPair.load(out / "tokenizer")
+        data_files, sources = run["data_files"], None
+    else:
+        config = apply_overrides(PRESETS[task](), overrides or {})
+    raw_pairs, files = read_task_pairs(task, data_dir, sources, data_files)
+    pairs = clean_pairs(raw_pairs, config.task.lowercase_target)
+    train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.seed)
+    console.print(f"{len(raw_pairs):,} pairs read from {len(files)} file(s); {len(pairs):,} after cleaning and "
+                  f"dedup; {len(train_pairs):,} train / {len(dev_pairs):,} dev")
+    if not resuming:
+        started = time.monotonic()
+        tokenizers = _tokenizers_for(config, train_pairs)
+        console.print(f"Trained {config.tokenizer.kind} tokenizer(s): vocabulary {tokenizers.source.vocab_size:,}"
+                      f"{'' if tokenizers.shared else f' / {tokenizers.target.vocab_size:,}'} "
+                      f"in {time.monotonic() - started:.1f}s")
+        m = config.model
+        m.src_vocab_size, m.tgt_vocab_size = tokenizers.source.vocab_size, tokenizers.target.vocab_size
+        m.pad_id, m.bos_id, m.eos_id = tokenizers.target.pad_id, tokenizers.target.bos_id, tokenizers.target.eos_id
+        if m.share_embeddings and not tokenizers.shared:
+            m.share_embeddings = False
+        config.task.sources = [Path(f).name for f in files]
+        out.mkdir(parents=True, exist_ok=True)
+        tokenizers.save(out / "tokenizer")
+        (out / "run.json").write_text(json.dumps({"config": config.to_dict(), "data_files": [str(Path(f).resolve()) for f in files]},
+                                                 indent=2, ensure_ascii=False) + "\n")
+    (out / "dev.tsv").write_text("".join(f"{p.source}\t{p.target}\n" for p in dev_pairs), encoding="utf-8")
+
+    m, t = config.model, config.train
+    max_ratio = 3.0 if task == "translator" else None
+    train_examples = encode_pairs(train_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio)
+    dev_examples = encode_pairs(dev_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio)
+    console.print(f"{len(train_examples):,} train / {len(dev_examples):,} dev examples fit the length limits "
+                  f"({m.max_source_len}/{m.max_target_len} tokens)")
+    batch_tokens = t.batch_tokens
+    train_batches = BucketedBatches(train_examples, t.batch_size, t.bucket_width, max(m.max_source_len, m.max_target_len),
+                                    m.bos_id, m.eos_id, m.pad_id, batch_tokens=batch_tokens, seed=t.seed)
+    dev_batches = (BucketedBatches(dev_examples, t.batch_size, t.bucket_width, max(m.max_source_len, m.max_target_len),
+                                   m.bos_id, m.eos_id, m.pad_id, batch_tokens=batch_tokens, seed=t.seed)
+                   if dev_examples else None)
+    prompts = CHATBOT_PROMPTS if task == "chatbot" else TRANSLATOR_PROMPTS
+    holder = {}
+
+    def generator_for(trainer):
+        if "generator" not in holder:
+            holder["generator"] = TextGenerator(Bundle(out, config, tokenizers, {}), model=trainer.model)
+        return holder["generator"]
+
+    def on_epoch_end(trainer, record):
+        samples = sample_outputs(generator_for(trainer), prompts[:4])
+        for prompt, reply in samples.items():
+            console.print(f"  {prompt} -> {reply}", highlight=False)
+        record["samples"] = samples
+        if record.get("improved") or trainer.dev_batches is None:
+            save_npz(out / "best.npz", variables_to_arrays(trainer.model.weights))
+            save_bundle(out, config, tokenizers, trainer.model, model_card=model_card(config, {}, files))
+
+    trainer = Trainer(config, train_batches, dev_batches, out, console, on_epoch_end, checkpoint_minutes)
+    console.print(f"Model: {trainer.model.parameter_count():,} parameters; {len(train_batches)} batches per epoch")
+    if resuming:
+        trainer.resume()
+    state = trainer.fit(max_steps=max_steps)
+
+    # The shipped weights: the average of the last checkpoints, or the best epoch on dev loss.
+    from studio.weights import assign_arrays
+
+    chosen = "last"
+    if average_last > 1 and len(trainer.checkpoints.all()) >= 2:
+        assign_arrays(trainer.model.weights, trainer.checkpoints.average_weights(average_last))
+        chosen = f"average of last {min(average_last, len(trainer.checkpoints.all()))} checkpoints"
+        averaged = trainer.evaluate()
+        if (out / "best.npz").is_file() and averaged.get("dev_loss", 0) > state.best_dev_loss:
+            assign_arrays(trainer.model.weights, load_npz(out / "best.npz"))
+            chosen = "best epoch (dev loss); averaging did not beat it"
+    elif (out / "best.npz").is_file():
+        assign_arrays(trainer.model.weights, load_npz(out / "best.npz"))
+        chosen = "best epoch (dev loss)"
+    metrics = {"task": task, "weights": chosen, "parameters": trainer.model.parameter_count(),
+               "epochs_trained": state.epoch, "steps": state.step,
+               "train_seconds": round(state.train_seconds, 1), "train_target_tokens": state.target_tokens,
+               "train_target_tokens_per_second": round(state.target_tokens / max(state.train_seconds, 1e-9), 1),
+               "train_pairs": len(train_examples), "dev_pairs": len(dev_examples), "data_files": config.task.sources}
+    metrics.update(trainer.evaluate())
+    generator = generator_for(trainer)
+    if dev_examples:
+        started = time.monotonic()
+        metrics["dev_chrf"], metrics["chrf_signature"] = chrf_on(generator, dev_pairs)
+        metrics["dev_chrf_seconds"] = round(time.monotonic() - started, 1)
+    metrics["samples"] = sample_outputs(generator, prompts)
+    metrics["history"] = state.history
+    save_bundle(out, config, tokenizers, trainer.model, metrics, model_card(config, metrics, files))
+    console.print(f"Bundle written to {out} ({chosen}).")
+    return metrics
+
+
+def config_from_args(overrides: list[str]) -> dict:
+    parsed = {}
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise StudioError(f"--set expects KEY=VALUE, got {item!r}")
+        parsed[key.strip()] = value.strip()
+    return parsed
+
+
+__all__ = ["train_task", "apply_overrides", "config_from_args", "CHATBOT_PROMPTS", "TRANSLATOR_PROMPTS"]

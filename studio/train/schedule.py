@@ -1,0 +1,31 @@
+"""The paper's learning rate: lr = scale * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)."""
+
+import keras
+import numpy as np
+
+
+def transformer_lr(step, d_model: int, warmup_steps: int, scale: float = 1.0):
+    step = np.maximum(np.asarray(step, dtype=np.float64), 1.0)
+    return scale * d_model ** -0.5 * np.minimum(step ** -0.5, step * warmup_steps ** -1.5)
+
+
+@keras.saving.register_keras_serializable(package="studio")
+class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
+    def __init__(self, d_model: int, warmup_steps: int = 4000, scale: float = 1.0):
+        self.d_model = d_model
+        self.warmup_steps = warmup_steps
+        self.scale = scale
+
+    def __call__(self, step):
+        step = keras.ops.maximum(keras.ops.cast(step, "float32") + 1.0, 1.0)  # optimizer steps count from 0
+        return (self.scale * self.d_model ** -0.5
+                * keras.ops.minimum(keras.ops.rsqrt(step), step * self.warmup_steps ** -1.5))
+
+    def get_config(self):
+        return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
+
+
+def make_optimizer(d_model: int, warmup_steps: int, scale: float = 1.0):
+    """Adam(beta1 0.9, beta2 0.98, epsilon 1e-9) on the warm-up schedule, as in the paper."""
+    return keras.optimizers.Adam(TransformerSchedule(d_model, warmup_steps, scale), beta_1=0.9, beta_2=0.98,
+                                 epsilon=1e-9)

@@ -1,0 +1,221 @@
+"""The training loop: XLA-compiled train step over length-bucketed batches, progress bar, TensorBoard,
+dev evaluation and sample outputs every epoch, atomic checkpoints (every epoch and every few minutes),
+resume, early stopping on dev loss, and an optional `tf.distribute` strategy."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import keras
+import numpy as np
+import tensorflow as tf
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from studio.config import BundleConfig
+from studio.data.pipeline import BucketedBatches
+from studio.model import Transformer
+from studio.train.checkpoints import CheckpointStore, TrainState
+from studio.train.loss import masked_sums
+from studio.train.schedule import make_optimizer
+
+
+def make_strategy(name: str) -> tf.distribute.Strategy:
+    """`default` (one device), `mirrored` (all local GPUs), `multiworker` (several machines, via TF_CONFIG)."""
+    if name == "default":
+        return tf.distribute.get_strategy()
+    if name == "mirrored":
+        return tf.distribute.MirroredStrategy()
+    if name == "multiworker":
+        return tf.distribute.MultiWorkerMirroredStrategy()
+    raise ValueError(f"unknown strategy {name!r}; choose default, mirrored or multiworker")
+
+
+class Trainer:
+    def __init__(self, config: BundleConfig, train_batches: BucketedBatches, dev_batches: BucketedBatches | None,
+                 out_dir: Path, console: Console | None = None,
+                 on_epoch_end: Callable[["Trainer", dict], None] | None = None,
+                 checkpoint_minutes: float = 10.0):
+        self.config = config
+        self.train_batches = train_batches
+        self.dev_batches = dev_batches
+        self.out_dir = Path(out_dir)
+        self.console = console or Console(stderr=True)
+        self.on_epoch_end = on_epoch_end
+        self.checkpoint_seconds = checkpoint_minutes * 60
+        self.strategy = make_strategy(config.train.strategy)
+        keras.utils.set_random_seed(config.train.seed)  # same seed, same initial weights and dropout masks
+        with self.strategy.scope():
+            self.model = Transformer(config.model).build_weights()
+            self.optimizer = make_optimizer(config.model.d_model, config.train.warmup_steps, config.train.lr_scale)
+            self.optimizer.build(self.model.trainable_variables)
+        self.checkpoints = CheckpointStore(self.out_dir / "checkpoints", config.train.keep_checkpoints)
+        self.state = TrainState()
+        self._compile_steps()
+
+    # ---- compiled steps ------------------------------------------------------------------------
+    def _compile_steps(self):
+        model, optimizer = self.model, self.optimizer
+        pad_id, smoothing = self.config.model.pad_id, self.config.train.label_smoothing
+        replicas = self.strategy.num_replicas_in_sync
+
+        def replica_train_step(source, target_in, target_out):
+            with tf.GradientTape() as tape:
+                logits = model((source, target_in), training=True)
+                loss_sum, nll_sum, correct, count = masked_sums(logits, target_out, pad_id, smoothing)
+                total = count
+                if replicas > 1:
+                    total = tf.distribute.get_replica_context().all_reduce("sum", count)
+                loss = loss_sum / tf.maximum(total, 1.0)
+            gradients = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+            return tf.stack([loss_sum, nll_sum, correct, count])
+
+        def replica_eval_step(source, target_in, target_out):
+            logits = model((source, target_in), training=False)
+            _, nll_sum, correct, count = masked_sums(logits, target_out, pad_id, 0.0)
+            return tf.stack([nll_sum, nll_sum, correct, count])
+
+        jit = self.config.train.jit_compile
+        train_step = tf.function(replica_train_step, jit_compile=jit, reduce_retracing=True)
+        eval_step = tf.function(replica_eval_step, jit_compile=jit, reduce_retracing=True)
+        if replicas == 1:
+            self._train_step, self._eval_step = train_step, eval_step
+            return
+
+        strategy = self.strategy
+
+        @tf.function
+        def distributed_train(batch):
+            sums = strategy.run(train_step, args=batch)
+            return strategy.reduce("sum", sums, axis=None)
+
+        @tf.function
+        def distributed_eval(batch):
+            sums = strategy.run(eval_step, args=batch)
+            return strategy.reduce("sum", sums, axis=None)
+
+        self._train_step = lambda *batch: distributed_train(batch)
+        self._eval_step = lambda *batch: distributed_eval(batch)
+
+    def _batches(self, batches: BucketedBatches, epoch: int, shuffle: bool):
+        if self.strategy.num_replicas_in_sync == 1:
+            yield from batches.epoch(epoch, shuffle)
+            return
+        yield from self.strategy.experimental_distribute_dataset(batches.dataset(epoch, shuffle))
+
+    # ---- resume / checkpoint -------------------------------------------------------------------
+    def resume(self) -> bool:
+        if self.checkpoints.latest() is None:
+            return False
+        self.state = self.checkpoints.restore(self.model, self.optimizer)
+        self.console.print(f"Resumed from {self.checkpoints.latest()} (epoch {self.state.epoch + 1}, "
+                           f"batch {self.state.batch_in_epoch}, step {self.state.step})")
+        return True
+
+    def save_checkpoint(self) -> Path:
+        return self.checkpoints.save(self.model, self.optimizer, self.state)
+
+    # ---- evaluation ----------------------------------------------------------------------------
+    def evaluate(self) -> dict:
+        """Dev cross-entropy (no label smoothing) per real token, perplexity and token accuracy."""
+        if self.dev_batches is None:
+            return {}
+        totals = np.zeros(4)
+        for batch in self._batches(self.dev_batches, 0, shuffle=False):
+            totals += np.asarray(self._eval_step(*batch))
+        nll, _, correct, count = totals
+        loss = float(nll / max(count, 1))
+        return {"dev_loss": loss, "dev_perplexity": float(math.exp(min(loss, 50))),
+                "dev_token_accuracy": float(correct / max(count, 1)), "dev_tokens": int(count)}
+
+    # ---- the loop ------------------------------------------------------------------------------
+    def fit(self, epochs: int | None = None, max_steps: int | None = None) -> TrainState:
+        epochs = epochs or self.config.train.epochs
+        patience = self.config.train.patience
+        writer = tf.summary.create_file_writer(str(self.out_dir / "tensorboard"))
+        steps_per_epoch = len(self.train_batches)
+        interactive = sys.stderr.isatty()
+        last_checkpoint = time.monotonic()
+        stopped_early = False
+
+        while self.state.epoch < epochs and not stopped_early:
+            epoch = self.state.epoch
+            sums = np.zeros(4)
+            epoch_start, done_before = time.monotonic(), self.state.batch_in_epoch
+            progress = Progress(TextColumn(f"epoch {epoch + 1}/{epochs}"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("{task.fields[stats]}"), TimeRemainingColumn(),
+                                console=self.console, disable=not interactive, transient=False)
+            with progress:
+                task = progress.add_task("train", total=steps_per_epoch, completed=done_before, stats="")
+                for index, batch in enumerate(self._batches(self.train_batches, epoch, shuffle=True)):
+                    if index < done_before:
+                        continue  # resumed mid-epoch: these batches were trained before the interruption
+                    step_start = time.monotonic()
+                    result = np.asarray(self._train_step(*batch))
+                    sums += result
+                    self.state.train_seconds += time.monotonic() - step_start
+                    self.state.target_tokens += int(result[3])
+                    self.state.step += 1
+                    self.state.batch_in_epoch = index + 1
+                    loss, accuracy = sums[0] / max(sums[3], 1), sums[2] / max(sums[3], 1)
+                    rate = (index + 1 - done_before) / max(time.monotonic() - epoch_start, 1e-9)
+                    stats = f"loss {loss:.3f}  acc {accuracy:.3f}  {rate:.1f} steps/s"
+                    progress.update(task, completed=index + 1, stats=stats)
+                    if not interactive and (index + 1) % 50 == 0:
+                        eta = (steps_per_epoch - index - 1) / max(rate, 1e-9)
+                        self.console.print(f"epoch {epoch + 1} step {index + 1}/{steps_per_epoch}  {stats}  "
+                                           f"eta {eta / 60:.1f} min", highlight=False)
+                    if self.state.step % 20 == 0:
+                        with writer.as_default(step=self.state.step):
+                            tf.summary.scalar("train/loss", loss)
+                            tf.summary.scalar("train/token_accuracy", accuracy)
+                            tf.summary.scalar("train/learning_rate",
+                                              float(self.optimizer.learning_rate.numpy()))
+                    if time.monotonic() - last_checkpoint > self.checkpoint_seconds:
+                        self.save_checkpoint()
+                        last_checkpoint = time.monotonic()
+                    if max_steps and self.state.step >= max_steps:
+                        break
+            epoch_done = self.state.batch_in_epoch >= steps_per_epoch
+            if not epoch_done:  # stopped by max_steps
+                self.save_checkpoint()
+                break
+
+            record = {"epoch": epoch + 1, "step": self.state.step,
+                      "train_loss": float(sums[0] / max(sums[3], 1)),
+                      "train_token_accuracy": float(sums[2] / max(sums[3], 1)),
+                      "epoch_seconds": round(time.monotonic() - epoch_start, 1)}
+            record.update(self.evaluate())
+            improved = "dev_loss" in record and record["dev_loss"] < self.state.best_dev_loss
+            if improved:
+                self.state.best_dev_loss = record["dev_loss"]
+                self.state.stale_epochs = 0
+            elif "dev_loss" in record:
+                self.state.stale_epochs += 1
+            record["improved"] = bool(improved)
+            with writer.as_default(step=self.state.step):
+                for name, value in record.items():
+                    if name.startswith("dev_") and isinstance(value, float):
+                        tf.summary.scalar(f"dev/{name[4:]}", value)
+            self.state.history.append(record)
+            self.state.epoch += 1
+            self.state.batch_in_epoch = 0
+            self.console.print(
+                f"epoch {record['epoch']}: train loss {record['train_loss']:.3f} acc "
+                f"{record['train_token_accuracy']:.3f}"
+                + (f" | dev loss {record['dev_loss']:.3f} acc {record['dev_token_accuracy']:.3f}"
+                   f"{' (best)' if improved else ''}" if "dev_loss" in record else ""), highlight=False)
+            if self.on_epoch_end:
+                self.on_epoch_end(self, record)
+            self.save_checkpoint()
+            last_checkpoint = time.monotonic()
+            if patience and self.state.stale_epochs >= patience:
+                self.console.print(f"Early stopping: dev loss has not improved for {patience} epochs.")
+                stopped_early = True
+        writer.flush()
+        return self.state

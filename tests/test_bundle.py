@@ -1,0 +1,89 @@
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from studio.bundle import load_bundle
+from studio.errors import BundleError
+from studio.inference import TextGenerator
+
+
+@pytest.fixture
+def bundle_copy(tiny_bundle, tmp_path):
+    target = tmp_path / "bundle"
+    shutil.copytree(tiny_bundle, target, ignore=shutil.ignore_patterns("checkpoints", "tensorboard", "best.npz"))
+    return target
+
+
+def test_bundle_holds_config_float16_weights_tokenizer_and_metrics(tiny_bundle):
+    bundle = load_bundle(tiny_bundle)
+    assert bundle.config.task.task == "chatbot"
+    assert all(w.dtype == np.float16 for w in bundle.weights.values())
+    metrics = json.loads((tiny_bundle / "metrics.json").read_text())
+    for key in ("dev_loss", "dev_token_accuracy", "dev_chrf", "train_target_tokens_per_second", "samples"):
+        assert key in metrics
+    assert set(metrics["samples"]) >= {"영화 볼래?", "넌 누구야?"}
+    assert "ChatbotData.csv" in (tiny_bundle / "MODEL_CARD.md").read_text()
+
+
+def test_loaded_bundle_reproduces_the_trained_model(tiny_bundle):
+    from studio.weights import assign_arrays, load_npz
+
+    bundle = load_bundle(tiny_bundle)
+    model = bundle.build_model()
+    reference = bundle.build_model()
+    assign_arrays(reference.weights, load_npz(tiny_bundle / "best.npz"))  # float32 weights of the same epoch
+    source = np.array([[5, 6, 7, 2]], np.int32)
+    target = np.array([[1, 8, 9]], np.int32)
+    np.testing.assert_allclose(model((source, target)).numpy(), reference((source, target)).numpy(), atol=5e-2)
+
+
+def test_generation_runs_and_cached_equals_naive_greedy(tiny_bundle):
+    bundle = load_bundle(tiny_bundle)
+    model = bundle.build_model()
+    cached = TextGenerator(bundle, "tf", model=model)
+    naive = TextGenerator(bundle, "tf-naive", model=model)
+    prompts = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?"]
+    assert [g.ids for g in cached.generate(prompts)] == [g.ids for g in naive.generate(prompts)]
+    assert all(isinstance(g.text, str) for g in cached.generate(prompts))
+
+
+def test_too_long_input_is_truncated_with_a_warning(tiny_bundle):
+    generator = TextGenerator.from_path(tiny_bundle)
+    result = generator.generate(["나는 커피를 좋아해 " * 50])[0]
+    assert result.warnings and "only the first" in result.warnings[0]
+
+
+@pytest.mark.parametrize("name", ["config.json", "weights.npz", "tokenizer/shared.spm.model", "checksums.json"])
+def test_missing_file_is_named_with_the_rebuild_command(bundle_copy, name):
+    (bundle_copy / name).unlink()
+    with pytest.raises(BundleError) as error:
+        load_bundle(bundle_copy)
+    assert name.split("/")[-1] in str(error.value)
+    assert "studio train" in str(error.value)
+
+
+@pytest.mark.parametrize("name", ["weights.npz", "tokenizer/shared.spm.model", "config.json"])
+def test_corrupted_file_is_named(bundle_copy, name):
+    path = bundle_copy / name
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(BundleError, match=name.split("/")[-1]):
+        load_bundle(bundle_copy)
+
+
+def test_truncated_weights_without_checksum_file_still_fail_clearly(bundle_copy):
+    checksums = json.loads((bundle_copy / "checksums.json").read_text())
+    path = bundle_copy / "weights.npz"
+    path.write_bytes(path.read_bytes()[:100])
+    del checksums["weights.npz"]
+    (bundle_copy / "checksums.json").write_text(json.dumps(checksums))
+    with pytest.raises(BundleError, match="weights.npz: not a readable weights archive"):
+        load_bundle(bundle_copy)
+
+
+def test_missing_bundle_directory(tmp_path):
+    with pytest.raises(BundleError, match="model bundle directory not found"):
+        load_bundle(tmp_path / "nowhere")

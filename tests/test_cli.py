@@ -1,0 +1,60 @@
+from typer.testing import CliRunner
+
+from studio.cli import app
+
+runner = CliRunner()
+
+
+def test_help_lists_the_commands():
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("chat", "translate", "train", "data"):
+        assert command in result.output
+
+
+def test_chat_reads_one_message_per_line_and_prints_one_reply_per_line(tiny_bundle):
+    messages = "나는 커피를 좋아해?\n\n너는 영화를 봤어?\n"
+    result = runner.invoke(app, ["chat", "--bundle", str(tiny_bundle)], input=messages)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.split("\n")
+    assert len(lines) == 4 and lines[1] == "" and lines[3] == ""  # 3 replies (the empty line stays empty)
+
+
+def test_chat_with_a_broken_bundle_says_what_is_wrong(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "studio.cli", "chat", "--bundle", str(tmp_path)],
+                            input="안녕\n", capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert "config.json: missing" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_train_cli_runs_end_to_end_and_resumes(tmp_path, chat_csv):
+    out = tmp_path / "run"
+    args = ["train", "chatbot", "--data", str(chat_csv), "--out", str(out), "--set", "model.d_model=32",
+            "--set", "model.num_heads=4", "--set", "model.d_ff=64", "--set", "model.num_layers=1",
+            "--set", "tokenizer.vocab_size=300", "--set", "train.batch_size=8", "--epochs", "1"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert (out / "weights.npz").is_file() and (out / "metrics.json").is_file()
+    again = runner.invoke(app, args)
+    assert again.exit_code != 0 and "--resume" in str(again.exception or again.output)
+    resumed = runner.invoke(app, args[:-1] + ["2", "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+
+
+def test_data_command_explains_where_to_get_missing_data(tmp_path):
+    result = runner.invoke(app, ["data", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 0
+    assert "not found" in result.output and "studio data --download" in result.output
+
+
+def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
+    out = tmp_path / "tr"
+    result = runner.invoke(app, ["train", "translator", "--data", str(koen_tsv), "--out", str(out),
+                                 "--set", "model.d_model=32", "--set", "model.num_heads=4", "--set", "model.d_ff=64",
+                                 "--set", "tokenizer.vocab_size=300", "--set", "train.batch_size=8", "--epochs", "1"])
+    assert result.exit_code == 0, result.output
+    translated = runner.invoke(app, ["translate", "나는 커피를 좋아해?", "--bundle", str(out)])
+    assert translated.exit_code == 0, translated.output

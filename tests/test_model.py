@@ -1,0 +1,104 @@
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from studio.config import ModelConfig
+from studio.model import Transformer, decoder_self_mask, look_ahead_mask, padding_mask, positional_encoding
+
+
+def tiny_config(**changes):
+    values = dict(src_vocab_size=50, tgt_vocab_size=50, num_layers=2, d_model=32, num_heads=4, d_ff=64,
+                  max_source_len=12, max_target_len=10, dropout=0.1)
+    values.update(changes)
+    return ModelConfig(**values)
+
+
+def random_batch(seed=0, vocab=50):
+    rng = np.random.default_rng(seed)
+    source = rng.integers(4, vocab, (3, 7)).astype(np.int32)
+    source[1, 4:] = 0  # padded row
+    target = rng.integers(4, vocab, (3, 8)).astype(np.int32)
+    target[:, 0] = 1
+    return source, target
+
+
+def test_padding_mask_marks_pad_positions_with_broadcastable_shape():
+    mask = padding_mask(tf.constant([[5, 6, 0, 0]]))
+    assert mask.shape == (1, 1, 1, 4)
+    assert mask.numpy().ravel().tolist() == [0, 0, 1, 1]
+
+
+def test_look_ahead_mask_blocks_future_positions():
+    mask = look_ahead_mask(3).numpy()
+    assert mask.tolist() == [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
+
+
+def test_decoder_mask_combines_look_ahead_and_target_padding():
+    mask = decoder_self_mask(tf.constant([[1, 7, 0]])).numpy()[0, 0]
+    assert mask.tolist() == [[0, 1, 1], [0, 0, 1], [0, 0, 1]]
+
+
+def test_positional_encoding_matches_the_paper_formula():
+    table = positional_encoding(50, 128)
+    assert table.shape == (50, 128)  # sized by length, not vocabulary
+    assert np.allclose(table[0, 0::2], 0) and np.allclose(table[0, 1::2], 1)
+    pos, i = 7, 5
+    assert table[pos, 2 * i] == pytest.approx(np.sin(pos / 10000 ** (2 * i / 128)), abs=1e-6)
+    assert table[pos, 2 * i + 1] == pytest.approx(np.cos(pos / 10000 ** (2 * i / 128)), abs=1e-6)
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+@pytest.mark.parametrize("shared", [True, False])
+def test_cached_step_decoding_equals_full_decoder_on_the_prefix(norm, shared):
+    config = tiny_config(norm=norm, share_embeddings=shared, tie_output=shared,
+                         tgt_vocab_size=50 if shared else 60)
+    model = Transformer(config).build_weights()
+    source, target = random_batch()
+    encoder_output, mask = model.encode(source)
+    full = model.decode(target, encoder_output, mask).numpy()
+    cache, cross = model.empty_cache(3), model.cross_key_values(encoder_output)
+    for position in range(target.shape[1]):
+        logits, cache = model.decode_step(target[:, position], tf.constant(position), cache, cross, mask)
+        np.testing.assert_allclose(logits.numpy(), full[:, position], atol=1e-4, rtol=1e-4)
+
+
+def test_padding_does_not_change_the_output():
+    model = Transformer(tiny_config()).build_weights()
+    source, target = random_batch()
+    padded_source = np.pad(source, [(0, 0), (0, 3)])
+    plain = model((source, target)).numpy()
+    padded = model((padded_source, target)).numpy()
+    np.testing.assert_allclose(plain, padded, atol=1e-5)
+
+
+def test_future_target_tokens_do_not_affect_earlier_logits():
+    model = Transformer(tiny_config()).build_weights()
+    source, target = random_batch()
+    changed = target.copy()
+    changed[:, 5:] = 9
+    np.testing.assert_allclose(model((source, target)).numpy()[:, :5], model((source, changed)).numpy()[:, :5],
+                               atol=1e-5)
+
+
+def test_attention_maps_have_one_map_per_layer_and_head():
+    model = Transformer(tiny_config()).build_weights()
+    source, target = random_batch()
+    maps = model.attention_maps(source, target)
+    assert [m.shape for m in maps["encoder_self"]] == [(3, 4, 7, 7)] * 2
+    assert [m.shape for m in maps["decoder_self"]] == [(3, 4, 8, 8)] * 2
+    assert [m.shape for m in maps["decoder_cross"]] == [(3, 4, 8, 7)] * 2
+    cross = maps["decoder_cross"][0].numpy()
+    np.testing.assert_allclose(cross.sum(-1), 1.0, atol=1e-5)
+    assert cross[1, :, :, 4:].max() < 1e-6  # no attention to the padded source positions
+
+
+def test_shared_embeddings_and_tied_output_use_one_matrix():
+    shared = Transformer(tiny_config(share_embeddings=True, tie_output=True)).build_weights()
+    separate = Transformer(tiny_config(share_embeddings=False, tie_output=False)).build_weights()
+    assert sum("embedding" in w.path for w in shared.weights) == 1
+    assert shared.parameter_count() < separate.parameter_count()
+
+
+def test_invalid_head_count_is_rejected():
+    with pytest.raises(ValueError, match="divisible"):
+        Transformer(tiny_config(num_heads=5))

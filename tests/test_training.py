@@ -1,0 +1,85 @@
+import json
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from studio.config import BundleConfig, ModelConfig, TokenizerConfig, TrainConfig
+from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs
+from studio.text import SentencePieceTokenizer, TokenizerPair
+from studio.train.checkpoints import CheckpointStore
+from studio.train.trainer import Trainer
+from tests.conftest import generated_pairs
+
+QUIET = Console(quiet=True)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    pairs = clean_pairs([Pair(q, a) for q, a, _ in generated_pairs(40)], lowercase_target=False)
+    tokenizer = SentencePieceTokenizer.train([p.source for p in pairs] + [p.target for p in pairs], 300)
+    return TokenizerPair(tokenizer, tokenizer), pairs
+
+
+def make_trainer(corpus, out, dropout=0.1, **train):
+    tokenizers, pairs = corpus
+    vocab = tokenizers.source.vocab_size
+    config = BundleConfig(
+        model=ModelConfig(src_vocab_size=vocab, tgt_vocab_size=vocab, num_layers=1, d_model=32, num_heads=4,
+                          d_ff=64, dropout=dropout, max_source_len=24, max_target_len=24),
+        tokenizer=TokenizerConfig(vocab_size=vocab),
+        train=TrainConfig(**{"batch_size": 8, "warmup_steps": 5, "lr_scale": 2.0, "patience": 0, **train}))
+    examples = encode_pairs(pairs, tokenizers, 24, 24)
+    batches = BucketedBatches(examples, 8, 8, 24, 1, 2, seed=3)
+    return Trainer(config, batches, batches, out, QUIET, checkpoint_minutes=60)
+
+
+def test_a_few_steps_on_a_40_pair_corpus_reduce_the_loss(corpus, tmp_path):
+    trainer = make_trainer(corpus, tmp_path)
+    before = trainer.evaluate()["dev_loss"]
+    trainer.fit(epochs=2)
+    after = trainer.evaluate()["dev_loss"]
+    assert after < before - 0.3
+    assert trainer.state.step == 2 * len(trainer.train_batches)
+    assert [r["epoch"] for r in trainer.state.history] == [1, 2]
+    assert (tmp_path / "tensorboard").is_dir()
+
+
+def test_resume_continues_exactly_where_the_interrupted_run_stopped(corpus, tmp_path):
+    straight = make_trainer(corpus, tmp_path / "straight", dropout=0.0)
+    straight.fit(epochs=2)
+
+    interrupted = make_trainer(corpus, tmp_path / "resumed", dropout=0.0)
+    interrupted.fit(epochs=2, max_steps=len(interrupted.train_batches) + 2)  # stops mid-epoch 2, checkpointed
+    resumed = make_trainer(corpus, tmp_path / "resumed", dropout=0.0)
+    assert resumed.resume()
+    assert resumed.state.step == len(resumed.train_batches) + 2 and resumed.state.batch_in_epoch == 2
+    resumed.fit(epochs=2)
+
+    assert resumed.state.step == straight.state.step
+    for a, b in zip(straight.model.weights, resumed.model.weights):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), atol=1e-5)
+    assert resumed.state.history[-1]["dev_loss"] == pytest.approx(straight.state.history[-1]["dev_loss"], abs=1e-4)
+
+
+def test_checkpoints_are_complete_or_absent_and_pruned(corpus, tmp_path):
+    trainer = make_trainer(corpus, tmp_path, keep_checkpoints=2)
+    trainer.fit(epochs=3)
+    store = CheckpointStore(tmp_path / "checkpoints")
+    complete = store.all()
+    assert len(complete) == 2
+    assert store.latest() == complete[-1]
+    assert json.loads((complete[-1] / "state.json").read_text())["epoch"] == 3
+    # a save killed half-way leaves only a temporary directory, which is never picked up
+    (tmp_path / "checkpoints" / ".tmp-ckpt-x").mkdir()
+    (tmp_path / "checkpoints" / "ckpt-99999999").mkdir()  # no state.json: incomplete
+    assert store.latest() == complete[-1]
+    averaged = store.average_weights(2)
+    assert set(averaged) == {w.path for w in trainer.model.weights}
+
+
+def test_mirrored_strategy_trains(corpus, tmp_path):
+    trainer = make_trainer(corpus, tmp_path, strategy="mirrored")
+    trainer.fit(epochs=1)
+    assert trainer.state.step == len(trainer.train_batches)
+    assert np.isfinite(trainer.state.history[-1]["train_loss"])

@@ -1,0 +1,41 @@
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from studio.train.loss import masked_loss, masked_sums
+from studio.train.schedule import TransformerSchedule, transformer_lr
+
+
+def test_schedule_warms_up_linearly_then_decays_as_inverse_square_root():
+    steps = np.arange(1, 20001)
+    lr = transformer_lr(steps, d_model=512, warmup_steps=4000)
+    assert np.argmax(lr) + 1 == 4000
+    assert lr[1999] == pytest.approx(lr[3999] / 2, rel=1e-3)  # linear warm-up
+    assert lr[15999] == pytest.approx(lr[3999] / 2, rel=1e-3)  # step^-0.5 decay: 4x the steps, half the rate
+    assert lr.max() == pytest.approx(512 ** -0.5 * 4000 ** -0.5)
+
+
+def test_keras_schedule_matches_the_formula():
+    schedule = TransformerSchedule(256, warmup_steps=100)
+    for step in (0, 49, 99, 500):
+        assert float(schedule(step)) == pytest.approx(transformer_lr(step + 1, 256, 100), rel=1e-5)
+
+
+def test_loss_ignores_padding_and_averages_over_real_tokens():
+    rng = np.random.default_rng(0)
+    logits = tf.constant(rng.normal(size=(2, 5, 11)), tf.float32)
+    labels = tf.constant([[3, 4, 5, 0, 0], [6, 0, 0, 0, 0]])
+    expected = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits).numpy()
+    real = expected[[0, 0, 0, 1], [0, 1, 2, 0]]
+    assert float(masked_loss(labels, logits)) == pytest.approx(real.mean(), rel=1e-5)
+
+
+def test_label_smoothing_mixes_in_the_uniform_cross_entropy():
+    logits = tf.constant([[[2.0, 0.5, -1.0, 0.0]]])
+    labels = tf.constant([[1]])
+    logp = tf.nn.log_softmax(logits).numpy()[0, 0]
+    expected = 0.9 * -logp[1] + 0.1 * -logp.mean()
+    smoothed, nll, correct, count = masked_sums(logits, labels, pad_id=0, label_smoothing=0.1)
+    assert float(smoothed) == pytest.approx(expected, rel=1e-5)
+    assert float(nll) == pytest.approx(-logp[1], rel=1e-5)
+    assert (float(correct), float(count)) == (0.0, 1.0)
