@@ -35,7 +35,8 @@ def rebuild_command(config: BundleConfig | None, path: Path) -> str:
     task = config.task.task if config else "chatbot|translator"
     command = f"studio train {task} --data-dir ../shared/data --out {path}"
     if Path(path).resolve().parent == default_assets_dir().resolve():
-        command += f"   (or restore the shipped copy: git checkout -- assets/{Path(path).name})"
+        command += (f"   (or restore the shipped copy: `git checkout -- assets/{Path(path).name}` in a checkout, "
+                    "or reinstall Transformer Studio)")
     return command
 
 
@@ -130,8 +131,9 @@ def default_assets_dir() -> Path:
     """Shipped bundles: `$STUDIO_ASSETS`, the source checkout's `assets/`, or the installed `studio_assets`."""
     if os.environ.get("STUDIO_ASSETS"):
         return Path(os.environ["STUDIO_ASSETS"])
-    checkout = Path(__file__).resolve().parents[1] / "assets"
-    if checkout.is_dir():
+    root = Path(__file__).resolve().parents[1]
+    checkout = root / "assets"
+    if (root / "pyproject.toml").is_file() and checkout.is_dir():  # running from a source checkout
         return checkout
     try:
         import importlib.resources

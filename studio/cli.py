@@ -11,6 +11,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep TensorFlow's C++ star
 
 import typer  # noqa: E402
 from rich.console import Console  # noqa: E402
+from rich.markup import escape  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from studio.errors import StudioError  # noqa: E402
@@ -62,7 +63,7 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
             continue
         result = generator.generate([message], max_new_tokens)[0]
         _show_warnings(result.warnings)
-        console.print(f"[bold green]bot>[/bold green] {result.text}", highlight=False, markup=False)
+        console.print(f"[bold green]bot>[/bold green] {escape(result.text)}", highlight=False)
 
 
 @app.command()
@@ -103,10 +104,11 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
           data: Optional[list[Path]] = typer.Option(None, help="Train on these files instead (.csv, .tsv, .ko, .tar.gz)"),
           sources: Optional[str] = typer.Option(None, help="Translator mix: all, commercial-safe, or names (kss,korsts,...)"),
           resume: bool = typer.Option(False, help="Continue the run in --out from its last checkpoint"),
+          preset: Optional[str] = typer.Option(None, help="Configuration preset: chatbot, translator, translator-tutorial"),
           epochs: Optional[int] = typer.Option(None, help="Epochs [default: the task's preset]"),
           strategy: Optional[str] = typer.Option(None, help="tf.distribute strategy: default, mirrored, multiworker"),
           max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (smoke runs)"),
-          average_last: int = typer.Option(0, help="Ship the average of the last N checkpoints if it beats the best"),
+          max_minutes: Optional[float] = typer.Option(None, help="Stop after this many training minutes (resumable)"),
           checkpoint_minutes: float = typer.Option(10.0, help="Also checkpoint every this many minutes"),
           set_: Optional[list[str]] = typer.Option(None, "--set", help="Override a setting, e.g. model.d_model=128")):
     """Train a chatbot or a translator; writes checkpoints, TensorBoard logs and a bundle into --out."""
@@ -117,9 +119,11 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
         overrides["train.epochs"] = epochs
     if strategy:
         overrides["train.strategy"] = strategy
+    if max_minutes:
+        overrides["train.max_minutes"] = max_minutes
     metrics = train_task(task, out, data_dir=data_dir, resume=resume, sources=sources, data_files=data,
                          overrides=overrides, max_steps=max_steps, console=console,
-                         checkpoint_minutes=checkpoint_minutes, average_last=average_last)
+                         checkpoint_minutes=checkpoint_minutes, preset=preset)
     summary = {k: metrics[k] for k in ("dev_loss", "dev_token_accuracy", "dev_chrf") if k in metrics}
     console.print(f"Done: {summary}")
 
@@ -155,6 +159,10 @@ def data(data_dir: Optional[Path] = typer.Option(None, help="Look only here"),
 
 
 def main():
+    from studio.quiet_tf import import_tensorflow_quietly
+
+    if not any(arg in ("--help", "-h") for arg in sys.argv[1:]) and len(sys.argv) > 1:
+        import_tensorflow_quietly()
     try:
         app()
     except StudioError as error:

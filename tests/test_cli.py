@@ -42,6 +42,8 @@ def test_train_cli_runs_end_to_end_and_resumes(tmp_path, chat_csv):
     assert again.exit_code != 0 and "--resume" in str(again.exception or again.output)
     resumed = runner.invoke(app, args[:-1] + ["2", "--resume"])
     assert resumed.exit_code == 0, resumed.output
+    changed = runner.invoke(app, args + ["--resume", "--set", "model.d_model=64"])
+    assert changed.exit_code != 0 and "cannot change model.d_model" in str(changed.exception)
 
 
 def test_data_command_explains_where_to_get_missing_data(tmp_path):

@@ -114,3 +114,12 @@ def _shared_sentencepiece():
     if "sp" not in _CACHE:
         _CACHE["sp"] = SentencePieceTokenizer.train([normalize(s) for s in CORPUS], vocab_size=300)
     return _CACHE["sp"]
+
+
+def test_byte_fallback_spells_unseen_characters_and_drops_broken_bytes(sentencepiece):
+    text = normalize("햏햏 나는 커피를 좋아해")  # 햏 is not in the training corpus
+    ids = sentencepiece.encode(text)
+    assert sentencepiece.unk_id not in ids
+    assert sentencepiece.decode(ids) == text
+    byte_piece = sentencepiece.encode("햏")[-1]  # one byte of a three-byte character
+    assert sentencepiece.decode([byte_piece]) == ""

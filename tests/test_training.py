@@ -83,3 +83,11 @@ def test_mirrored_strategy_trains(corpus, tmp_path):
     trainer.fit(epochs=1)
     assert trainer.state.step == len(trainer.train_batches)
     assert np.isfinite(trainer.state.history[-1]["train_loss"])
+
+
+def test_time_budget_stops_training_resumably_and_records_a_curve(corpus, tmp_path):
+    trainer = make_trainer(corpus, tmp_path, max_minutes=0.0005, eval_minutes=0.0002)
+    trainer.fit(epochs=5)
+    assert 0 < trainer.state.step < 5 * len(trainer.train_batches)
+    assert trainer.state.curve and "dev_loss" in trainer.state.curve[0]
+    assert CheckpointStore(tmp_path / "checkpoints").latest() is not None

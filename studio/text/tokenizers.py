@@ -96,8 +96,10 @@ class SentencePieceTokenizer:
         return list(self._sp.encode(text, out_type=int))
 
     def decode(self, ids: Sequence[int]) -> str:
-        # <unk> would render as " ⁇ "; a reply or translation is better off without it
-        return self._sp.decode([i for i in _strip_specials(ids, self) if i != self.unk_id])
+        # <unk> would render as " ⁇ ", and byte pieces that do not form valid UTF-8 as U+FFFD;
+        # a reply or translation is better off without either
+        text = self._sp.decode([i for i in _strip_specials(ids, self) if i != self.unk_id])
+        return text.replace("\ufffd", "")
 
     def id_to_piece(self, token_id: int) -> str:
         return self._sp.id_to_piece(int(token_id))

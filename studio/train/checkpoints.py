@@ -29,6 +29,7 @@ class TrainState:
     train_seconds: float = 0.0
     target_tokens: int = 0
     history: list = field(default_factory=list)  # one dict per finished epoch
+    curve: list = field(default_factory=list)  # periodic dev evaluations: train_seconds, step, dev_loss, ...
 
     @classmethod
     def from_dict(cls, data: dict) -> "TrainState":

@@ -30,5 +30,6 @@ def masked_sums(logits, labels, pad_id: int, label_smoothing: float):
 
 def masked_loss(labels, logits, pad_id: int = 0, label_smoothing: float = 0.0):
     """Mean smoothed loss per real token (Keras `loss(y_true, y_pred)` order, for `model.fit`)."""
+    labels = tf.cast(labels, tf.int32)  # model.fit hands y_true over as float
     loss_sum, _, _, count = masked_sums(logits, labels, pad_id, label_smoothing)
     return loss_sum / tf.maximum(count, 1.0)

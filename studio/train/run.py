@@ -14,7 +14,7 @@ from pathlib import Path
 from rich.console import Console
 
 from studio.bundle import Bundle, save_bundle, write_metrics
-from studio.config import BundleConfig, chatbot_preset, translator_preset
+from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
@@ -26,6 +26,7 @@ CHATBOT_PROMPTS = ["영화 볼래?", "넌 누구야?", "오늘 날씨는 어때?
 TRANSLATOR_PROMPTS = ["오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.", "일곱 명의 사망자가 발생했다."]
 
 PRESETS = {"chatbot": chatbot_preset, "translator": translator_preset}
+CONFIGS = {"chatbot": chatbot_preset, "translator": translator_preset, "translator-tutorial": translator_tutorial_preset}
 
 
 def apply_overrides(config: BundleConfig, overrides: dict) -> BundleConfig:
@@ -128,7 +129,7 @@ def chrf_on(generator, pairs: list[Pair], batch_size: int = 64) -> tuple[float, 
 
 def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, sources: str | None = None,
                data_files=None, overrides: dict | None = None, max_steps: int | None = None,
-               console: Console | None = None, checkpoint_minutes: float = 10.0, average_last: int = 0) -> dict:
+               console: Console | None = None, checkpoint_minutes: float = 10.0, preset: str | None = None) -> dict:
     from studio.inference import TextGenerator
     from studio.train.trainer import Trainer
 
@@ -145,13 +146,29 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     if resuming:
         run = json.loads((out / "run.json").read_text())
         config = BundleConfig.from_dict(run["config"])
+        requested = apply_overrides(BundleConfig.from_dict(run["config"]), overrides or {})
+        changed = [key for key in (overrides or {}) if not key.startswith("train.")
+                   and getattr(getattr(requested, key.split(".")[0]), key.split(".")[1])
+                   != getattr(getattr(config, key.split(".")[0]), key.split(".")[1])]
+        if changed:
+            raise StudioError(f"cannot change {', '.join(changed)} when resuming (the run was built with other "
+                              "values); only train.* settings can change")
+        config = requested  # e.g. a larger time budget or more epochs
+        run["config"] = config.to_dict()
+        (out / "run.json").write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n")
         tokenizers = TokenizerPair.load(out / "tokenizer")
         data_files, sources = run["data_files"], None
     else:
-        config = apply_overrides(PRESETS[task](), overrides or {})
+        chosen = preset or task
+        if chosen not in CONFIGS or not chosen.startswith(task):
+            raise StudioError(f"unknown preset {chosen!r} for {task}; choose from "
+                              f"{', '.join(k for k in CONFIGS if k.startswith(task))}")
+        config = apply_overrides(CONFIGS[chosen](), overrides or {})
     raw_pairs, files = read_task_pairs(task, data_dir, sources, data_files)
     pairs = clean_pairs(raw_pairs, config.task.lowercase_target)
     train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.seed)
+    if config.train.dev_max_pairs:
+        dev_pairs = dev_pairs[: config.train.dev_max_pairs]
     console.print(f"{len(raw_pairs):,} pairs read from {len(files)} file(s); {len(pairs):,} after cleaning and "
                   f"dedup; {len(train_pairs):,} train / {len(dev_pairs):,} dev")
     if not resuming:
@@ -207,25 +224,33 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         trainer.resume()
     state = trainer.fit(max_steps=max_steps)
 
-    # The shipped weights: the average of the last checkpoints, or the best epoch on dev loss.
+    # The shipped weights: the best epoch on dev loss, or the mean of the last checkpoints when that is
+    # better still (it usually is: averaging smooths the noise of the last updates).
     from studio.weights import assign_arrays
 
     chosen = "last"
-    if average_last > 1 and len(trainer.checkpoints.all()) >= 2:
-        assign_arrays(trainer.model.weights, trainer.checkpoints.average_weights(average_last))
-        chosen = f"average of last {min(average_last, len(trainer.checkpoints.all()))} checkpoints"
-        averaged = trainer.evaluate()
-        if (out / "best.npz").is_file() and averaged.get("dev_loss", 0) > state.best_dev_loss:
-            assign_arrays(trainer.model.weights, load_npz(out / "best.npz"))
-            chosen = "best epoch (dev loss); averaging did not beat it"
-    elif (out / "best.npz").is_file():
+    if (out / "best.npz").is_file():
         assign_arrays(trainer.model.weights, load_npz(out / "best.npz"))
         chosen = "best epoch (dev loss)"
+    candidates = trainer.checkpoints.all()
+    if t.average_last > 1 and len(candidates) >= 2 and trainer.dev_batches is not None:
+        best_weights = [w.numpy() for w in trainer.model.weights]
+        best_loss = trainer.evaluate()["dev_loss"]
+        count = min(t.average_last, len(candidates))
+        assign_arrays(trainer.model.weights, trainer.checkpoints.average_weights(count))
+        averaged_loss = trainer.evaluate()["dev_loss"]
+        if averaged_loss < best_loss:
+            chosen = f"average of the last {count} checkpoints (dev loss {averaged_loss:.4f} vs {best_loss:.4f})"
+        else:
+            for variable, value in zip(trainer.model.weights, best_weights):
+                variable.assign(value)
+            chosen += f"; averaging the last {count} checkpoints did not help ({averaged_loss:.4f} vs {best_loss:.4f})"
     metrics = {"task": task, "weights": chosen, "parameters": trainer.model.parameter_count(),
                "epochs_trained": state.epoch, "steps": state.step,
                "train_seconds": round(state.train_seconds, 1), "train_target_tokens": state.target_tokens,
                "train_target_tokens_per_second": round(state.target_tokens / max(state.train_seconds, 1e-9), 1),
-               "train_pairs": len(train_examples), "dev_pairs": len(dev_examples), "data_files": config.task.sources}
+               "train_pairs": len(train_examples), "dev_pairs": len(dev_examples), "data_files": config.task.sources,
+               "curve": state.curve}
     metrics.update(trainer.evaluate())
     generator = generator_for(trainer)
     if dev_examples:

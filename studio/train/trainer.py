@@ -47,6 +47,12 @@ class Trainer:
         self.console = console or Console(stderr=True)
         self.on_epoch_end = on_epoch_end
         self.checkpoint_seconds = checkpoint_minutes * 60
+        if config.train.threads:
+            try:
+                tf.config.threading.set_intra_op_parallelism_threads(config.train.threads)
+                tf.config.threading.set_inter_op_parallelism_threads(min(2, config.train.threads))
+            except RuntimeError:  # TensorFlow already started its thread pools in this process
+                self.console.print("[yellow]threads setting ignored: TensorFlow was already initialised[/yellow]")
         self.strategy = make_strategy(config.train.strategy)
         keras.utils.set_random_seed(config.train.seed)  # same seed, same initial weights and dropout masks
         with self.strategy.scope():
@@ -142,8 +148,13 @@ class Trainer:
         interactive = sys.stderr.isatty()
         last_checkpoint = time.monotonic()
         stopped_early = False
+        budget = self.config.train.max_minutes * 60
+        eval_every = self.config.train.eval_minutes * 60
+        next_eval = (len(self.state.curve) + 1) * eval_every
 
-        while self.state.epoch < epochs and not stopped_early:
+        stopped_early = bool(patience and self.state.stale_epochs >= patience)  # a finished run, resumed
+        while (self.state.epoch < epochs and not stopped_early
+               and not (budget and self.state.train_seconds >= budget)):
             epoch = self.state.epoch
             sums = np.zeros(4)
             epoch_start, done_before = time.monotonic(), self.state.batch_in_epoch
@@ -179,10 +190,24 @@ class Trainer:
                     if time.monotonic() - last_checkpoint > self.checkpoint_seconds:
                         self.save_checkpoint()
                         last_checkpoint = time.monotonic()
+                    if eval_every and self.state.train_seconds >= next_eval:
+                        point = {"train_seconds": round(self.state.train_seconds, 1), "step": self.state.step,
+                                 "epoch": epoch + (index + 1) / steps_per_epoch, **self.evaluate()}
+                        self.state.curve.append(point)
+                        next_eval = (len(self.state.curve) + 1) * eval_every
+                        with writer.as_default(step=self.state.step):
+                            if "dev_loss" in point:
+                                tf.summary.scalar("dev/loss", point["dev_loss"])
+                        if not interactive:
+                            self.console.print(f"dev loss {point.get('dev_loss', float('nan')):.3f} after "
+                                               f"{point['train_seconds'] / 60:.1f} training minutes", highlight=False)
                     if max_steps and self.state.step >= max_steps:
                         break
+                    if budget and self.state.train_seconds >= budget:
+                        self.console.print(f"Training-time budget of {budget / 60:.0f} minutes reached.")
+                        break
             epoch_done = self.state.batch_in_epoch >= steps_per_epoch
-            if not epoch_done:  # stopped by max_steps
+            if not epoch_done:  # stopped by max_steps or the time budget
                 self.save_checkpoint()
                 break
 

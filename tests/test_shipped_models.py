@@ -1,0 +1,38 @@
+"""The bundles shipped in assets/ load, stay small, and answer."""
+
+import json
+import re
+
+import pytest
+
+from studio.bundle import default_bundle, load_bundle
+from studio.inference import TextGenerator
+
+HANGUL = re.compile(r"[가-힣]")
+
+
+@pytest.fixture(scope="module")
+def chatbot():
+    return TextGenerator.from_path(default_bundle("chatbot"))
+
+
+def test_shipped_chatbot_is_small_and_documents_its_metrics():
+    path = default_bundle("chatbot")
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    assert size < 25 * 2**20
+    metrics = json.loads((path / "metrics.json").read_text(encoding="utf-8"))
+    for key in ("dev_loss", "dev_token_accuracy", "dev_chrf", "samples", "train_throughput_benchmark"):
+        assert key in metrics
+    assert load_bundle(path).config.task.task == "chatbot"
+
+
+def test_shipped_chatbot_answers_the_tutorial_prompts_in_korean(chatbot):
+    prompts = ["영화 볼래?", "넌 누구야?", "오늘 날씨는 어때?", "지칠때 어떡하면 좋을까?", "너 좋아하는 사람 있어?", "대학원 합격 하겠지?"]
+    replies = [g.text for g in chatbot.generate(prompts)]
+    assert all(HANGUL.search(reply) for reply in replies), replies
+    assert all(len(reply) < 80 for reply in replies)
+
+
+def test_shipped_chatbot_batched_and_single_replies_agree(chatbot):
+    prompts = ["영화 볼래?", "배고파", "오늘 너무 힘들었어"]
+    assert [g.text for g in chatbot.generate(prompts)] == [chatbot(p) for p in prompts]
