@@ -19,14 +19,31 @@ from studio.errors import StudioError  # noqa: E402
 app = typer.Typer(help="Transformer Studio: a Korean chatbot and a Korean→English translator.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 console = Console(stderr=True, soft_wrap=True)  # never break a path or command across lines
-BACKENDS = "tf (cached decoder) or tf-naive (the tutorials' loop that re-runs the model each step)"
+BACKENDS = ("tf (cached decoder), tf-naive (the tutorials' loop that re-runs the model each step), tflite, "
+            "tflite-float16, tflite-int8, onnx, onnx-int8")
 
 
-def _load_generator(bundle: Optional[Path], task: str, backend: str):
-    from studio.bundle import default_bundle
+def _load_generator(bundle: Optional[Path], task: str, backend: str, export_missing: bool = True):
+    """A generator on `backend`; a missing or stale export is rebuilt first (or reported, when asked not to)."""
+    from studio.bundle import default_bundle, load_bundle
     from studio.inference import TextGenerator
+    from studio.runtimes import ExportError
 
-    return TextGenerator.from_path(bundle or default_bundle(task), backend)
+    loaded = load_bundle(bundle or default_bundle(task))
+    try:
+        return TextGenerator(loaded, backend)
+    except ExportError as error:
+        if not export_missing:
+            raise
+        console.print(f"{str(error).splitlines()[0]}\nExporting now (this takes a minute, once)...", style="yellow",
+                      highlight=False, markup=False)
+        from exporters import export_bundle
+
+        export_bundle(loaded.path, verify=False, progress=lambda message: console.print(message, highlight=False))
+        return TextGenerator(loaded, backend)
+
+
+EXPORT_MISSING = typer.Option(True, help="Build a missing or stale export of the chosen backend instead of failing")
 
 
 def _show_warnings(warnings):
@@ -37,9 +54,10 @@ def _show_warnings(warnings):
 @app.command()
 def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle directory [default: the shipped chatbot]"),
          backend: str = typer.Option("tf", help=BACKENDS),
-         max_new_tokens: Optional[int] = typer.Option(None, help="Longest reply in tokens [default: the model's limit]")):
+         max_new_tokens: Optional[int] = typer.Option(None, help="Longest reply in tokens [default: the model's limit]"),
+         export_missing: bool = EXPORT_MISSING):
     """Talk to the chatbot. With a pipe on stdin: one message per line in, one reply per line out."""
-    generator = _load_generator(bundle, "chatbot", backend)
+    generator = _load_generator(bundle, "chatbot", backend, export_missing)
     if not sys.stdin.isatty():
         for line in sys.stdin:
             message = line.rstrip("\n")
@@ -71,9 +89,10 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
               bundle: Optional[Path] = typer.Option(None, help="Translator bundle [default: the shipped translator]"),
               backend: str = typer.Option("tf", help=BACKENDS),
               file: Optional[Path] = typer.Option(None, "--file", help="Translate this text file line by line"),
-              out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file)")):
+              out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file)"),
+              export_missing: bool = EXPORT_MISSING):
     """Translate Korean to English."""
-    generator = _load_generator(bundle, "translator", backend)
+    generator = _load_generator(bundle, "translator", backend, export_missing)
     if text is not None:
         lines = [text]
     elif file is not None:
@@ -126,6 +145,40 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
                          checkpoint_minutes=checkpoint_minutes, preset=preset)
     summary = {k: metrics[k] for k in ("dev_loss", "dev_token_accuracy", "dev_chrf") if k in metrics}
     console.print(f"Done: {summary}")
+
+
+@app.command()
+def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory [default: the shipped chatbot]"),
+           out: Optional[Path] = typer.Option(None, help="Output directory [default: BUNDLE/exports]"),
+           quantize: str = typer.Option("all", help="TFLite: none, float16, dynamic-int8, or all"),
+           onnx_quantize: str = typer.Option("all", help="ONNX: none, int8, or all"),
+           verify: bool = typer.Option(True, help="Check the graphs reproduce TensorFlow's logits and greedy outputs")):
+    """Export a bundle to TFLite (signatures encode/decode_step, builtin ops only) and ONNX, with a manifest."""
+    from exporters import ONNX_FILES, TFLITE_FILES, export_bundle
+    from studio.bundle import default_bundle
+
+    def variants(value, known, option):
+        chosen = list(known) if value == "all" else [v.strip() for v in value.split(",") if v.strip()]
+        unknown = [v for v in chosen if v not in known]
+        if unknown:
+            raise StudioError(f"{option}: unknown variant(s) {', '.join(unknown)}; choose from {', '.join(known)} or all")
+        return ["none"] + [v for v in chosen if v != "none"]
+
+    manifest = export_bundle(bundle or default_bundle("chatbot"), out, variants(quantize, TFLITE_FILES, "--quantize"),
+                             variants(onnx_quantize, ONNX_FILES, "--onnx-quantize"), verify,
+                             progress=lambda message: console.print(message, highlight=False))
+    table = Table(title="Exported graphs")
+    for column in ("file", "MB", "max |logit diff| vs TF", "greedy match"):
+        table.add_column(column)
+    verification = manifest.get("verification", {})
+    from exporters import BACKEND_OF
+
+    for name, entry in manifest["files"].items():
+        check = verification.get(BACKEND_OF.get(name, ""), {})
+        table.add_row(name, f"{entry['bytes'] / 2**20:.1f}",
+                      f"{check['max_abs_logit_diff']:.2e}" if check else "",
+                      f"{check['greedy_match_rate']:.0%} of {check['samples']}" if check else "")
+    Console().print(table)
 
 
 @app.command()

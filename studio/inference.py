@@ -7,7 +7,7 @@ from pathlib import Path
 
 from studio.bundle import Bundle, load_bundle
 from studio.generate import greedy_decode
-from studio.runtimes import create_runtime
+from studio.runtimes import load_runtime
 from studio.text import normalize, tidy
 
 
@@ -19,16 +19,17 @@ class Generation:
 
 
 class TextGenerator:
-    def __init__(self, bundle: Bundle, backend: str = "tf", model=None):
+    def __init__(self, bundle: Bundle, backend: str = "tf", model=None, threads: int | None = None,
+                 export_dir: Path | None = None):
         self.bundle = bundle
         self.config = bundle.config
         self.tokenizers = bundle.tokenizers
-        self.model = model if model is not None else bundle.build_model()
-        self.runtime = create_runtime(backend, self.model)
+        self.backend = backend
+        self.runtime = load_runtime(bundle, backend, model=model, threads=threads, export_dir=export_dir)
 
     @classmethod
-    def from_path(cls, path: str | Path, backend: str = "tf") -> "TextGenerator":
-        return cls(load_bundle(Path(path)), backend)
+    def from_path(cls, path: str | Path, backend: str = "tf", **options) -> "TextGenerator":
+        return cls(load_bundle(Path(path)), backend, **options)
 
     def encode_source(self, text: str) -> tuple[list[int], list[str]]:
         """Normalized, tokenized source ending in </s>; too-long inputs are truncated with a warning."""

@@ -6,9 +6,33 @@ Set STUDIO_TF_LOGS=1 to see everything."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
+import threading
+
+_STDERR_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """Silence native libraries' stderr (e.g. LiteRT's "Created TensorFlow Lite XNNPACK delegate")
+    for the duration of the block. Errors still surface as Python exceptions."""
+    if os.environ.get("STUDIO_TF_LOGS"):
+        yield
+        return
+    with _STDERR_LOCK:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(devnull)
 
 
 def import_tensorflow_quietly():

@@ -129,3 +129,13 @@ def test_buckets_pad_dynamically_with_one_shape_per_bucket():
     first = [b[0].tolist() for b in batches.epoch(3)]
     assert first == [b[0].tolist() for b in batches.epoch(3)]  # an epoch's order is reproducible (resume)
     assert first != [b[0].tolist() for b in batches.epoch(4)]  # and differs between epochs
+
+
+def test_tf_data_pipeline_yields_the_same_bucketed_batches():
+    rng = np.random.default_rng(1)
+    examples = [Example(list(rng.integers(4, 50, rng.integers(1, 12))) + [2], list(rng.integers(4, 50, rng.integers(1, 12))))
+                for _ in range(30)]
+    batches = BucketedBatches(examples, batch_size=4, bucket_width=4, max_len=16, bos_id=1, eos_id=2)
+    from_numpy = [tuple(a.tolist() for a in b) for b in batches.epoch(2)]
+    from_tf = [tuple(t.numpy().tolist() for t in b) for b in batches.dataset(2)]
+    assert from_tf == from_numpy

@@ -21,7 +21,7 @@ def look_ahead_mask(length):
 def decoder_self_mask(target_ids, pad_id: int = 0):
     """Look-ahead mask combined with the target padding mask (by max), [B, 1, T, T]."""
     length = tf.shape(target_ids)[1]
-    return tf.maximum(look_ahead_mask(length)[tf.newaxis, tf.newaxis], padding_mask(target_ids, pad_id))
+    return tf.maximum(tf.reshape(look_ahead_mask(length), [1, 1, length, length]), padding_mask(target_ids, pad_id))
 
 
 def cache_mask(position, capacity: int):

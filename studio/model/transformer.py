@@ -47,7 +47,7 @@ class Transformer(keras.Model):
     def _embed(self, ids, embedding, training):
         length = tf.shape(ids)[1]
         x = embedding(ids) * (float(self.config.d_model) ** 0.5)
-        x += tf.constant(self.positional_table)[tf.newaxis, :length, :]
+        x += tf.expand_dims(tf.constant(self.positional_table)[:length], 0)  # no new-axis slice: TFLite
         return self.embedding_dropout(x, training=training)
 
     def _project(self, hidden):

@@ -1,0 +1,26 @@
+"""tf.function -> ONNX graph (one per signature) with tf2onnx, plus dynamic int8 quantization.
+tf2onnx's Keras 3 `from_keras` path is broken; converting the traced functions works."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+OPSET = 17
+QUANTIZATIONS = ("none", "int8")
+
+
+def convert(function, output_path: Path) -> None:
+    import tf2onnx
+
+    os.environ.setdefault("TF2ONNX_LOG_LEVEL", "ERROR")
+    tf2onnx.logging.set_level(tf2onnx.logging.ERROR)
+    tf2onnx.convert.from_function(function, input_signature=function.input_signature, opset=OPSET,
+                                  output_path=str(output_path))
+
+
+def quantize_int8(source: Path, target: Path) -> None:
+    """Dynamic quantization: int8 weights for MatMul/Gemm, activations quantized on the fly."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8)

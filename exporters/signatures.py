@@ -1,0 +1,71 @@
+"""The two functions every exported graph holds, traced from the Keras model with fixed shapes.
+
+encode(source_ids int32 [B, S])
+    -> source_mask float32 [B, S] (1 at padding), cross_k_<i>, cross_v_<i> float32 [B, heads, S, head_dim]
+decode_step(tokens int32 [B], position int32 [], cache_k_<i>, cache_v_<i> float32 [B, heads, C, head_dim],
+            cross_k_<i>, cross_v_<i>, source_mask)
+    -> logits float32 [B, V], new_cache_k_<i>, new_cache_v_<i> (the caches with this step written at
+       `position`; ONNX forbids an output named like an input, hence the prefix)
+
+S is the model's max_source_len (sources are padded to it), C its max_target_len (the cache capacity);
+B is dynamic. Static S and C keep every shape fixed between calls: TFLite and ONNX Runtime reuse buffers.
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+
+def input_names(num_layers: int) -> dict[str, list[str]]:
+    caches = [f"cache_{kv}_{i}" for i in range(num_layers) for kv in ("k", "v")]
+    cross = [f"cross_{kv}_{i}" for i in range(num_layers) for kv in ("k", "v")]
+    return {"encode": ["source_ids"],
+            "decode_step": ["tokens", "position"] + caches + cross + ["source_mask"],
+            "encode_outputs": ["source_mask"] + cross,
+            "decode_step_outputs": ["logits"] + [f"new_{name}" for name in caches]}
+
+
+class DecoderModule(tf.Module):
+    def __init__(self, model):
+        super().__init__(name="transformer_studio")
+        self.model = model
+        # Keras 3 variables are invisible to tf.Module tracking; without this list the converters cannot
+        # find (and freeze) the weights and TFLite would keep uninitialised VAR_HANDLE ops instead.
+        self.weights = [variable.value for variable in model.weights]
+        c = model.config
+        self.num_layers = c.num_layers
+        S, C, h, d = c.max_source_len, c.max_target_len, c.num_heads, c.head_dim
+        cache = tf.TensorSpec([None, h, C, d], tf.float32)
+        cross = tf.TensorSpec([None, h, S, d], tf.float32)
+        names = input_names(c.num_layers)
+        step_specs = [tf.TensorSpec([None], tf.int32, name="tokens"), tf.TensorSpec([], tf.int32, name="position")]
+        step_specs += [tf.TensorSpec(cache.shape, tf.float32, name=n) for n in names["decode_step"][2:2 + 2 * c.num_layers]]
+        step_specs += [tf.TensorSpec(cross.shape, tf.float32, name=n)
+                       for n in names["decode_step"][2 + 2 * c.num_layers: 2 + 4 * c.num_layers]]
+        step_specs += [tf.TensorSpec([None, S], tf.float32, name="source_mask")]
+        self.encode = tf.function(self._encode, input_signature=[tf.TensorSpec([None, S], tf.int32, name="source_ids")])
+        self.decode_step = tf.function(self._decode_step, input_signature=step_specs)
+
+    def _encode(self, source_ids):
+        encoder_output, mask = self.model.encode(source_ids)
+        outputs = {"source_mask": tf.reshape(mask, tf.shape(source_ids))}
+        for i, (k, v) in enumerate(self.model.cross_key_values(encoder_output)):
+            outputs[f"cross_k_{i}"], outputs[f"cross_v_{i}"] = k, v
+        return outputs
+
+    def _decode_step(self, tokens, position, *tensors):
+        L = self.num_layers
+        caches, cross, source_mask = tensors[: 2 * L], tensors[2 * L: 4 * L], tensors[4 * L]
+        pairs = lambda flat: [(flat[2 * i], flat[2 * i + 1]) for i in range(L)]  # noqa: E731
+        batch, length = tf.shape(source_mask)[0], tf.shape(source_mask)[1]
+        mask = tf.reshape(source_mask, [batch, 1, 1, length])
+        logits, new_cache = self.model.decode_step(tokens, position, pairs(caches), pairs(cross), mask)
+        outputs = {"logits": logits}
+        for i, (k, v) in enumerate(new_cache):
+            outputs[f"new_cache_k_{i}"], outputs[f"new_cache_v_{i}"] = k, v
+        return outputs
+
+    def save(self, directory) -> None:
+        tf.saved_model.save(self, str(directory), signatures={
+            "encode": self.encode.get_concrete_function(),
+            "decode_step": self.decode_step.get_concrete_function()})

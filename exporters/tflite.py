@@ -1,0 +1,34 @@
+"""SavedModel (two signatures) -> one `.tflite` with signatures `encode` and `decode_step`, builtin ops
+only: a mobile app ships the plain LiteRT runtime, not the Flex delegate."""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+QUANTIZATIONS = ("none", "float16", "dynamic-int8")
+
+
+def convert(saved_model_dir, quantize: str = "none") -> bytes:
+    if quantize not in QUANTIZATIONS:
+        raise ValueError(f"unknown TFLite quantization {quantize!r}; choose {', '.join(QUANTIZATIONS)}")
+    converter = tf.lite.TFLiteConverter.from_saved_model(str(saved_model_dir),
+                                                         signature_keys=["encode", "decode_step"])
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+    if quantize == "float16":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
+    elif quantize == "dynamic-int8":  # int8 weights, float activations: no calibration data needed
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    return converter.convert()
+
+
+def operators(model_content: bytes) -> list[str]:
+    """The operator names a `.tflite` uses (Flex ops show up as `FlexXxx`, custom ops as `CUSTOM`)."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    interpreter = Interpreter(model_content=model_content)
+    return sorted({op["op_name"] for op in interpreter._get_ops_details()})
+
+
+def non_builtin_operators(model_content: bytes) -> list[str]:
+    return [op for op in operators(model_content) if op.startswith("Flex") or op == "CUSTOM" or op == "DELEGATE"]

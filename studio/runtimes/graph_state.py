@@ -1,0 +1,34 @@
+"""Decoder state for the exported-graph runtimes (TFLite, ONNX): plain NumPy arrays by tensor name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class GraphState:
+    cache: dict[str, np.ndarray]  # cache_k_<i>, cache_v_<i>: [B, heads, capacity, head_dim]
+    cross: dict[str, np.ndarray]  # cross_k_<i>, cross_v_<i>: [B, heads, S, head_dim]
+    source_mask: np.ndarray  # [B, S]
+
+    def reorder(self, indices) -> "GraphState":
+        indices = np.asarray(indices, dtype=np.int64)
+        take = lambda arrays: {name: np.ascontiguousarray(a[indices]) for name, a in arrays.items()}  # noqa: E731
+        return GraphState(take(self.cache), take(self.cross), np.ascontiguousarray(self.source_mask[indices]))
+
+
+def pad_source(source_ids: np.ndarray, length: int, pad_id: int = 0) -> np.ndarray:
+    """Exported graphs take sources of exactly `length` tokens (the model's max_source_len)."""
+    source_ids = np.asarray(source_ids, dtype=np.int32)
+    if source_ids.shape[1] > length:
+        raise ValueError(f"source has {source_ids.shape[1]} tokens; the exported graph takes at most {length}")
+    padded = np.full((source_ids.shape[0], length), pad_id, dtype=np.int32)
+    padded[:, : source_ids.shape[1]] = source_ids
+    return padded
+
+
+def empty_cache(config, batch: int) -> dict[str, np.ndarray]:
+    shape = (batch, config.num_heads, config.max_target_len, config.head_dim)
+    return {f"cache_{kv}_{i}": np.zeros(shape, np.float32) for i in range(config.num_layers) for kv in ("k", "v")}

@@ -1,0 +1,54 @@
+"""ONNX Runtime over `encode*.onnx` and `decode_step*.onnx`. An InferenceSession may be called from
+several threads at once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from studio.errors import BundleError
+from studio.runtimes.graph_state import GraphState, empty_cache, pad_source
+
+
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime raises its own exception types for bad files
+        raise BundleError(path, f"not a valid ONNX model ({str(error).splitlines()[0][:200]})",
+                          f"studio export {Path(path).parent.parent}") from None
+
+
+class ONNXRuntime:
+    def __init__(self, encode_path: Path, step_path: Path, config, name: str = "onnx", threads: int | None = None):
+        self.name = name
+        self.config = config
+        self.threads = threads or os.cpu_count() or 1
+        self._encode = _session(encode_path, self.threads)
+        self._step = _session(step_path, self.threads)
+        self._encode_outputs = [o.name for o in self._encode.get_outputs()]
+        self._step_outputs = [o.name for o in self._step.get_outputs()]
+
+    def encode(self, source_ids: np.ndarray) -> GraphState:
+        source = pad_source(source_ids, self.config.max_source_len, self.config.pad_id)
+        outputs = dict(zip(self._encode_outputs, self._encode.run(self._encode_outputs, {"source_ids": source})))
+        cross = {name: value for name, value in outputs.items() if name.startswith("cross_")}
+        return GraphState(empty_cache(self.config, source.shape[0]), cross, outputs["source_mask"])
+
+    def step(self, state: GraphState, tokens: np.ndarray, position: int):
+        feed = {"tokens": np.asarray(tokens, np.int32), "position": np.array(position, np.int32),
+                "source_mask": state.source_mask, **state.cache, **state.cross}
+        outputs = dict(zip(self._step_outputs, self._step.run(self._step_outputs, feed)))
+        cache = {name: outputs[f"new_{name}"] for name in state.cache}
+        return outputs["logits"], GraphState(cache, state.cross, state.source_mask)
+
+    def reorder(self, state: GraphState, indices) -> GraphState:
+        return state.reorder(indices)

@@ -1,0 +1,172 @@
+"""Export a tiny bundle once and check the graphs a mobile app or the UI would use."""
+
+import json
+import shutil
+import threading
+
+import numpy as np
+import pytest
+
+from exporters import export_bundle
+from exporters.tflite import non_builtin_operators, operators
+from studio.bundle import load_bundle
+from studio.errors import BundleError
+from studio.inference import TextGenerator
+from studio.runtimes import EXPORTED_FILES, ExportError, available_backends, load_runtime
+
+PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?", "우리는 여행을 원해?", "엄마는 음악을 싫어해?"]
+
+
+@pytest.fixture(scope="module")
+def exported(tiny_bundle, tmp_path_factory):
+    bundle_dir = tmp_path_factory.mktemp("exported") / "bundle"
+    shutil.copytree(tiny_bundle, bundle_dir, ignore=shutil.ignore_patterns("checkpoints", "tensorboard"))
+    manifest = export_bundle(bundle_dir, progress=lambda message: None)
+    return bundle_dir, manifest
+
+
+def test_export_writes_every_variant_and_a_manifest(exported):
+    bundle_dir, manifest = exported
+    files = set(manifest["files"])
+    assert files == {f for names in EXPORTED_FILES.values() for f in names}
+    on_disk = json.loads((bundle_dir / "exports" / "manifest.json").read_text())
+    assert on_disk["signatures"]["decode_step"]["inputs"]["cache_k_0"]["shape"] == ["batch", 4, 16, 8]
+    assert on_disk["special_ids"] == {"pad": 0, "bos": 1, "eos": 2}
+    assert on_disk["tokenizer"]["files"] == ["tokenizer/shared.spm.model", "tokenizer/tokenizer.json"]
+    assert {"tensorflow", "tf2onnx", "onnxruntime", "ai-edge-litert"} <= set(on_disk["versions"])
+    assert all(len(entry["sha256"]) == 64 for entry in on_disk["files"].values())
+
+
+def test_tflite_has_the_two_signatures_and_builtin_ops_only(exported):
+    from ai_edge_litert.interpreter import Interpreter
+
+    bundle_dir, _ = exported
+    for name in ("model.tflite", "model.float16.tflite", "model.int8.tflite"):
+        content = (bundle_dir / "exports" / name).read_bytes()
+        assert non_builtin_operators(content) == [], name
+        assert "FULLY_CONNECTED" in operators(content) or "BATCH_MATMUL" in operators(content)
+        signatures = Interpreter(model_content=content).get_signature_list()
+        assert set(signatures) == {"encode", "decode_step"}
+        assert set(signatures["decode_step"]["inputs"]) == {
+            "tokens", "position", "source_mask", "cache_k_0", "cache_v_0", "cache_k_1", "cache_v_1",
+            "cross_k_0", "cross_v_0", "cross_k_1", "cross_v_1"}
+        assert "logits" in signatures["decode_step"]["outputs"]
+
+
+def test_onnx_graphs_have_named_inputs_and_outputs(exported):
+    import onnx
+
+    bundle_dir, _ = exported
+    step = onnx.load(str(bundle_dir / "exports" / "decode_step.onnx"))
+    assert [i.name for i in step.graph.input][:2] == ["tokens", "position"]
+    assert {o.name for o in step.graph.output} == {"logits", "new_cache_k_0", "new_cache_v_0", "new_cache_k_1",
+                                                   "new_cache_v_1"}
+
+
+def test_fp32_graphs_reproduce_tensorflow(exported):
+    _, manifest = exported
+    for backend in ("tflite", "onnx"):
+        check = manifest["verification"][backend]
+        assert check["max_abs_logit_diff"] <= 1e-4, backend
+        assert check["greedy_match_rate"] == 1.0, backend
+    for backend in ("tflite-float16", "tflite-int8", "onnx-int8"):  # reported, not required to match
+        assert 0 <= manifest["verification"][backend]["greedy_match_rate"] <= 1
+
+
+def test_every_backend_gives_tensorflows_greedy_output(exported):
+    bundle_dir, _ = exported
+    bundle = load_bundle(bundle_dir)
+    expected = [g.ids for g in TextGenerator(bundle, "tf").generate(PROMPTS)]
+    for backend in ("tf-naive", "tflite", "onnx"):
+        assert [g.ids for g in TextGenerator(bundle, backend).generate(PROMPTS)] == expected, backend
+    assert set(available_backends(bundle)) == {"tf", "tf-naive", *EXPORTED_FILES}
+
+
+@pytest.mark.parametrize("backend", ["tflite", "onnx"])
+def test_concurrent_decoding_equals_serial_decoding(exported, backend):
+    bundle_dir, _ = exported
+    generator = TextGenerator(load_bundle(bundle_dir), backend)
+    serial = [generator(p) for p in PROMPTS]
+    results, errors = {}, []
+
+    def work(index, prompt):
+        try:
+            for _ in range(3):
+                results.setdefault(index, set()).add(generator(prompt))
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(i, p)) for i, p in enumerate(PROMPTS * 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert all(results[i] == {serial[i % len(PROMPTS)]} for i in results)
+
+
+def copy_exported(exported, tmp_path):
+    bundle_dir, _ = exported
+    target = tmp_path / "bundle"
+    shutil.copytree(bundle_dir, target)
+    return target
+
+
+def test_a_modified_export_is_detected_by_its_checksum(exported, tmp_path):
+    target = copy_exported(exported, tmp_path)
+    path = target / "exports" / "model.tflite"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ExportError, match="model.tflite is corrupted") as error:
+        load_runtime(load_bundle(target), "tflite")
+    assert f"studio export {target}" in str(error.value)
+    load_runtime(load_bundle(target), "onnx")  # the other backends are still usable
+
+
+def test_an_export_of_older_weights_is_stale(exported, tmp_path):
+    target = copy_exported(exported, tmp_path)
+    bundle = load_bundle(target)
+    from studio.bundle import save_bundle
+
+    model = bundle.build_model()
+    model.weights[0].assign(model.weights[0].numpy() * 1.5)
+    save_bundle(target, bundle.config, bundle.tokenizers, model)
+    with pytest.raises(ExportError, match="weights.npz changed since the export"):
+        load_runtime(load_bundle(target), "onnx")
+
+
+def test_missing_export_names_the_rebuild_command(tiny_bundle, tmp_path):
+    target = tmp_path / "bundle"
+    shutil.copytree(tiny_bundle, target, ignore=shutil.ignore_patterns("exports", "checkpoints"))
+    with pytest.raises(ExportError, match=r"manifest.json: missing") as error:
+        load_runtime(load_bundle(target), "tflite")
+    assert "studio export" in str(error.value)
+
+
+def test_corrupted_graph_without_manifest_check_names_the_file(exported, tmp_path):
+    from studio.runtimes.onnx_runtime import ONNXRuntime
+    from studio.runtimes.tflite_runtime import TFLiteRuntime
+
+    target = copy_exported(exported, tmp_path)
+    config = load_bundle(target).config.model
+    (target / "exports" / "model.tflite").write_bytes(b"garbage")
+    (target / "exports" / "encode.onnx").write_bytes(b"garbage")
+    with pytest.raises(BundleError, match="model.tflite: not a valid TFLite model"):
+        TFLiteRuntime(target / "exports" / "model.tflite", config)
+    with pytest.raises(BundleError, match="encode.onnx: not a valid ONNX model"):
+        ONNXRuntime(target / "exports" / "encode.onnx", target / "exports" / "decode_step.onnx", config)
+
+
+def test_long_inputs_are_truncated_with_a_warning_on_exported_backends(exported):
+    bundle_dir, _ = exported
+    result = TextGenerator(load_bundle(bundle_dir), "onnx").generate(["나는 커피를 좋아해 " * 40])[0]
+    assert result.warnings and isinstance(result.text, str)
+
+
+def test_batched_graph_decoding_matches_one_at_a_time(exported):
+    bundle_dir, _ = exported
+    generator = TextGenerator(load_bundle(bundle_dir), "tflite")
+    assert [g.text for g in generator.generate(PROMPTS)] == [generator(p) for p in PROMPTS]
+    state = generator.runtime.encode(np.array([[5, 6, 2], [7, 8, 2]], np.int32))
+    assert state.reorder([1, 1]).source_mask.shape == (2, 16)
