@@ -46,6 +46,28 @@ def _load_generator(bundle: Optional[Path], task: str, backend: str, export_miss
 EXPORT_MISSING = typer.Option(True, help="Build a missing or stale export of the chosen backend instead of failing")
 
 
+def decode_options(beam: int, length_penalty: float, sample: bool, temperature: float, top_k: int, top_p: float,
+                   seed: Optional[int], max_new_tokens: Optional[int], no_repeat_ngram: int):
+    from studio.generate import DecodeOptions
+
+    strategy = "sample" if sample else ("beam" if beam > 1 else "greedy")
+    try:
+        return DecodeOptions(strategy, beam, length_penalty, temperature, top_k, top_p, seed, max_new_tokens,
+                             no_repeat_ngram).validate()
+    except ValueError as error:
+        raise StudioError(str(error)) from None
+
+
+BEAM = typer.Option(1, "--beam", help="Beam size (1 = greedy)")
+LENGTH_PENALTY = typer.Option(1.0, help="Beam: rank by log-prob / length^penalty")
+SAMPLE = typer.Option(False, "--sample", help="Sample instead of taking the most likely token")
+TEMPERATURE = typer.Option(1.0, help="Sampling temperature")
+TOP_K = typer.Option(0, help="Sample only among the k most likely tokens (0 = all)")
+TOP_P = typer.Option(1.0, help="Sample only within the smallest set of tokens whose probability reaches p")
+SEED = typer.Option(None, help="Random seed: the same seed gives the same samples")
+NO_REPEAT = typer.Option(0, "--no-repeat-ngram", help="Never repeat an n-gram of this size in one output (0 = off)")
+
+
 def _show_warnings(warnings):
     for warning in warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
@@ -55,8 +77,12 @@ def _show_warnings(warnings):
 def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle directory [default: the shipped chatbot]"),
          backend: str = typer.Option("tf", help=BACKENDS),
          max_new_tokens: Optional[int] = typer.Option(None, help="Longest reply in tokens [default: the model's limit]"),
-         export_missing: bool = EXPORT_MISSING):
+         export_missing: bool = EXPORT_MISSING, beam: int = BEAM, length_penalty: float = LENGTH_PENALTY,
+         sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
+         seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT):
     """Talk to the chatbot. With a pipe on stdin: one message per line in, one reply per line out."""
+    options = decode_options(beam, length_penalty, sample, temperature, top_k, top_p, seed, max_new_tokens,
+                             no_repeat_ngram)
     generator = _load_generator(bundle, "chatbot", backend, export_missing)
     if not sys.stdin.isatty():
         for line in sys.stdin:
@@ -64,7 +90,7 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
             if not message.strip():
                 print("", flush=True)
                 continue
-            result = generator.generate([message], max_new_tokens)[0]
+            result = generator.generate([message], options=options)[0]
             _show_warnings(result.warnings)
             print(result.text, flush=True)
         return
@@ -79,7 +105,7 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
             return
         if not message.strip():
             continue
-        result = generator.generate([message], max_new_tokens)[0]
+        result = generator.generate([message], options=options)[0]
         _show_warnings(result.warnings)
         console.print(f"[bold green]bot>[/bold green] {escape(result.text)}", highlight=False)
 
@@ -90,8 +116,13 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
               backend: str = typer.Option("tf", help=BACKENDS),
               file: Optional[Path] = typer.Option(None, "--file", help="Translate this text file line by line"),
               out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file)"),
-              export_missing: bool = EXPORT_MISSING):
+              export_missing: bool = EXPORT_MISSING, beam: int = BEAM, length_penalty: float = LENGTH_PENALTY,
+              sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
+              seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT,
+              max_new_tokens: Optional[int] = typer.Option(None, help="Longest output in tokens")):
     """Translate Korean to English."""
+    options = decode_options(beam, length_penalty, sample, temperature, top_k, top_p, seed, max_new_tokens,
+                             no_repeat_ngram)
     generator = _load_generator(bundle, "translator", backend, export_missing)
     if text is not None:
         lines = [text]
@@ -106,7 +137,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         if not line.strip():
             outputs.append("")
             continue
-        result = generator.generate([line])[0]
+        result = generator.generate([line], options=options)[0]
         _show_warnings(result.warnings)
         outputs.append(result.text)
         if out is None:
@@ -179,6 +210,70 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
                       f"{check['max_abs_logit_diff']:.2e}" if check else "",
                       f"{check['greedy_match_rate']:.0%} of {check['samples']}" if check else "")
     Console().print(table)
+
+
+@app.command()
+def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the shipped chatbot]"),
+          backends: str = typer.Option("all", help="Comma-separated: tf-naive,tf,tflite,tflite-float16,tflite-int8,"
+                                                   "onnx,onnx-int8,ctranslate2,ctranslate2-int8 — or all"),
+          lengths: str = typer.Option("8,16,30", help="Output lengths in tokens (short, medium, long)"),
+          repeats: int = typer.Option(7, help="Timed runs per backend and length"),
+          threads: int = typer.Option(os.cpu_count() or 1, help="CPU threads, the same for every backend"),
+          json_path: Optional[Path] = typer.Option(None, "--json", help="Write the rows here"),
+          plot_path: Optional[Path] = typer.Option(None, "--plot", help="Save a bar chart here (PNG)")):
+    """Measure decode latency of every backend on the same inputs, side by side in one run."""
+    import json
+
+    from studio.bench.latency import VARIANTS, plot, run_benchmark
+    from studio.bundle import default_bundle, load_bundle
+    from studio.runtimes import EXPORTED_FILES, ExportError, load_runtime
+
+    try:
+        import tensorflow as tf
+
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(1)
+    except RuntimeError:
+        console.print("[yellow]TensorFlow was already initialised; its thread count could not be set[/yellow]")
+    loaded = load_bundle(bundle or default_bundle("chatbot"))
+    chosen = list(VARIANTS) if backends == "all" else [b.strip() for b in backends.split(",") if b.strip()]
+    unknown = [b for b in chosen if b not in VARIANTS]
+    if unknown:
+        raise StudioError(f"unknown backend(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
+    if any(b in EXPORTED_FILES for b in chosen):
+        try:
+            for b in chosen:
+                if b in EXPORTED_FILES:
+                    load_runtime(loaded, b)
+        except ExportError:
+            from exporters import export_bundle
+
+            console.print("Exports missing or stale; exporting first...")
+            export_bundle(loaded.path, verify=False, progress=lambda message: console.print(message, highlight=False))
+    try:
+        steps = [int(n) for n in lengths.split(",") if n.strip()]
+    except ValueError:
+        raise StudioError(f"--lengths expects numbers like 8,16,30, not {lengths!r}") from None
+    rows = run_benchmark(loaded, chosen, steps, repeats, threads,
+                         progress=lambda message: console.print(message, highlight=False))
+    table = Table(title=f"Decode latency: {loaded.path.name}, batch 1, {threads} threads, median of {repeats}")
+    for column in ("backend", "variant", "tokens", "ms/token p50", "p90", "first token ms", "total ms",
+                   "x vs tf-naive", "ms/token vs CT2", "greedy = TF"):
+        table.add_column(column, justify="right" if column not in ("backend", "variant") else "left")
+    for row in sorted(rows, key=lambda r: (r["output_tokens"], -r["total_ms_p50"])):
+        table.add_row(row["backend"], row["variant"], str(row["output_tokens"]), f"{row['ms_per_token_p50']:.2f}",
+                      f"{row['ms_per_token_p90']:.2f}", f"{row['first_token_ms_p50']:.1f}",
+                      f"{row['total_ms_p50']:.1f}",
+                      f"{row['speedup_vs_tf_naive']:.1f}x" if row["speedup_vs_tf_naive"] else "",
+                      f"{row['ms_per_token_vs_ctranslate2']:.2f}" if row["ms_per_token_vs_ctranslate2"] else "",
+                      f"{row['outputs_match_tf']:.0%}")
+    Console(width=max(Console().width, 140)).print(table)
+    if json_path:
+        json_path.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        console.print(f"Wrote {json_path}")
+    if plot_path:
+        plot(rows, plot_path)
+        console.print(f"Saved {plot_path}")
 
 
 @app.command()

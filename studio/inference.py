@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.bundle import Bundle, load_bundle
-from studio.generate import greedy_decode
+from studio.generate import DecodeOptions, decode
 from studio.runtimes import load_runtime
 from studio.text import normalize, tidy
 
@@ -42,13 +42,16 @@ class TextGenerator:
             ids = ids[:limit]
         return ids + [self.tokenizers.source.eos_id], warnings
 
-    def generate(self, texts: list[str], max_new_tokens: int | None = None) -> list[Generation]:
+    def generate(self, texts: list[str], max_new_tokens: int | None = None, options: DecodeOptions | None = None,
+                 on_token=None) -> list[Generation]:
+        """Decode `texts` (greedy unless `options` say otherwise). `on_token(position, tokens)` streams."""
         model_config = self.config.model
-        limit = model_config.max_target_len
-        max_new_tokens = min(max_new_tokens or limit, limit)
+        options = options or DecodeOptions()
+        limit = model_config.max_target_len  # the decode cache holds this many positions
+        max_new_tokens = min(max_new_tokens or options.max_new_tokens or limit, limit)
         encoded = [self.encode_source(text) for text in texts]
-        outputs = greedy_decode(self.runtime, [ids for ids, _ in encoded], self.tokenizers.target.bos_id,
-                                self.tokenizers.target.eos_id, max_new_tokens, model_config.pad_id)
+        outputs = decode(self.runtime, [ids for ids, _ in encoded], self.tokenizers.target.bos_id,
+                         self.tokenizers.target.eos_id, max_new_tokens, options, model_config.pad_id, on_token)
         return [Generation(tidy(self.tokenizers.target.decode(ids)), ids, warnings)
                 for ids, (_, warnings) in zip(outputs, encoded)]
 

@@ -1,0 +1,1 @@
+"""Latency benchmarks across runtimes (`studio bench`)."""

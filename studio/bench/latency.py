@@ -1,0 +1,159 @@
+"""Decode latency of every backend on the same bundle, inputs and thread count, measured side by side.
+
+For each output length (short/medium/long) every backend decodes exactly that many tokens (the end
+token is masked, as CTranslate2's min_decoding_length does), batch 1. Repeats go round-robin over the
+backends so machine noise falls on all of them alike. Reported per backend:
+  ms_per_token  time of one decode step (median, p90) once the source is encoded
+  first_token   encode + first step: what a user waits before a streamed reply starts
+  total         the whole output
+plus whether its greedy outputs equal TF's on sample inputs. Ratios are against the tutorials'
+naive loop (re-run the model on the whole prefix each step) and against CTranslate2 on the same weights.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from studio.generate import greedy_decode, pad_batch
+
+VARIANTS = {"tf-naive": ("tf", "naive"), "tf": ("tf", "cached"), "tflite": ("tflite", "fp32"),
+            "tflite-float16": ("tflite", "float16"), "tflite-int8": ("tflite", "dynamic-int8"),
+            "onnx": ("onnx", "fp32"), "onnx-int8": ("onnx", "int8"),
+            "ctranslate2": ("ctranslate2", "fp32"), "ctranslate2-int8": ("ctranslate2", "int8")}
+
+
+@dataclass
+class Measurement:
+    step_seconds: list[float] = field(default_factory=list)
+    first_token_seconds: list[float] = field(default_factory=list)
+    total_seconds: list[float] = field(default_factory=list)
+
+
+def _percentile(values, q):
+    return float(np.percentile(values, q)) * 1000 if values else float("nan")
+
+
+def timed_runtime_decode(runtime, source: list[int], steps: int, bos: int, eos: int, m: Measurement) -> None:
+    start = time.perf_counter()
+    state = runtime.encode(pad_batch([source]))
+    token = np.array([bos], np.int32)
+    for position in range(steps):
+        step_start = time.perf_counter()
+        logits, state = runtime.step(state, token, position)
+        logits = np.array(logits, copy=True)
+        logits[:, eos] = -np.inf
+        token = np.argmax(logits, axis=-1).astype(np.int32)
+        now = time.perf_counter()
+        m.step_seconds.append(now - step_start)
+        if position == 0:
+            m.first_token_seconds.append(now - start)
+    m.total_seconds.append(time.perf_counter() - start)
+
+
+def timed_ctranslate2_decode(model, source: list[int], steps: int, m: Measurement) -> None:
+    start = previous = time.perf_counter()
+    for index, _ in enumerate(model.stream(source, steps)):
+        now = time.perf_counter()
+        if index == 0:
+            m.first_token_seconds.append(now - start)
+        else:
+            m.step_seconds.append(now - previous)
+        previous = now
+    m.total_seconds.append(time.perf_counter() - start)
+
+
+def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int = 5, threads: int = 2,
+                  prompts: list[str] | None = None, ctranslate2_dir: Path | None = None,
+                  progress: Callable[[str], None] = print) -> list[dict]:
+    from studio.inference import TextGenerator
+    from studio.runtimes import load_runtime
+
+    c = bundle.config.model
+    model = bundle.build_model() if any(b.startswith("tf") for b in backends) else None
+    reference = TextGenerator(bundle, "tf", model=model or bundle.build_model())
+    prompts = prompts or ["지칠때 어떡하면 좋을까?"]
+    sources = [reference.encode_source(p)[0] for p in prompts]
+    max_new = c.max_target_len
+    lengths = [min(n, max_new) for n in lengths]
+    expected = greedy_decode(reference.runtime, sources, c.bos_id, c.eos_id, max_new, c.pad_id)
+
+    runners, match = {}, {}
+    for backend in backends:
+        progress(f"Loading {backend}...")
+        if backend.startswith("ctranslate2"):
+            from studio.bench.ctranslate2_model import CTranslate2Model, convert_bundle
+
+            quantization = "int8" if backend.endswith("int8") else None
+            directory = Path(ctranslate2_dir or bundle.path / "exports") / f"{backend}"
+            if not (directory / "model.bin").is_file():
+                convert_bundle(bundle, directory, quantization)
+            ct2 = CTranslate2Model(directory, bundle, threads)
+            runners[backend] = lambda source, steps, m, ct2=ct2: timed_ctranslate2_decode(ct2, source, steps, m)
+            outputs = ct2.greedy(sources, max_new)
+        else:
+            runtime = load_runtime(bundle, backend, model=model, threads=threads)
+            runners[backend] = (lambda source, steps, m, rt=runtime:
+                                timed_runtime_decode(rt, source, steps, c.bos_id, c.eos_id, m))
+            outputs = greedy_decode(runtime, sources, c.bos_id, c.eos_id, max_new, c.pad_id)
+        match[backend] = sum(a == b for a, b in zip(outputs, expected)) / len(expected)
+        for steps in lengths:  # warm-up: tracing, allocation, first-call costs
+            runners[backend](sources[0], steps, Measurement())
+
+    results = {(b, n): Measurement() for b in backends for n in lengths}
+    for repeat in range(repeats):
+        progress(f"Round {repeat + 1}/{repeats}...")
+        for steps in lengths:
+            for backend in backends:
+                runners[backend](sources[repeat % len(sources)], steps, results[(backend, steps)])
+
+    rows = []
+    for (backend, steps), m in results.items():
+        name, variant = VARIANTS.get(backend, (backend, ""))
+        rows.append({"backend": name, "variant": variant, "runtime": backend, "output_tokens": steps,
+                     "threads": threads, "repeats": repeats,
+                     "ms_per_token_p50": _percentile(m.step_seconds, 50),
+                     "ms_per_token_p90": _percentile(m.step_seconds, 90),
+                     "first_token_ms_p50": _percentile(m.first_token_seconds, 50),
+                     "total_ms_p50": _percentile(m.total_seconds, 50),
+                     "outputs_match_tf": match[backend]})
+    by_key = {(r["runtime"], r["output_tokens"]): r for r in rows}
+    for row in rows:
+        naive = by_key.get(("tf-naive", row["output_tokens"]))
+        ct2 = by_key.get(("ctranslate2", row["output_tokens"]))
+        row["speedup_vs_tf_naive"] = naive["total_ms_p50"] / row["total_ms_p50"] if naive else None
+        row["ms_per_token_vs_ctranslate2"] = row["ms_per_token_p50"] / ct2["ms_per_token_p50"] if ct2 else None
+    return rows
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+    import matplotlib.ticker
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    longest = max(r["output_tokens"] for r in rows)
+    chosen = sorted((r for r in rows if r["output_tokens"] == longest), key=lambda r: r["total_ms_p50"])
+    names = [r["runtime"] for r in chosen]
+    figure, axes = plt.subplots(1, 3, figsize=(14, 4.5))
+    for axis, key, title in zip(axes, ("ms_per_token_p50", "first_token_ms_p50", "total_ms_p50"),
+                                ("ms per token (p50)", "time to first token, ms (p50)",
+                                 f"total ms for {longest} tokens (p50)")):
+        values = [r[key] for r in chosen]
+        axis.barh(names, values, color=["#d62728" if n == "tf-naive" else "#1f77b4" for n in names])
+        axis.set_title(title)
+        axis.set_xscale("log")
+        axis.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        for y, value in enumerate(values):
+            axis.text(value, y, f" {value:.2f}", va="center", fontsize=8)
+    figure.suptitle(f"Decode latency, batch 1, {chosen[0]['threads']} threads (lower is better)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)

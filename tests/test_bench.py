@@ -1,0 +1,42 @@
+import json
+import shutil
+
+import pytest
+
+from studio.bench.ctranslate2_model import CTranslate2Model, convert_bundle
+from studio.bench.latency import run_benchmark
+from studio.bundle import load_bundle, save_bundle
+from studio.inference import TextGenerator
+
+PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?", "우리는 여행을 원해?"]
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+def test_ctranslate2_on_our_weights_gives_our_greedy_outputs(tiny_bundle, tmp_path, norm):
+    bundle = load_bundle(tiny_bundle)
+    if norm == "pre":  # a pre-LN model with random weights, to cover the translator's layer layout
+        bundle.config.model.norm = "pre"
+        from studio.model import Transformer
+
+        save_bundle(tmp_path / "pre", bundle.config, bundle.tokenizers, Transformer(bundle.config.model).build_weights())
+        bundle = load_bundle(tmp_path / "pre")
+    generator = TextGenerator(bundle, "tf")
+    sources = [generator.encode_source(p)[0] for p in PROMPTS]
+    ours = [g.ids for g in generator.generate(PROMPTS)]
+    model = CTranslate2Model(convert_bundle(bundle, tmp_path / "ct2"), bundle, threads=1)
+    assert model.greedy(sources, bundle.config.model.max_target_len) == ours
+
+
+def test_benchmark_rows_have_the_documented_fields_and_ratios(tiny_bundle, tmp_path):
+    bundle_dir = tmp_path / "bundle"
+    shutil.copytree(tiny_bundle, bundle_dir, ignore=shutil.ignore_patterns("checkpoints", "exports"))
+    bundle = load_bundle(bundle_dir)
+    rows = run_benchmark(bundle, ["tf-naive", "tf", "ctranslate2"], lengths=(4, 8), repeats=2, threads=1,
+                         prompts=PROMPTS[:2], progress=lambda message: None)
+    assert len(rows) == 6
+    for row in rows:
+        for key in ("backend", "variant", "ms_per_token_p50", "first_token_ms_p50", "total_ms_p50", "outputs_match_tf"):
+            assert key in row
+        assert row["outputs_match_tf"] == 1.0
+        assert row["total_ms_p50"] > 0 and row["speedup_vs_tf_naive"] > 0
+    json.dumps(rows)

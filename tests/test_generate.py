@@ -1,0 +1,84 @@
+import numpy as np
+import pytest
+
+from studio.bundle import load_bundle
+from studio.generate import DecodeOptions, beam_search, greedy_decode
+from studio.generate.constraints import ban_repeated_ngrams
+from studio.inference import TextGenerator
+
+PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?"]
+
+
+@pytest.fixture(scope="module")
+def generator(tiny_bundle):
+    return TextGenerator(load_bundle(tiny_bundle), "tf")
+
+
+def sources(generator):
+    return [generator.encode_source(p)[0] for p in PROMPTS]
+
+
+def test_beam_search_with_one_beam_equals_greedy(generator):
+    c = generator.config.model
+    greedy = greedy_decode(generator.runtime, sources(generator), c.bos_id, c.eos_id, c.max_target_len)
+    beam = beam_search(generator.runtime, sources(generator), c.bos_id, c.eos_id, c.max_target_len, beam_size=1)
+    assert beam == greedy
+
+
+def test_wider_beams_never_score_worse_than_greedy(generator):
+    from studio.generate.constraints import log_softmax
+    from studio.generate.greedy import pad_batch
+
+    c = generator.config.model
+
+    def log_prob(source, output):
+        state = generator.runtime.encode(pad_batch([source]))
+        total, tokens = 0.0, [c.bos_id] + output
+        for position, token in enumerate(output + [c.eos_id]):
+            logits, state = generator.runtime.step(state, np.array([tokens[position]]), position)
+            total += float(log_softmax(logits.astype(np.float64))[0, token])
+        return total
+
+    srcs = sources(generator)
+    greedy = greedy_decode(generator.runtime, srcs, c.bos_id, c.eos_id, c.max_target_len)
+    beam = beam_search(generator.runtime, srcs, c.bos_id, c.eos_id, c.max_target_len, beam_size=4,
+                       length_penalty=0.0)
+    for source, g, b in zip(srcs, greedy, beam):
+        if len(g) < c.max_target_len - 1:  # greedy finished: beam (unnormalized) must find at least as likely
+            assert log_prob(source, b) >= log_prob(source, g) - 1e-4
+
+
+def test_sampling_with_a_seed_is_reproducible_and_seeds_differ(generator):
+    options = DecodeOptions("sample", temperature=1.5, seed=7)
+    first = [g.ids for g in generator.generate(PROMPTS * 3, options=options)]
+    again = [g.ids for g in generator.generate(PROMPTS * 3, options=DecodeOptions("sample", temperature=1.5, seed=7))]
+    assert first == again
+    others = [[g.ids for g in generator.generate(PROMPTS * 3, options=DecodeOptions("sample", temperature=1.5, seed=s))]
+              for s in range(8, 12)]
+    assert any(o != first for o in others)
+
+
+def test_top_k_one_sampling_is_greedy(generator):
+    greedy = [g.ids for g in generator.generate(PROMPTS)]
+    assert [g.ids for g in generator.generate(PROMPTS, options=DecodeOptions("sample", top_k=1, seed=3))] == greedy
+    assert [g.ids for g in generator.generate(PROMPTS, options=DecodeOptions("sample", top_p=1e-6, seed=3))] == greedy
+
+
+def test_no_repeat_ngram_bans_repeats():
+    logits = np.zeros((1, 10))
+    banned = ban_repeated_ngrams(logits, [[5, 6, 7, 5, 6]], 3)  # "5 6" was followed by 7 before
+    assert banned[0, 7] == -np.inf and np.isfinite(banned[0, [0, 5, 6, 8]]).all()
+    assert np.isinf(ban_repeated_ngrams(logits, [[4, 4]], 1)[0, 4])
+
+
+def test_outputs_respect_no_repeat_and_max_new_tokens(generator):
+    for g in generator.generate(PROMPTS * 2, options=DecodeOptions(no_repeat_ngram_size=2, max_new_tokens=6)):
+        bigrams = list(zip(g.ids, g.ids[1:]))
+        assert len(bigrams) == len(set(bigrams)) and len(g.ids) <= 6
+
+
+@pytest.mark.parametrize("bad", [dict(strategy="nope"), dict(beam_size=0), dict(temperature=0), dict(top_p=0),
+                                 dict(max_new_tokens=0)])
+def test_invalid_options_are_rejected_clearly(bad):
+    with pytest.raises(ValueError):
+        DecodeOptions(**bad).validate()
