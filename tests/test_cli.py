@@ -60,3 +60,47 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
     assert result.exit_code == 0, result.output
     translated = runner.invoke(app, ["translate", "나는 커피를 좋아해?", "--bundle", str(out)])
     assert translated.exit_code == 0, translated.output
+
+
+def _bundle_copy(tiny_bundle, tmp_path):
+    import shutil
+
+    target = tmp_path / "bundle"
+    shutil.copytree(tiny_bundle, target, ignore=shutil.ignore_patterns("checkpoints", "exports", "tensorboard"))
+    return target
+
+
+def test_chat_on_a_missing_export_reports_or_builds_it(tiny_bundle, tmp_path):
+    bundle = _bundle_copy(tiny_bundle, tmp_path)
+    refused = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "tflite", "--no-export-missing"],
+                            input="나는 커피를 좋아해?\n")
+    assert refused.exit_code != 0 and f"studio export {bundle}" in str(refused.exception)
+    built = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx", "--beam", "3"],
+                          input="나는 커피를 좋아해?\n너는 영화를 봤어?\n")
+    assert built.exit_code == 0, built.output
+    assert built.stdout.count("\n") == 2  # one reply line per message (a tiny model may reply empty)
+    assert (bundle / "exports" / "manifest.json").is_file()
+    tflite = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "tflite-int8", "--sample", "--seed", "1"],
+                           input="나는 커피를 좋아해?\n")
+    assert tflite.exit_code == 0, tflite.output
+
+
+def test_export_and_bench_commands(tiny_bundle, tmp_path):
+    import json
+
+    bundle = _bundle_copy(tiny_bundle, tmp_path)
+    out = tmp_path / "graphs"
+    exported = runner.invoke(app, ["export", str(bundle), "--out", str(out), "--quantize", "none",
+                                   "--onnx-quantize", "none"])
+    assert exported.exit_code == 0, exported.output
+    assert sorted(p.name for p in out.iterdir()) == ["decode_step.onnx", "encode.onnx", "manifest.json", "model.tflite"]
+    assert "100% of" in exported.output  # greedy match reported
+    rows_path, plot_path = tmp_path / "bench.json", tmp_path / "bench.png"
+    bench = runner.invoke(app, ["bench", "--bundle", str(bundle), "--backends", "tf-naive,tf,ctranslate2",
+                                "--lengths", "4", "--repeats", "1", "--threads", "1", "--json", str(rows_path),
+                                "--plot", str(plot_path)])
+    assert bench.exit_code == 0, bench.output
+    assert {r["runtime"] for r in json.loads(rows_path.read_text())} == {"tf-naive", "tf", "ctranslate2"}
+    assert plot_path.read_bytes()[:4] == b"\x89PNG"
+    bad = runner.invoke(app, ["export", str(bundle), "--quantize", "int4"])
+    assert bad.exit_code != 0 and "unknown variant" in str(bad.exception)
