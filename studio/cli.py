@@ -212,6 +212,59 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
     Console().print(table)
 
 
+@app.command(name="eval")
+def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot"),
+                     test: Optional[list[Path]] = typer.Option(None, help="Test file(s) (.tsv pairs, .csv, .ko, "
+                                                               "park .tar.gz) [default: park_test and jhe_dev]"),
+                     bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the shipped model]"),
+                     backend: str = typer.Option("tf", help=BACKENDS),
+                     beam: int = typer.Option(4, "--beam", help="Beam size for the beam-search row (1 = skip it)"),
+                     length_penalty: float = LENGTH_PENALTY,
+                     limit: Optional[int] = typer.Option(None, help="Only the first N pairs of each file"),
+                     batch_size: int = typer.Option(32, help="Sentences decoded together"),
+                     hypotheses: Optional[Path] = typer.Option(None, help="Write outputs here: one file per test "
+                                                               "set and strategy, named after this prefix"),
+                     data_dir: Optional[Path] = typer.Option(None, help="Where to find the default test sets"),
+                     export_missing: bool = EXPORT_MISSING):
+    """Corpus BLEU and chrF (sacrebleu, with signatures) for greedy and beam search."""
+    from rich.progress import Progress
+
+    from studio.data import read_pairs
+    from studio.data.sources import EVAL_SETS, find_file
+    from studio.evaluate import evaluate
+    from studio.generate import DecodeOptions
+
+    generator = _load_generator(bundle, task, backend, export_missing)
+    if not test:
+        test = [find_file(EVAL_SETS[name], data_dir) for name in ("park_test", "jhe_dev")]
+        if not all(test):
+            raise StudioError("default test sets not found; pass --test FILE or --data-dir (see `studio data`)")
+    strategies = {"greedy": DecodeOptions()}
+    if beam > 1:
+        strategies[f"beam {beam}"] = DecodeOptions("beam", beam_size=beam, length_penalty=length_penalty)
+    table = Table(title=f"{generator.bundle.path.name} on {backend}")
+    for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "seconds"):
+        table.add_column(column)
+    signatures = set()
+    for path in test:
+        pairs = read_pairs(path)
+        pairs = [p for p in pairs if p.source.strip()][:limit] if limit else pairs
+        with Progress(console=console, transient=True) as progress:
+            job = progress.add_task(f"{Path(path).name}", total=len(pairs) * len(strategies))
+            scores = evaluate(generator, pairs, strategies, batch_size,
+                              on_batch=lambda n: progress.advance(job, n))
+        for result in scores:
+            table.add_row(Path(path).name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",
+                          f"{result.seconds:.0f}")
+            signatures.update([f"BLEU {result.bleu_signature}", f"chrF {result.chrf_signature}"])
+            if hypotheses:
+                target = Path(f"{hypotheses}.{Path(path).stem}.{result.name.replace(' ', '')}.txt")
+                target.write_text("".join(h + "\n" for h in result.hypotheses), encoding="utf-8")
+    Console().print(table)
+    for signature in sorted(signatures):
+        console.print(signature, highlight=False)
+
+
 @app.command()
 def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the shipped chatbot]"),
           backends: str = typer.Option("all", help="Comma-separated: tf-naive,tf,tflite,tflite-float16,tflite-int8,"

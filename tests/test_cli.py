@@ -56,7 +56,9 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
     out = tmp_path / "tr"
     result = runner.invoke(app, ["train", "translator", "--data", str(koen_tsv), "--out", str(out),
                                  "--set", "model.d_model=32", "--set", "model.num_heads=4", "--set", "model.d_ff=64",
-                                 "--set", "tokenizer.vocab_size=300", "--set", "train.batch_size=8", "--epochs", "1"])
+                                 "--set", "tokenizer.vocab_size=300", "--set", "train.batch_size=8", "--epochs", "1",
+                                 "--set", "model.max_source_len=24", "--set", "model.max_target_len=24",
+                                 "--set", "train.batch_tokens=0", "--set", "model.num_layers=1"])
     assert result.exit_code == 0, result.output
     translated = runner.invoke(app, ["translate", "나는 커피를 좋아해?", "--bundle", str(out)])
     assert translated.exit_code == 0, translated.output
@@ -104,3 +106,14 @@ def test_export_and_bench_commands(tiny_bundle, tmp_path):
     assert plot_path.read_bytes()[:4] == b"\x89PNG"
     bad = runner.invoke(app, ["export", str(bundle), "--quantize", "int4"])
     assert bad.exit_code != 0 and "unknown variant" in str(bad.exception)
+
+
+def test_eval_prints_sacrebleu_scores_for_greedy_and_beam(tiny_bundle, koen_tsv, tmp_path):
+    result = runner.invoke(app, ["eval", "chatbot", "--bundle", str(tiny_bundle), "--test", str(koen_tsv),
+                                 "--beam", "2", "--limit", "10", "--hypotheses", str(tmp_path / "hyp")])
+    assert result.exit_code == 0, result.output
+    assert "greedy" in result.output and "beam 2" in result.output
+    assert "nrefs:1|case:lc" in result.output  # the sacrebleu signature
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["hyp.pairs.beam2.txt", "hyp.pairs.greedy.txt"]
+    assert len((tmp_path / "hyp.pairs.greedy.txt").read_text(encoding="utf-8").splitlines()) == 10

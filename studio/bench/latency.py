@@ -12,7 +12,6 @@ naive loop (re-run the model on the whole prefix each step) and against CTransla
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field

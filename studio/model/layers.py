@@ -8,7 +8,6 @@ reused a single block for both and swapped the masks).
 """
 
 import keras
-import tensorflow as tf
 
 from studio.model.attention import MultiHeadAttention
 from studio.model.masks import cache_mask

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from studio.bundle import Bundle, save_bundle, write_metrics
+from studio.bundle import Bundle, save_bundle
 from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
