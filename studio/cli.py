@@ -123,6 +123,12 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     """Translate Korean to English."""
     options = decode_options(beam, length_penalty, sample, temperature, top_k, top_p, seed, max_new_tokens,
                              no_repeat_ngram)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from studio.document import translate_lines
+
+    if out is not None and file is None:
+        raise StudioError("--out needs --file (the file to translate)")
     generator = _load_generator(bundle, "translator", backend, export_missing)
     if text is not None:
         lines = [text]
@@ -132,19 +138,18 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         lines = _decode_lines(_read_bytes(file), file)
     else:
         lines = [line.rstrip("\n") for line in sys.stdin]
-    outputs = []
-    for line in lines:
-        if not line.strip():
-            outputs.append("")
-            continue
-        result = generator.generate([line], options=options)[0]
-        _show_warnings(result.warnings)
-        outputs.append(result.text)
-        if out is None:
-            print(result.text, flush=True)
+    with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True, disable=file is None) as progress:
+        job = progress.add_task("translate", total=None)
+        outputs, warnings = translate_lines(generator, lines, options,
+                                            on_progress=lambda n: progress.advance(job, n))
+    _show_warnings(sorted(set(warnings)))
     if out is not None:
         out.write_text("".join(o + "\n" for o in outputs), encoding="utf-8")
         console.print(f"Wrote {len(outputs)} lines to {out}")
+    else:
+        for line in outputs:
+            print(line, flush=True)
 
 
 @app.command()

@@ -1,0 +1,52 @@
+from typer.testing import CliRunner
+
+from studio.bundle import load_bundle
+from studio.cli import app
+from studio.document import fit_to_length, split_sentences, translate_lines
+from studio.inference import TextGenerator
+
+
+def test_paragraphs_split_into_sentences():
+    assert split_sentences("오바마는 대통령이다. 시민들은 도시 속에 산다!  커피는 필요 없다?") == [
+        "오바마는 대통령이다.", "시민들은 도시 속에 산다!", "커피는 필요 없다?"]
+    assert split_sentences("   ") == []
+
+
+def test_too_long_sentences_split_at_clauses_then_words():
+    count = lambda text: len(text.split())  # noqa: E731
+    assert fit_to_length("가 나 다, 라 마 바, 사 아", count, 3) == ["가 나 다,", "라 마 바,", "사 아"]
+    assert fit_to_length("가 나 다 라 마 바 사", count, 3) == ["가 나 다", "라 마 바", "사"]
+    assert fit_to_length("짧다", count, 3) == ["짧다"]
+
+
+def test_file_translation_keeps_line_count_order_and_empty_lines(tiny_bundle):
+    generator = TextGenerator(load_bundle(tiny_bundle), "tf")
+    lines = ["나는 커피를 좋아해?", "", "너는 영화를 봤어? 그는 책을 샀어?", "   ", "우리는 여행을 원해?"]
+    outputs, _ = translate_lines(generator, lines)
+    assert len(outputs) == len(lines)
+    assert outputs[1] == "" and outputs[3] == ""
+    single = {line: generator(line) for line in ("나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?")}
+    assert outputs[0] == single["나는 커피를 좋아해?"]
+    assert outputs[2] == " ".join(t for t in (single["너는 영화를 봤어?"], single["그는 책을 샀어?"]) if t)
+
+
+def test_a_very_long_line_is_split_and_joined_without_truncation(tiny_bundle):
+    generator = TextGenerator(load_bundle(tiny_bundle), "tf")
+    long_line = " ".join(["나는 커피를 좋아해, 너는 영화를 봤어"] * 12)
+    outputs, warnings = translate_lines(generator, [long_line])
+    assert len(outputs) == 1 and not warnings  # every piece fitted the model, nothing was cut
+
+
+def test_translate_file_cli(tiny_bundle, tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text("나는 커피를 좋아해?\n\n그는 책을 샀어?\n", encoding="utf-8")
+    target = tmp_path / "out.txt"
+    result = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--file", str(source),
+                                      "--out", str(target)])
+    assert result.exit_code == 0, result.output
+    translated = target.read_text(encoding="utf-8").split("\n")
+    assert len(translated) == 4 and translated[1] == "" and translated[3] == ""
+    binary = tmp_path / "blob.txt"
+    binary.write_bytes(b"\x00\x01\x02\xff")
+    failed = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--file", str(binary)])
+    assert failed.exit_code != 0 and "blob.txt" in str(failed.exception)
