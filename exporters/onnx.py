@@ -21,6 +21,14 @@ def convert(function, output_path: Path) -> None:
 
 def quantize_int8(source: Path, target: Path) -> None:
     """Dynamic quantization: int8 weights for MatMul/Gemm, activations quantized on the fly."""
+    import logging
+
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8)
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # the quantizer logs a pre-processing hint on the root logger
+    try:
+        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8)
+    finally:
+        root.setLevel(level)

@@ -335,6 +335,38 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
 
 
 @app.command()
+def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (loopback by default)"),
+           port: int = typer.Option(7860, help="Port"),
+           share: bool = typer.Option(False, help="Create a public Gradio link (use --auth with it)"),
+           auth: Optional[str] = typer.Option(None, help="user:password required to open the app"),
+           auth_file: Optional[Path] = typer.Option(None, help="File with one user:password per line"),
+           backend: str = typer.Option("tflite", help=BACKENDS),
+           chatbot: Optional[Path] = typer.Option(None, help="Chatbot bundle [default: the shipped one]"),
+           translator: Optional[Path] = typer.Option(None, help="Translator bundle [default: the shipped one]"),
+           max_input_chars: int = typer.Option(1000, help="Longest accepted input, in characters"),
+           concurrency: int = typer.Option(4, help="Requests processed at once")):
+    """Open the web app: Chat and Translate tabs on the shipped models."""
+    from studio.ui.app import launch as launch_app
+
+    credentials = []
+    if auth:
+        credentials.append(tuple(auth.split(":", 1)))
+    if auth_file:
+        for number, line in enumerate(auth_file.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                if ":" not in line:
+                    raise StudioError(f"{auth_file}:{number}: expected user:password")
+                credentials.append(tuple(line.strip().split(":", 1)))
+    if any(len(c) != 2 or not c[0] or not c[1] for c in credentials):
+        raise StudioError("--auth expects user:password")
+    if (share or host not in ("127.0.0.1", "localhost", "::1")) and not credentials:
+        console.print("WARNING: the app will be reachable by others and has no password. Pass --auth user:password.",
+                      style="bold red")
+    launch_app(chatbot, translator, host, port, share, credentials or None, backend, max_input_chars, concurrency,
+               progress=lambda message: console.print(message, highlight=False))
+
+
+@app.command()
 def data(data_dir: Optional[Path] = typer.Option(None, help="Look only here"),
          download: bool = typer.Option(False, help="Download the public originals into the cache (needs internet)")):
     """Show where training data is found, or download it."""

@@ -18,6 +18,23 @@ class Generation:
     warnings: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Latency:
+    backend: str
+    first_token_ms: float = 0.0  # encode + first decode step
+    total_ms: float = 0.0
+    tokens: int = 0  # generated tokens, including </s>
+
+    @property
+    def ms_per_token(self) -> float:
+        """Mean time of a decode step after the first."""
+        return (self.total_ms - self.first_token_ms) / (self.tokens - 1) if self.tokens > 1 else self.first_token_ms
+
+    def summary(self) -> str:
+        return (f"{self.backend} · first token {self.first_token_ms:.1f} ms · {self.ms_per_token:.2f} ms/token · "
+                f"{self.tokens} tokens · {self.total_ms:.1f} ms total")
+
+
 class TextGenerator:
     def __init__(self, bundle: Bundle, backend: str = "tf", model=None, threads: int | None = None,
                  export_dir: Path | None = None):
@@ -54,6 +71,44 @@ class TextGenerator:
                          self.tokenizers.target.eos_id, max_new_tokens, options, model_config.pad_id, on_token)
         return [Generation(tidy(self.tokenizers.target.decode(ids)), ids, warnings)
                 for ids, (_, warnings) in zip(outputs, encoded)]
+
+    def stream(self, text: str, options: DecodeOptions | None = None):
+        """Yield (text so far, Latency, warnings) after every token; beam search yields once, at the end."""
+        import time
+
+        import numpy as np
+
+        from studio.generate.constraints import ban_repeated_ngrams
+        from studio.generate.greedy import argmax, pad_batch, sampler
+
+        options = (options or DecodeOptions()).validate()
+        latency = Latency(self.backend)
+        started = time.perf_counter()
+        source, warnings = self.encode_source(text)
+        c, target = self.config.model, self.tokenizers.target
+        limit = min(options.max_new_tokens or c.max_target_len, c.max_target_len)
+        if options.strategy == "beam" and options.beam_size > 1:
+            result = self.generate([text], options=options)[0]
+            latency.total_ms = latency.first_token_ms = (time.perf_counter() - started) * 1000
+            latency.tokens = len(result.ids) + 1
+            yield result.text, latency, warnings
+            return
+        choose = sampler(options.temperature, options.top_k, options.top_p, options.seed) \
+            if options.strategy == "sample" else argmax
+        state = self.runtime.encode(pad_batch([source], c.pad_id))
+        token, ids = np.array([target.bos_id], np.int32), []
+        for position in range(limit):
+            logits, state = self.runtime.step(state, token, position)
+            token = choose(ban_repeated_ngrams(logits, [ids], options.no_repeat_ngram_size))
+            latency.tokens += 1
+            latency.total_ms = (time.perf_counter() - started) * 1000
+            if position == 0:
+                latency.first_token_ms = latency.total_ms
+            if int(token[0]) == target.eos_id:
+                break
+            ids.append(int(token[0]))
+            yield tidy(target.decode(ids)), latency, warnings
+        yield tidy(target.decode(ids)), latency, warnings
 
     def __call__(self, text: str) -> str:
         return self.generate([text])[0].text

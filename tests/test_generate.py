@@ -82,3 +82,18 @@ def test_outputs_respect_no_repeat_and_max_new_tokens(generator):
 def test_invalid_options_are_rejected_clearly(bad):
     with pytest.raises(ValueError):
         DecodeOptions(**bad).validate()
+
+
+def test_streaming_yields_growing_text_that_ends_as_the_batch_result(generator):
+    for prompt in PROMPTS:
+        steps = list(generator.stream(prompt))
+        final_text, latency, _ = steps[-1]
+        assert final_text == generator(prompt)
+        assert latency.tokens == len(generator.generate([prompt])[0].ids) + 1 or latency.tokens == 16
+        assert 0 < latency.first_token_ms <= latency.total_ms
+        assert "ms/token" in latency.summary()
+    sampled = [t for t, _, _ in generator.stream(PROMPTS[0], DecodeOptions("sample", seed=5, temperature=1.3))][-1]
+    again = [t for t, _, _ in generator.stream(PROMPTS[0], DecodeOptions("sample", seed=5, temperature=1.3))][-1]
+    assert sampled == again
+    beam = list(generator.stream(PROMPTS[0], DecodeOptions("beam", beam_size=3)))
+    assert len(beam) == 1

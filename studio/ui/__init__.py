@@ -1,0 +1,1 @@
+"""The Gradio app behind `studio launch`."""

@@ -1,0 +1,227 @@
+"""Transformer Studio in the browser: a Chat tab (the Korean chatbot) and a Translate tab (KO→EN), each
+with a backend selector, decoding controls and the latency of every reply. Named API endpoints
+`/chat` and `/translate` take the text as their first parameter and return the output text first."""
+
+from __future__ import annotations
+
+import html
+import tempfile
+from pathlib import Path
+
+import gradio as gr
+
+from studio.train.run import CHATBOT_PROMPTS, TRANSLATOR_PROMPTS
+from studio.ui.service import InputError, Limits, ModelService, decode_options
+
+STRATEGIES = ["greedy", "beam", "sample"]
+
+
+def _decoding_controls():
+    with gr.Accordion("Decoding", open=False):
+        strategy = gr.Radio(STRATEGIES, value="greedy", label="Strategy")
+        with gr.Row():
+            beam = gr.Slider(1, 8, value=4, step=1, label="Beam size")
+            penalty = gr.Slider(0, 2, value=1.0, step=0.1, label="Length penalty")
+        with gr.Row():
+            temperature = gr.Slider(0.1, 2.0, value=0.8, step=0.05, label="Temperature")
+            top_k = gr.Slider(0, 100, value=0, step=1, label="Top-k (0 = off)")
+            top_p = gr.Slider(0.05, 1.0, value=0.9, step=0.05, label="Top-p")
+        with gr.Row():
+            seed = gr.Number(value=None, precision=0, label="Seed (empty = random)")
+            max_new = gr.Slider(1, 64, value=64, step=1, label="Max new tokens")
+            no_repeat = gr.Slider(0, 5, value=0, step=1, label="No-repeat n-gram (0 = off)")
+    return [strategy, beam, penalty, temperature, top_k, top_p, seed, max_new, no_repeat]
+
+
+def _backend_choice(service: ModelService, default: str):
+    choices = service.backends() or ["tf"]
+    return gr.Dropdown(choices, value=default if default in choices else choices[0], label="Backend",
+                       interactive=service.available)
+
+
+def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = "tflite") -> gr.Blocks:
+    def chat_reply(message, history, backend, *settings):
+        """Stream a reply into the chat history."""
+        history = list(history or [])
+        try:
+            chatbot.check_text(message)
+            options = decode_options(*settings)
+            generator = chatbot.generator(backend)
+        except InputError as error:
+            gr.Warning(str(error))
+            yield history, message
+            return
+        history.append({"role": "user", "content": message})
+        history.append({"role": "assistant", "content": ""})
+        text, latency, warnings = "", None, []
+        for text, latency, warnings in generator.stream(message, options):
+            history[-1] = {"role": "assistant", "content": text}
+            yield history, ""
+        for warning in warnings:
+            gr.Warning(warning)
+        history[-1] = {"role": "assistant", "content": f"{text or '…'}\n— {latency.summary()}"}
+        yield history, ""
+
+    def last_user_message(history):
+        for message in reversed(history or []):
+            if message["role"] == "user":
+                return message["content"]
+        return None
+
+    def undo(history):
+        history = list(history or [])
+        while history and history[-1]["role"] == "assistant":
+            history.pop()
+        if history:
+            history.pop()
+        return history
+
+    def retry(history, backend, *settings):
+        message = last_user_message(history)
+        if message is None:
+            gr.Info("Nothing to retry yet.")
+            yield history, ""
+            return
+        yield from chat_reply(message, undo(history), backend, *settings)
+
+    def translate_text(text, backend, *settings):
+        try:
+            translator.check_text(text)
+            options = decode_options(*settings)
+            generator = translator.generator(backend)
+        except InputError as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        from studio.document import translate_lines
+
+        import time
+
+        started = time.perf_counter()
+        outputs, warnings = translate_lines(generator, text.split("\n"), options)
+        for warning in sorted(set(warnings)):
+            gr.Warning(warning)
+        seconds = (time.perf_counter() - started) * 1000
+        if len([line for line in text.split("\n") if line.strip()]) == 1:
+            latency = next(iter(generator.stream(text.strip(), options)), None)  # per-token figures of one line
+            summary = list(generator.stream(text.strip(), options))[-1][1].summary() if latency else ""
+        else:
+            summary = f"{backend} · {seconds:.0f} ms total"
+        return "\n".join(outputs), summary
+
+    def translate_file(file, backend, *settings, progress=gr.Progress()):
+        if file is None:
+            raise gr.Error("Please choose a .txt file first.", print_exception=False)
+        from studio.data.readers import _decode_lines
+        from studio.document import translate_lines
+        from studio.errors import DataError
+
+        path = Path(file if isinstance(file, str) else file.name)
+        if path.stat().st_size > 2_000_000:
+            raise gr.Error("That file is larger than 2 MB; please split it.", print_exception=False)
+        try:
+            lines = _decode_lines(path.read_bytes(), path.name)
+            options = decode_options(*settings)
+            generator = translator.generator(backend)
+        except (DataError, InputError) as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        if not any(line.strip() for line in lines):
+            raise gr.Error("That file has no text to translate.", print_exception=False)
+        total = max(1, sum(1 for line in lines if line.strip()))
+        done = [0]
+
+        def advance(count):
+            done[0] += count
+            progress(min(done[0] / total, 1.0), desc="Translating")
+
+        outputs, _ = translate_lines(generator, lines, options, on_progress=advance)
+        out = Path(tempfile.mkdtemp(prefix="studio-")) / f"{path.stem}.en.txt"
+        out.write_text("".join(o + "\n" for o in outputs), encoding="utf-8")
+        return str(out)
+
+    with gr.Blocks(title="Transformer Studio") as app:
+        gr.Markdown("# Transformer Studio\nA Korean chatbot and a Korean→English translator — Transformers trained "
+                    "from scratch, decoding with a key/value cache on TensorFlow, TFLite or ONNX.")
+        with gr.Tab("Chat"):
+            if not chatbot.available:
+                gr.Markdown(f"**The chatbot is unavailable.** {html.escape(chatbot.unavailable)}")
+            conversation = gr.Chatbot(label="Chat", height=430, render_markdown=False, sanitize_html=True,
+                                      buttons=["copy", "copy_all"], placeholder="영화 볼래? — say something in Korean")
+            with gr.Row():
+                message = gr.Textbox(placeholder="메시지를 입력하세요…", show_label=False, scale=5, lines=1,
+                                     max_length=chatbot.limits.max_input_chars, elem_id="chat-input")
+                send = gr.Button("Send", variant="primary", scale=1, elem_id="chat-send")
+            with gr.Row():
+                retry_button = gr.Button("Retry", size="sm")
+                undo_button = gr.Button("Undo", size="sm")
+                clear_button = gr.ClearButton([conversation, message], value="Clear", size="sm")
+            gr.Examples(CHATBOT_PROMPTS, inputs=message, label="Try")
+            chat_backend = _backend_choice(chatbot, default_backend)
+            chat_settings = _decoding_controls()
+            for trigger in (send.click, message.submit):
+                trigger(chat_reply, [message, conversation, chat_backend, *chat_settings], [conversation, message],
+                        api_visibility="private")
+            retry_button.click(retry, [conversation, chat_backend, *chat_settings], [conversation, message],
+                               api_visibility="private")
+            undo_button.click(undo, conversation, conversation, api_visibility="private")
+            del clear_button
+
+        with gr.Tab("Translate"):
+            if not translator.available:
+                gr.Markdown(f"**The translator is unavailable.** {html.escape(translator.unavailable)}")
+            with gr.Row():
+                source = gr.Textbox(label="Korean", lines=5, max_length=translator.limits.max_input_chars,
+                                    elem_id="translate-input")
+                target = gr.Textbox(label="English", lines=5, interactive=False, elem_id="translate-output",
+                                    buttons=["copy"])
+            translate_button = gr.Button("Translate", variant="primary", elem_id="translate-button")
+            translate_latency = gr.Markdown(elem_id="translate-latency")
+            gr.Examples(TRANSLATOR_PROMPTS, inputs=source, label="Try")
+            translate_backend = _backend_choice(translator, default_backend)
+            translate_settings = _decoding_controls()
+            with gr.Accordion("Translate a .txt file", open=False):
+                upload = gr.File(label="Korean text file (UTF-8, one paragraph per line)", file_types=[".txt"])
+                file_button = gr.Button("Translate file")
+                download = gr.File(label="English translation", interactive=False)
+            translate_button.click(translate_text, [source, translate_backend, *translate_settings],
+                                   [target, translate_latency], api_visibility="private")
+            file_button.click(translate_file, [upload, translate_backend, *translate_settings], download,
+                              api_visibility="private")
+
+        def chat_api(text: str, backend: str = default_backend, strategy: str = "greedy", beam_size: int = 4,
+                     temperature: float = 0.8, top_k: int = 0, top_p: float = 0.9, seed: int | None = None) -> tuple[str, str]:
+            """Reply to one Korean message. Returns (reply, latency summary)."""
+            try:
+                chatbot.check_text(text)
+                options = decode_options(strategy, beam_size, 1.0, temperature, top_k, top_p, seed)
+                reply, latency, _ = list(chatbot.generator(backend).stream(text, options))[-1]
+            except InputError as error:
+                raise gr.Error(str(error), print_exception=False) from None
+            return reply, latency.summary()
+
+        def translate_api(text: str, backend: str = default_backend, strategy: str = "greedy",
+                          beam_size: int = 4) -> tuple[str, str]:
+            """Translate Korean text (one or more lines) to English. Returns (translation, latency summary)."""
+            return translate_text(text, backend, strategy, beam_size, 1.0, 1.0, 0, 1.0, None, None, 0)
+
+        gr.api(chat_api, api_name="chat")
+        gr.api(translate_api, api_name="translate")
+    return app
+
+
+def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1", port: int = 7860,
+           share: bool = False, auth=None, backend: str = "tflite", max_input_chars: int = 1000,
+           concurrency: int = 4, progress=print, prevent_thread_lock: bool = False):
+    limits = Limits(max_input_chars)
+    services = [ModelService("chatbot", chatbot_bundle, limits, progress),
+                ModelService("translator", translator_bundle, limits, progress)]
+    for service in services:
+        if not service.available:
+            progress(f"warning: the {service.task} is unavailable: {service.unavailable.splitlines()[0]}")
+        elif backend != "tf":
+            try:  # first launch builds missing exports here, with progress, not on the first request
+                service.generator(backend)
+            except Exception as error:  # noqa: BLE001 - keep serving on the TF backend
+                progress(f"warning: could not prepare {backend} for the {service.task} ({error}); using tf")
+    app = build_app(*services, default_backend=backend)
+    app.queue(default_concurrency_limit=concurrency)
+    return app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
+                      prevent_thread_lock=prevent_thread_lock, quiet=False)

@@ -1,0 +1,92 @@
+"""What the UI calls: one service per task (chatbot, translator) that loads its bundle once, builds
+missing exports, keeps one generator per backend, and turns bad input into a friendly message."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.errors import StudioError
+from studio.generate import DecodeOptions
+
+
+class InputError(StudioError):
+    """The user's input cannot be processed; the message says why, in plain words."""
+
+
+@dataclass
+class Limits:
+    max_input_chars: int = 1000
+
+
+class ModelService:
+    def __init__(self, task: str, bundle_path: Path | None, limits: Limits, progress=print):
+        from studio.bundle import default_bundle, load_bundle
+
+        self.task = task
+        self.limits = limits
+        self.progress = progress
+        self.bundle = None
+        self.unavailable = None  # why this model cannot be used, for the UI to show
+        self._generators = {}
+        self._lock = threading.Lock()
+        try:
+            self.bundle = load_bundle(Path(bundle_path) if bundle_path else default_bundle(task))
+        except StudioError as error:
+            self.unavailable = str(error)
+
+    @property
+    def available(self) -> bool:
+        return self.bundle is not None
+
+    def backends(self) -> list[str]:
+        from studio.runtimes import BACKENDS
+
+        return list(BACKENDS) if self.available else []
+
+    def generator(self, backend: str):
+        """The generator for `backend`, exporting the bundle first if that backend needs it."""
+        if not self.available:
+            raise InputError(f"The {self.task} is unavailable: {self.unavailable}")
+        with self._lock:
+            if backend not in self._generators:
+                from studio.inference import TextGenerator
+                from studio.runtimes import ExportError
+
+                model = next((g.runtime.model for g in self._generators.values() if hasattr(g.runtime, "model")), None)
+                try:
+                    self._generators[backend] = TextGenerator(self.bundle, backend,
+                                                              model=model if backend.startswith("tf") else None)
+                except ExportError:
+                    from exporters import export_bundle
+
+                    self.progress(f"Exporting the {self.task} for {backend} (once)...")
+                    export_bundle(self.bundle.path, verify=False, progress=self.progress)
+                    self._generators[backend] = TextGenerator(self.bundle, backend)
+            return self._generators[backend]
+
+    def check_text(self, text) -> str:
+        if not isinstance(text, str):
+            raise InputError("Please send text.")
+        if not text.strip():
+            raise InputError("Please type something first." if self.task == "chatbot" else
+                             "Please enter Korean text to translate.")
+        if len(text) > self.limits.max_input_chars:
+            raise InputError(f"That is {len(text):,} characters; the limit is {self.limits.max_input_chars:,}. "
+                             "Please shorten it" + (" or translate it as a file." if self.task == "translator" else "."))
+        return text
+
+
+def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalty: float = 1.0,
+                   temperature: float = 1.0, top_k: float = 0, top_p: float = 1.0, seed=None,
+                   max_new_tokens=None, no_repeat_ngram: float = 0) -> DecodeOptions:
+    """Options from UI/API values (Gradio numbers arrive as floats, an empty seed as None)."""
+    try:
+        return DecodeOptions(strategy=str(strategy).lower(), beam_size=int(beam_size), length_penalty=float(length_penalty),
+                             temperature=float(temperature), top_k=int(top_k), top_p=float(top_p),
+                             seed=None if seed in (None, "") else int(seed),
+                             max_new_tokens=int(max_new_tokens) if max_new_tokens else None,
+                             no_repeat_ngram_size=int(no_repeat_ngram)).validate()
+    except (TypeError, ValueError) as error:
+        raise InputError(f"Invalid decoding settings: {error}") from None

@@ -1,0 +1,93 @@
+"""The app served for real on a free loopback port: API endpoints through gradio_client, and the page
+in headless Chromium (marked `browser`; skipped with a message when Chromium is not installed)."""
+
+import shutil
+import socket
+
+import pytest
+
+from studio.ui.app import build_app
+from studio.ui.service import InputError, Limits, ModelService
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def services(tiny_bundle):
+    limits = Limits(max_input_chars=200)
+    return ModelService("chatbot", tiny_bundle, limits), ModelService("translator", tiny_bundle, limits)
+
+
+@pytest.fixture(scope="module")
+def app_url(services):
+    app = build_app(*services, default_backend="tf")
+    app.queue(default_concurrency_limit=4)
+    port = free_port()
+    app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    yield f"http://127.0.0.1:{port}/"
+    app.close()
+
+
+def test_service_rejects_bad_input_with_a_plain_message(services):
+    chatbot, _ = services
+    for bad, expected in (("", "type something"), ("   \n", "type something"), ("가" * 201, "the limit is 200"),
+                          (None, "send text")):
+        with pytest.raises(InputError, match=expected):
+            chatbot.check_text(bad)
+
+
+def test_missing_bundle_makes_the_model_unavailable_not_the_app(tmp_path):
+    service = ModelService("translator", tmp_path / "nowhere", Limits())
+    assert not service.available and "not found" in service.unavailable
+    with pytest.raises(InputError, match="unavailable"):
+        service.generator("tf")
+
+
+def test_named_endpoints_work_with_only_the_text(app_url, services):
+    from gradio_client import Client
+
+    client = Client(app_url, verbose=False)
+    reply, latency = client.predict("나는 커피를 좋아해?", api_name="/chat")
+    expected = services[0].generator("tf")("나는 커피를 좋아해?")
+    assert reply == expected and "ms/token" in latency
+    translation, _ = client.predict("너는 영화를 봤어?\n그는 책을 샀어?", api_name="/translate")
+    assert isinstance(translation, str) and translation.count("\n") == 1
+    beam, _ = client.predict("나는 커피를 좋아해?", "tf-naive", "beam", 3, api_name="/chat")
+    assert isinstance(beam, str)
+    with pytest.raises(Exception, match="type something"):
+        client.predict("   ", api_name="/chat")
+
+
+@pytest.mark.browser
+def test_chat_and_translate_in_a_real_browser(app_url, tmp_path):
+    if not shutil.which("chromium") and not __import__("os").path.exists(CHROMIUM):
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(app_url)
+        page.locator("#chat-input textarea").fill("나는 커피를 좋아해?")
+        page.locator("#chat-send").click()
+        page.get_by_text("ms/token").first.wait_for(timeout=60_000)
+        assert "tf · first token" in page.content()
+
+        # an injected <img onerror> is shown as text, never run
+        page.evaluate("window.__pwned = false")
+        page.locator("#chat-input textarea").fill('<img src=x onerror="window.__pwned=true">')
+        page.locator("#chat-send").click()
+        page.get_by_text("ms/token").nth(1).wait_for(timeout=60_000)
+        assert page.evaluate("window.__pwned") is False
+
+        page.get_by_role("tab", name="Translate").click()
+        page.locator("#translate-input textarea").fill("그는 책을 샀어?")
+        page.locator("#translate-button").click()
+        page.locator("#translate-latency").get_by_text("ms").wait_for(timeout=60_000)
+        browser.close()
