@@ -64,6 +64,17 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
         client.predict("   ", api_name="/chat")
 
 
+def test_compare_runs_every_backend_and_reports_agreement(app_url, services):
+    from gradio_client import Client
+
+    reference, summary, rows = Client(app_url, verbose=False).predict("나는 커피를 좋아해?", api_name="/compare")
+    assert reference == services[0].generator("tf")("나는 커피를 좋아해?")
+    table = rows["data"] if isinstance(rows, dict) else rows
+    assert [row[0] for row in table] == services[0].backends()  # one row per backend (exports built on demand)
+    assert all(row[-1] == "yes" for row in table if row[0] in ("tf", "tf-naive", "tflite", "onnx"))
+    assert "backends** give the TF output" in summary
+
+
 @pytest.mark.browser
 def test_chat_and_translate_in_a_real_browser(app_url, tmp_path):
     if not shutil.which("chromium") and not __import__("os").path.exists(CHROMIUM):
@@ -90,4 +101,12 @@ def test_chat_and_translate_in_a_real_browser(app_url, tmp_path):
         page.locator("#translate-input textarea").fill("그는 책을 샀어?")
         page.locator("#translate-button").click()
         page.locator("#translate-latency").get_by_text("ms").wait_for(timeout=60_000)
+
+        page.get_by_role("tab", name="Compare").click()
+        page.locator("#compare-input textarea").fill("나는 커피를 좋아해?")
+        page.locator("#compare-button").click()
+        page.locator("#compare-summary").get_by_text("give the TF output").wait_for(timeout=180_000)
+        table = page.locator("#compare-table").inner_text()
+        for backend in ("tf-naive", "tflite-float16", "tflite-int8", "onnx-int8"):  # one row each
+            assert backend in table
         browser.close()

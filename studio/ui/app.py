@@ -14,6 +14,7 @@ from studio.train.run import CHATBOT_PROMPTS, TRANSLATOR_PROMPTS
 from studio.ui.service import InputError, Limits, ModelService, decode_options
 
 STRATEGIES = ["greedy", "beam", "sample"]
+COMPARE_COLUMNS = ["backend", "output", "first token ms", "ms/token", "tokens", "total ms", "same as TF"]
 
 
 def _decoding_controls():
@@ -185,6 +186,64 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
                                    [target, translate_latency], api_visibility="private")
             file_button.click(translate_file, [upload, translate_backend, *translate_settings], download,
                               api_visibility="private")
+
+        with gr.Tab("Compare"):
+            gr.Markdown("One input through every backend, greedy decoding. The naive TF loop re-runs the whole "
+                        "model for every token (as the tutorials do); the others decode with a key/value cache.")
+            with gr.Row():
+                compare_task = gr.Radio(["chatbot", "translator"], value="chatbot", label="Model", scale=1)
+                compare_input = gr.Textbox(value=CHATBOT_PROMPTS[3], label="Input", scale=4, elem_id="compare-input",
+                                           max_length=chatbot.limits.max_input_chars)
+            compare_button = gr.Button("Run on every backend", variant="primary", elem_id="compare-button")
+            compare_summary = gr.Markdown(elem_id="compare-summary")
+            compare_table = gr.Dataframe(headers=COMPARE_COLUMNS, interactive=False, elem_id="compare-table",
+                                         wrap=True)
+            compare_plot = gr.BarPlot(x="backend", y="ms", color="measure", x_label_angle=0, sort=None,
+                                      title="Latency (ms, lower is better)", elem_id="compare-plot")
+            compare_button.click(lambda text, task: compare_all(text, task)[1:], [compare_input, compare_task],
+                                 [compare_summary, compare_table, compare_plot], api_visibility="private")
+
+        def compare_all(text, task):
+            import pandas as pd
+
+            service = chatbot if task == "chatbot" else translator
+            try:
+                service.check_text(text)
+            except InputError as error:
+                raise gr.Error(str(error), print_exception=False) from None
+            rows, bars, outputs = [], [], {}
+            for backend in service.backends():
+                try:
+                    output, latency, _ = list(service.generator(backend).stream(text))[-1]
+                except Exception as error:  # noqa: BLE001 - one broken backend must not hide the others
+                    rows.append([backend, f"unavailable: {error}", None, None, None, None, ""])
+                    continue
+                outputs[backend] = output
+                rows.append([backend, output, round(latency.first_token_ms, 2), round(latency.ms_per_token, 2),
+                             latency.tokens, round(latency.total_ms, 1), ""])
+                bars += [{"backend": backend, "measure": "ms per token", "ms": latency.ms_per_token},
+                         {"backend": backend, "measure": "first token", "ms": latency.first_token_ms},
+                         {"backend": backend, "measure": "total", "ms": latency.total_ms}]
+            reference = outputs.get("tf")
+            for row in rows:
+                if row[0] in outputs:
+                    row[-1] = "yes" if outputs[row[0]] == reference else "no"
+            agree = sum(1 for o in outputs.values() if o == reference)
+            naive = next((r for r in rows if r[0] == "tf-naive" and r[5]), None)
+            fastest = min((r for r in rows if r[5]), key=lambda r: r[5], default=None)
+            summary = f"**{agree} of {len(outputs)} backends** give the TF output."
+            if naive and fastest and fastest[0] != "tf-naive":
+                summary += (f" Fastest: **{fastest[0]}**, {naive[5] / fastest[5]:.1f}× faster end to end than the "
+                            "naive TF loop on this input.")
+            return reference or "", summary, rows, pd.DataFrame(bars, columns=["backend", "measure", "ms"])
+
+        def compare_api(text: str, task: str = "chatbot") -> tuple[str, str, list]:
+            """Run `text` through every backend. Returns (TF output, summary, rows: backend, output,
+            first-token ms, ms/token, tokens, total ms, same as TF)."""
+            reference, summary, rows, _ = compare_all(text, task)
+            return reference, summary, rows
+
+        gr.api(compare_api, api_name="compare")
 
         def chat_api(text: str, backend: str = default_backend, strategy: str = "greedy", beam_size: int = 4,
                      temperature: float = 0.8, top_k: int = 0, top_p: float = 0.9, seed: int | None = None) -> tuple[str, str]:
