@@ -198,14 +198,11 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             compare_summary = gr.Markdown(elem_id="compare-summary")
             compare_table = gr.Dataframe(headers=COMPARE_COLUMNS, interactive=False, elem_id="compare-table",
                                          wrap=True)
-            compare_plot = gr.BarPlot(x="backend", y="ms", color="measure", x_label_angle=0, sort=None,
-                                      title="Latency (ms, lower is better)", elem_id="compare-plot")
+            compare_plot = gr.Plot(label="Latency (log scale; lower is better)", elem_id="compare-plot")
             compare_button.click(lambda text, task: compare_all(text, task)[1:], [compare_input, compare_task],
                                  [compare_summary, compare_table, compare_plot], api_visibility="private")
 
         def compare_all(text, task):
-            import pandas as pd
-
             service = chatbot if task == "chatbot" else translator
             try:
                 service.check_text(text)
@@ -221,9 +218,8 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
                 outputs[backend] = output
                 rows.append([backend, output, round(latency.first_token_ms, 2), round(latency.ms_per_token, 2),
                              latency.tokens, round(latency.total_ms, 1), ""])
-                bars += [{"backend": backend, "measure": "ms per token", "ms": latency.ms_per_token},
-                         {"backend": backend, "measure": "first token", "ms": latency.first_token_ms},
-                         {"backend": backend, "measure": "total", "ms": latency.total_ms}]
+                bars.append({"runtime": backend, "ms_per_token_p50": latency.ms_per_token,
+                             "first_token_ms_p50": latency.first_token_ms, "total_ms_p50": latency.total_ms})
             reference = outputs.get("tf")
             for row in rows:
                 if row[0] in outputs:
@@ -235,7 +231,11 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             if naive and fastest and fastest[0] != "tf-naive":
                 summary += (f" Fastest: **{fastest[0]}**, {naive[5] / fastest[5]:.1f}× faster end to end than the "
                             "naive TF loop on this input.")
-            return reference or "", summary, rows, pd.DataFrame(bars, columns=["backend", "measure", "ms"])
+            from studio.bench.latency import latency_figure
+
+            figure = latency_figure(bars, f"{task}: {latency.tokens if outputs else 0} tokens, one run each") \
+                if bars else None
+            return reference or "", summary, rows, figure
 
         def compare_api(text: str, task: str = "chatbot") -> tuple[str, str, list]:
             """Run `text` through every backend. Returns (TF output, summary, rows: backend, output,

@@ -64,6 +64,9 @@ class ModelService:
                     self.progress(f"Exporting the {self.task} for {backend} (once)...")
                     export_bundle(self.bundle.path, verify=False, progress=self.progress)
                     self._generators[backend] = TextGenerator(self.bundle, backend)
+                # warm up: graph tracing and buffer allocation happen now, not inside the first user's timing
+                for _ in self._generators[backend].stream("안녕"):
+                    pass
             return self._generators[backend]
 
     def check_text(self, text) -> str:
