@@ -31,6 +31,11 @@ def main(url: str) -> None:
         page.locator("#compare-summary").get_by_text("give the TF output").wait_for(timeout=300_000)
         time.sleep(1)
         page.screenshot(path=str(OUT / "compare.png"), full_page=True)
+        page.get_by_role("tab", name="Explore").click()
+        page.locator("#explore-button").click()
+        page.locator("#explore-output").get_by_text("Parameters").wait_for(timeout=60_000)
+        time.sleep(2)
+        page.screenshot(path=str(OUT / "explore.png"), full_page=True)
         browser.close()
 
 

@@ -64,6 +64,19 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
         client.predict("   ", api_name="/chat")
 
 
+def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
+    from studio.ui.app import build_app
+
+    app = build_app(*services, default_backend="tf")
+    explore = next(fn.fn for fn in app.fns.values() if getattr(fn.fn, "__name__", "") == "explore")
+    summary, encoder, decoder, cross, positional, schedule, config = explore("나는 커피를 좋아해?", "chatbot", 2)
+    assert "Parameters:" in summary
+    assert len(encoder.axes) == 4 and len(cross.axes) == 4  # one heat-map per head (4 heads)
+    assert encoder.axes[0].get_title() == "head 1"
+    assert config["model"]["d_model"] == 32
+    assert positional.axes and schedule.axes
+
+
 def test_compare_runs_every_backend_and_reports_agreement(app_url, services):
     from gradio_client import Client
 
@@ -109,4 +122,8 @@ def test_chat_and_translate_in_a_real_browser(app_url, tmp_path):
         table = page.locator("#compare-table").inner_text()
         for backend in ("tf-naive", "tflite-float16", "tflite-int8", "onnx-int8"):  # one row each
             assert backend in table
+
+        page.get_by_role("tab", name="Explore").click()
+        page.locator("#explore-button").click()
+        page.locator("#explore-output").get_by_text("Parameters").wait_for(timeout=60_000)
         browser.close()

@@ -41,6 +41,41 @@ def _backend_choice(service: ModelService, default: str):
 
 
 def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = "tflite") -> gr.Blocks:
+    def explore(text, task, layer):
+        """Attention maps of the TF model on `text` and its greedy output, plus the model's other figures."""
+        import numpy as np
+
+        from studio.ui.explore import attention_figure, positional_figure, schedule_figure
+
+        service = chatbot if task == "chatbot" else translator
+        try:
+            service.check_text(text)
+            generator = service.generator("tf")
+        except InputError as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        config = service.bundle.config
+        layer = min(max(int(layer or 1), 1), config.model.num_layers) - 1
+        source, _ = generator.encode_source(text)
+        output = generator.generate([text])[0]
+        target_in = [config.model.bos_id] + output.ids[: config.model.max_target_len - 1]
+        maps = generator.runtime.model.attention_maps(np.array([source], np.int32), np.array([target_in], np.int32))
+        source_pieces = [generator.tokenizers.source.id_to_piece(i) for i in source]
+        target_pieces = [generator.tokenizers.target.id_to_piece(i) for i in target_in]
+        figures = [attention_figure(maps[name][layer].numpy()[0], rows, cols, f"{title}, layer {layer + 1}")
+                   for name, rows, cols, title in (
+                       ("encoder_self", source_pieces, source_pieces, "Encoder self-attention"),
+                       ("decoder_self", target_pieces, target_pieces, "Decoder self-attention"),
+                       ("decoder_cross", target_pieces, source_pieces, "Encoder-decoder attention"))]
+        model = generator.runtime.model
+        trained = service.bundle.metrics.get("steps")
+        summary = (f"**Output:** {html.escape(output.text)}  \n**Parameters:** {model.parameter_count():,} · "
+                   f"{config.model.num_layers} layers · d_model {config.model.d_model} · {config.model.num_heads} heads · "
+                   f"{config.model.norm}-LN · source pieces: {len(source_pieces)} · target pieces: {len(target_pieces)}")
+        return (summary, *figures, positional_figure(model.positional_table),
+                schedule_figure(config.model.d_model, config.train.warmup_steps, config.train.lr_scale, trained),
+                config.to_dict())
+
+
     def chat_reply(message, history, backend, *settings):
         """Stream a reply into the chat history."""
         history = list(history or [])
@@ -236,6 +271,28 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             figure = latency_figure(bars, f"{task}: {latency.tokens if outputs else 0} tokens, one run each") \
                 if bars else None
             return reference or "", summary, rows, figure
+
+        with gr.Tab("Explore"):
+            gr.Markdown("Look inside the model for an input: attention of every head in every layer (encoder "
+                        "self-attention, decoder self-attention, encoder-decoder attention), the positional "
+                        "encoding, the learning-rate schedule and the configuration.")
+            with gr.Row():
+                explore_task = gr.Radio(["chatbot", "translator"], value="chatbot", label="Model", scale=1)
+                explore_input = gr.Textbox(value=CHATBOT_PROMPTS[0], label="Input", scale=3, elem_id="explore-input",
+                                           max_length=chatbot.limits.max_input_chars)
+                explore_layer = gr.Number(value=1, precision=0, minimum=1, label="Layer", scale=1)
+            explore_button = gr.Button("Show attention", variant="primary", elem_id="explore-button")
+            explore_output = gr.Markdown(elem_id="explore-output")
+            encoder_plot = gr.Plot(label="Encoder self-attention")
+            decoder_plot = gr.Plot(label="Decoder self-attention")
+            cross_plot = gr.Plot(label="Encoder-decoder attention")
+            with gr.Accordion("Positional encoding, learning-rate schedule, configuration", open=False):
+                positional_plot = gr.Plot(label="Positional encoding")
+                schedule_plot = gr.Plot(label="Learning-rate schedule")
+                config_view = gr.JSON(label="Configuration")
+            explore_button.click(explore, [explore_input, explore_task, explore_layer],
+                                 [explore_output, encoder_plot, decoder_plot, cross_plot, positional_plot,
+                                  schedule_plot, config_view], api_visibility="private")
 
         def compare_api(text: str, task: str = "chatbot") -> tuple[str, str, list]:
             """Run `text` through every backend. Returns (TF output, summary, rows: backend, output,
