@@ -282,6 +282,8 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
     """Measure decode latency of every backend on the same inputs, side by side in one run."""
     import json
 
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see studio/bench/latency.py: no spin-waiting pools
+
     from studio.bench.latency import VARIANTS, plot, run_benchmark
     from studio.bundle import default_bundle, load_bundle
     from studio.runtimes import EXPORTED_FILES, ExportError, load_runtime

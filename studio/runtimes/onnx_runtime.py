@@ -20,6 +20,9 @@ def _session(path: Path, threads: int):
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.log_severity_level = 3
+    # ORT's worker threads spin-wait after each run by default; between decode steps that burns the CPU
+    # the rest of the process (other backends, other users' requests) needs
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as error:  # onnxruntime raises its own exception types for bad files

@@ -224,27 +224,35 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         trainer.resume()
     state = trainer.fit(max_steps=max_steps)
 
-    # The shipped weights: the best epoch on dev loss, or the mean of the last checkpoints when that is
-    # better still (it usually is: averaging smooths the noise of the last updates).
+    # The shipped weights: whichever of the current weights, the best epoch on dev loss, and the mean of
+    # the last checkpoints has the lowest dev loss (averaging usually wins: it smooths the last updates'
+    # noise; the current weights can win when a time budget stopped training mid-epoch).
     from studio.weights import assign_arrays
 
-    chosen = "last"
+    candidates = {"last weights": [w.numpy() for w in trainer.model.weights]}
     if (out / "best.npz").is_file():
-        assign_arrays(trainer.model.weights, load_npz(out / "best.npz"))
-        chosen = "best epoch (dev loss)"
-    candidates = trainer.checkpoints.all()
-    if t.average_last > 1 and len(candidates) >= 2 and trainer.dev_batches is not None:
-        best_weights = [w.numpy() for w in trainer.model.weights]
-        best_loss = trainer.evaluate()["dev_loss"]
-        count = min(t.average_last, len(candidates))
-        assign_arrays(trainer.model.weights, trainer.checkpoints.average_weights(count))
-        averaged_loss = trainer.evaluate()["dev_loss"]
-        if averaged_loss < best_loss:
-            chosen = f"average of the last {count} checkpoints (dev loss {averaged_loss:.4f} vs {best_loss:.4f})"
+        candidates["best epoch"] = load_npz(out / "best.npz")
+    count = min(t.average_last, len(trainer.checkpoints.all()))
+    if t.average_last > 1 and count >= 2:
+        candidates[f"average of the last {count} checkpoints"] = trainer.checkpoints.average_weights(count)
+    chosen = "last weights"
+    if trainer.dev_batches is not None and len(candidates) > 1:
+        losses = {}
+        for name, weights in candidates.items():
+            if isinstance(weights, dict):
+                assign_arrays(trainer.model.weights, weights)
+            else:
+                for variable, value in zip(trainer.model.weights, weights):
+                    variable.assign(value)
+            losses[name] = trainer.evaluate()["dev_loss"]
+        chosen = min(losses, key=losses.get)
+        weights = candidates[chosen]
+        if isinstance(weights, dict):
+            assign_arrays(trainer.model.weights, weights)
         else:
-            for variable, value in zip(trainer.model.weights, best_weights):
+            for variable, value in zip(trainer.model.weights, weights):
                 variable.assign(value)
-            chosen += f"; averaging the last {count} checkpoints did not help ({averaged_loss:.4f} vs {best_loss:.4f})"
+        chosen += " (dev loss " + ", ".join(f"{name} {loss:.4f}" for name, loss in losses.items()) + ")"
     metrics = {"task": task, "weights": chosen, "parameters": trainer.model.parameter_count(),
                "epochs_trained": state.epoch, "steps": state.step,
                "train_seconds": round(state.train_seconds, 1), "train_target_tokens": state.target_tokens,
