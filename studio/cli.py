@@ -321,9 +321,10 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
                    "x vs tf-naive", "ms/token vs CT2", "greedy = TF"):
         table.add_column(column, justify="right" if column not in ("backend", "variant") else "left")
     for row in sorted(rows, key=lambda r: (r["output_tokens"], -r["total_ms_p50"])):
-        table.add_row(row["backend"], row["variant"], str(row["output_tokens"]), f"{row['ms_per_token_p50']:.2f}",
-                      f"{row['ms_per_token_p90']:.2f}", f"{row['first_token_ms_p50']:.1f}",
-                      f"{row['total_ms_p50']:.1f}",
+        number = lambda value, digits: "" if value is None else f"{value:.{digits}f}"  # noqa: E731
+        table.add_row(row["backend"], row["variant"], str(row["output_tokens"]), number(row["ms_per_token_p50"], 2),
+                      number(row["ms_per_token_p90"], 2), number(row["first_token_ms_p50"], 1),
+                      number(row["total_ms_p50"], 1),
                       f"{row['speedup_vs_tf_naive']:.1f}x" if row["speedup_vs_tf_naive"] else "",
                       f"{row['ms_per_token_vs_ctranslate2']:.2f}" if row["ms_per_token_vs_ctranslate2"] else "",
                       f"{row['outputs_match_tf']:.0%}")

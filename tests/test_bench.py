@@ -39,4 +39,5 @@ def test_benchmark_rows_have_the_documented_fields_and_ratios(tiny_bundle, tmp_p
             assert key in row
         assert row["outputs_match_tf"] == 1.0
         assert row["total_ms_p50"] > 0 and row["speedup_vs_tf_naive"] > 0
+        assert row["ms_per_token_vs_ctranslate2"] is None or row["ms_per_token_vs_ctranslate2"] > 0
     json.dumps(rows)

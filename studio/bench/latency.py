@@ -38,8 +38,14 @@ class Measurement:
     total_seconds: list[float] = field(default_factory=list)
 
 
+def _ratio(numerator, denominator):
+    if not numerator or not denominator:
+        return None
+    return numerator / denominator
+
+
 def _percentile(values, q):
-    return float(np.percentile(values, q)) * 1000 if values else float("nan")
+    return float(np.percentile(values, q)) * 1000 if values else None  # None: nothing measurable
 
 
 def timed_runtime_decode(runtime, source: list[int], steps: int, bos: int, eos: int, m: Measurement) -> None:
@@ -71,8 +77,8 @@ def timed_ctranslate2_decode(model, source: list[int], steps: int, m: Measuremen
     total = time.perf_counter() - start
     m.first_token_seconds.append(first)
     m.total_seconds.append(total)
-    if steps > 1:
-        m.step_seconds.append(max(total - first, 0.0) / (steps - 1))
+    if steps > 1 and total > first:  # otherwise the difference is below timing noise: nothing measured
+        m.step_seconds.append((total - first) / (steps - 1))
 
 
 def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int = 5, threads: int = 2,
@@ -133,8 +139,8 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
     for row in rows:
         naive = by_key.get(("tf-naive", row["output_tokens"]))
         ct2 = by_key.get(("ctranslate2", row["output_tokens"]))
-        row["speedup_vs_tf_naive"] = naive["total_ms_p50"] / row["total_ms_p50"] if naive else None
-        row["ms_per_token_vs_ctranslate2"] = row["ms_per_token_p50"] / ct2["ms_per_token_p50"] if ct2 else None
+        row["speedup_vs_tf_naive"] = _ratio(naive and naive["total_ms_p50"], row["total_ms_p50"])
+        row["ms_per_token_vs_ctranslate2"] = _ratio(row["ms_per_token_p50"], ct2 and ct2["ms_per_token_p50"])
     return rows
 
 
@@ -151,7 +157,7 @@ def latency_figure(rows: list[dict], title: str):
     figure, axes = plt.subplots(1, 3, figsize=(14, 0.45 * len(names) + 1.6))
     for axis, key, label in zip(axes, ("ms_per_token_p50", "first_token_ms_p50", "total_ms_p50"),
                                 ("ms per token", "time to first token, ms", "total ms")):
-        values = [r[key] for r in chosen]
+        values = [r[key] or 0.0 for r in chosen]
         axis.barh(names, values, color=["#d62728" if n == "tf-naive" else "#1f77b4" for n in names])
         axis.set_title(label)
         axis.set_xscale("log")
