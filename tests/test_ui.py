@@ -103,11 +103,21 @@ def test_chat_and_translate_in_a_real_browser(app_url, tmp_path):
         page.get_by_text("ms/token").first.wait_for(timeout=60_000)
         assert "tf · first token" in page.content()
 
+        # switch the backend and get the same reply again, now from the other runtime
+        page.locator("#chat-backend input").click()
+        page.get_by_role("option", name="tf-naive").click()
+        page.locator("#chat-input textarea").fill("나는 커피를 좋아해?")
+        page.locator("#chat-send").click()
+        page.get_by_text("tf-naive · first token").wait_for(timeout=60_000)
+        bubbles = page.locator("[data-testid='bot']").all_inner_texts()
+        replies = [b.split("\n")[0] for b in bubbles if "first token" in b]
+        assert len(replies) == 2 and replies[0] == replies[1]
+
         # an injected <img onerror> is shown as text, never run
         page.evaluate("window.__pwned = false")
         page.locator("#chat-input textarea").fill('<img src=x onerror="window.__pwned=true">')
         page.locator("#chat-send").click()
-        page.get_by_text("ms/token").nth(1).wait_for(timeout=60_000)
+        page.get_by_text("ms/token").nth(2).wait_for(timeout=60_000)
         assert page.evaluate("window.__pwned") is False
 
         page.get_by_role("tab", name="Translate").click()

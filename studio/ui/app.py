@@ -34,10 +34,10 @@ def _decoding_controls():
     return [strategy, beam, penalty, temperature, top_k, top_p, seed, max_new, no_repeat]
 
 
-def _backend_choice(service: ModelService, default: str):
+def _backend_choice(service: ModelService, default: str, elem_id: str):
     choices = service.backends() or ["tf"]
     return gr.Dropdown(choices, value=default if default in choices else choices[0], label="Backend",
-                       interactive=service.available)
+                       interactive=service.available, elem_id=elem_id)
 
 
 def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = "tflite") -> gr.Blocks:
@@ -190,7 +190,7 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
                 undo_button = gr.Button("Undo", size="sm")
                 clear_button = gr.ClearButton([conversation, message], value="Clear", size="sm")
             gr.Examples(CHATBOT_PROMPTS, inputs=message, label="Try")
-            chat_backend = _backend_choice(chatbot, default_backend)
+            chat_backend = _backend_choice(chatbot, default_backend, "chat-backend")
             chat_settings = _decoding_controls()
             for trigger in (send.click, message.submit):
                 trigger(chat_reply, [message, conversation, chat_backend, *chat_settings], [conversation, message],
@@ -211,7 +211,7 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             translate_button = gr.Button("Translate", variant="primary", elem_id="translate-button")
             translate_latency = gr.Markdown(elem_id="translate-latency")
             gr.Examples(TRANSLATOR_PROMPTS, inputs=source, label="Try")
-            translate_backend = _backend_choice(translator, default_backend)
+            translate_backend = _backend_choice(translator, default_backend, "translate-backend")
             translate_settings = _decoding_controls()
             with gr.Accordion("Translate a .txt file", open=False):
                 upload = gr.File(label="Korean text file (UTF-8, one paragraph per line)", file_types=[".txt"])
