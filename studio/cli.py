@@ -160,6 +160,8 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
           sources: Optional[str] = typer.Option(None, help="Translator mix: all, commercial-safe, or names (kss,korsts,...)"),
           resume: bool = typer.Option(False, help="Continue the run in --out from its last checkpoint"),
           preset: Optional[str] = typer.Option(None, help="Configuration preset: chatbot, translator, translator-tutorial"),
+          init_from: Optional[Path] = typer.Option(None, help="Start from this bundle's weights and tokenizer "
+                                                               "(e.g. continue training a shipped model)"),
           epochs: Optional[int] = typer.Option(None, help="Epochs [default: the task's preset]"),
           strategy: Optional[str] = typer.Option(None, help="tf.distribute strategy: default, mirrored, multiworker"),
           max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (smoke runs)"),
@@ -178,7 +180,7 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
         overrides["train.max_minutes"] = max_minutes
     metrics = train_task(task, out, data_dir=data_dir, resume=resume, sources=sources, data_files=data,
                          overrides=overrides, max_steps=max_steps, console=console,
-                         checkpoint_minutes=checkpoint_minutes, preset=preset)
+                         checkpoint_minutes=checkpoint_minutes, preset=preset, init_from=init_from)
     summary = {k: metrics[k] for k in ("dev_loss", "dev_token_accuracy", "dev_chrf") if k in metrics}
     console.print(f"Done: {summary}")
 

@@ -91,3 +91,17 @@ def test_time_budget_stops_training_resumably_and_records_a_curve(corpus, tmp_pa
     assert 0 < trainer.state.step < 5 * len(trainer.train_batches)
     assert trainer.state.curve and "dev_loss" in trainer.state.curve[0]
     assert CheckpointStore(tmp_path / "checkpoints").latest() is not None
+
+
+def test_training_can_start_from_a_bundles_weights(tiny_bundle, chat_csv, tmp_path):
+    from studio.train.run import train_task
+    from tests.conftest import TINY
+
+    settings = dict(TINY, **{"train.epochs": 1})
+    continued = train_task("chatbot", tmp_path / "continued", data_files=[chat_csv], overrides=settings,
+                           max_steps=1, console=QUIET, init_from=tiny_bundle)
+    scratch = train_task("chatbot", tmp_path / "scratch", data_files=[chat_csv], overrides=settings,
+                         max_steps=1, console=QUIET)
+    assert (tmp_path / "continued" / "tokenizer" / "shared.spm.model").read_bytes() == \
+        (tiny_bundle / "tokenizer" / "shared.spm.model").read_bytes()
+    assert continued["dev_loss"] < scratch["dev_loss"]

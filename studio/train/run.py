@@ -129,7 +129,8 @@ def chrf_on(generator, pairs: list[Pair], batch_size: int = 64) -> tuple[float, 
 
 def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, sources: str | None = None,
                data_files=None, overrides: dict | None = None, max_steps: int | None = None,
-               console: Console | None = None, checkpoint_minutes: float = 10.0, preset: str | None = None) -> dict:
+               console: Console | None = None, checkpoint_minutes: float = 10.0, preset: str | None = None,
+               init_from: str | Path | None = None) -> dict:
     from studio.inference import TextGenerator
     from studio.train.trainer import Trainer
 
@@ -143,6 +144,13 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     if not resuming and (out / "checkpoints").is_dir() and any((out / "checkpoints").glob("ckpt-*")):
         raise StudioError(f"{out} already holds a training run; pass --resume to continue it, or choose another --out")
 
+    initial = None
+    if init_from and not resuming:
+        # continue from a bundle's weights (e.g. the shipped model): its architecture and tokenizer, a
+        # fresh optimizer; training settings come from the preset and --set
+        from studio.bundle import load_bundle
+
+        initial = load_bundle(Path(init_from))
     if resuming:
         run = json.loads((out / "run.json").read_text())
         config = BundleConfig.from_dict(run["config"])
@@ -164,6 +172,8 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
             raise StudioError(f"unknown preset {chosen!r} for {task}; choose from "
                               f"{', '.join(k for k in CONFIGS if k.startswith(task))}")
         config = apply_overrides(CONFIGS[chosen](), overrides or {})
+        if initial is not None:
+            config.model, config.tokenizer = initial.config.model, initial.config.tokenizer
     raw_pairs, files = read_task_pairs(task, data_dir, sources, data_files)
     pairs = clean_pairs(raw_pairs, config.task.lowercase_target)
     train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.seed)
@@ -173,8 +183,9 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
                   f"dedup; {len(train_pairs):,} train / {len(dev_pairs):,} dev")
     if not resuming:
         started = time.monotonic()
-        tokenizers = _tokenizers_for(config, train_pairs)
-        console.print(f"Trained {config.tokenizer.kind} tokenizer(s): vocabulary {tokenizers.source.vocab_size:,}"
+        tokenizers = initial.tokenizers if initial is not None else _tokenizers_for(config, train_pairs)
+        console.print(f"{'Reused' if initial is not None else 'Trained'} {config.tokenizer.kind} tokenizer(s): "
+                      f"vocabulary {tokenizers.source.vocab_size:,}"
                       f"{'' if tokenizers.shared else f' / {tokenizers.target.vocab_size:,}'} "
                       f"in {time.monotonic() - started:.1f}s")
         m = config.model
@@ -222,6 +233,11 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     console.print(f"Model: {trainer.model.parameter_count():,} parameters; {len(train_batches)} batches per epoch")
     if resuming:
         trainer.resume()
+    elif initial is not None:
+        from studio.weights import assign_arrays
+
+        assign_arrays(trainer.model.weights, initial.weights)
+        console.print(f"Starting from the weights of {initial.path}")
     state = trainer.fit(max_steps=max_steps)
 
     # The shipped weights: whichever of the current weights, the best epoch on dev loss, and the mean of
