@@ -137,3 +137,26 @@ def test_chat_and_translate_in_a_real_browser(app_url, tmp_path):
         page.locator("#explore-button").click()
         page.locator("#explore-output").get_by_text("Parameters").wait_for(timeout=60_000)
         browser.close()
+
+
+def test_auth_protects_the_app_and_its_api(services):
+    import urllib.error
+    import urllib.request
+
+    from gradio_client import Client
+
+    app = build_app(*services, default_backend="tf")
+    app.queue()
+    port = free_port()
+    app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+               auth=[("studio", "s3cret")])
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        with pytest.raises(Exception):
+            Client(url, verbose=False).predict("나는 커피를 좋아해?", api_name="/chat")
+        with pytest.raises(urllib.error.HTTPError, match="401"):
+            urllib.request.urlopen(url + "config")  # noqa: S310 - loopback only
+        reply, _ = Client(url, auth=("studio", "s3cret"), verbose=False).predict("나는 커피를 좋아해?", api_name="/chat")
+        assert isinstance(reply, str)
+    finally:
+        app.close()
