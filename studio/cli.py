@@ -232,6 +232,8 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                      hypotheses: Optional[Path] = typer.Option(None, help="Write outputs here: one file per test "
                                                                "set and strategy, named after this prefix"),
                      data_dir: Optional[Path] = typer.Option(None, help="Where to find the default test sets"),
+                     record: bool = typer.Option(False, help="Also store the scores in the bundle's metrics.json "
+                                                             "and model card"),
                      export_missing: bool = EXPORT_MISSING):
     """Corpus BLEU and chrF (sacrebleu, with signatures) for greedy and beam search."""
     from rich.progress import Progress
@@ -253,6 +255,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "seconds"):
         table.add_column(column)
     signatures = set()
+    recorded = {}
     for path in test:
         pairs = read_pairs(path)
         pairs = [p for p in pairs if p.source.strip()][:limit] if limit else pairs
@@ -264,12 +267,27 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
             table.add_row(Path(path).name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",
                           f"{result.seconds:.0f}")
             signatures.update([f"BLEU {result.bleu_signature}", f"chrF {result.chrf_signature}"])
+            recorded.setdefault(Path(path).stem, {})[result.name] = {
+                "bleu": round(result.bleu, 2), "chrf": round(result.chrf, 2), "pairs": len(pairs),
+                "bleu_signature": result.bleu_signature, "chrf_signature": result.chrf_signature, "backend": backend}
             if hypotheses:
                 target = Path(f"{hypotheses}.{Path(path).stem}.{result.name.replace(' ', '')}.txt")
                 target.write_text("".join(h + "\n" for h in result.hypotheses), encoding="utf-8")
     Console().print(table)
     for signature in sorted(signatures):
         console.print(signature, highlight=False)
+    if record:
+        from studio.bundle import write_metrics
+        from studio.train.run import model_card
+        from studio.weights import atomic_write_bytes
+
+        loaded = generator.bundle
+        metrics = dict(loaded.metrics)
+        metrics.setdefault("evaluation", {}).update(recorded)
+        write_metrics(loaded.path, metrics)
+        card = model_card(loaded.config, metrics, loaded.config.task.sources)
+        atomic_write_bytes(loaded.path / "MODEL_CARD.md", card.encode("utf-8"))
+        console.print(f"Recorded in {loaded.path / 'metrics.json'} and MODEL_CARD.md")
 
 
 @app.command()

@@ -117,3 +117,20 @@ def test_eval_prints_sacrebleu_scores_for_greedy_and_beam(tiny_bundle, koen_tsv,
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == ["hyp.pairs.beam2.txt", "hyp.pairs.greedy.txt"]
     assert len((tmp_path / "hyp.pairs.greedy.txt").read_text(encoding="utf-8").splitlines()) == 10
+
+
+def test_eval_can_record_scores_in_the_bundle(tiny_bundle, koen_tsv, tmp_path):
+    import json
+    import shutil
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_bundle, bundle, ignore=shutil.ignore_patterns("checkpoints", "exports"))
+    result = runner.invoke(app, ["eval", "chatbot", "--bundle", str(bundle), "--test", str(koen_tsv), "--beam", "1",
+                                 "--limit", "5", "--record"])
+    assert result.exit_code == 0, result.output
+    recorded = json.loads((bundle / "metrics.json").read_text())["evaluation"]["pairs"]["greedy"]
+    assert recorded["pairs"] == 5 and "case:lc" in recorded["bleu_signature"]
+    assert "pairs (5 pairs), greedy: BLEU" in (bundle / "MODEL_CARD.md").read_text()
+    from studio.bundle import load_bundle
+
+    load_bundle(bundle)  # still loads: metrics and the card are not checksummed inputs

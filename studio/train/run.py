@@ -97,10 +97,17 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
                       "do not use them commercially. Retrain with `--sources commercial-safe` for a commercial-safe mix."]
     lines += ["", "## Intended use",
               "Local demos and study of the Transformer architecture; exporting to TFLite/ONNX for on-device use.",
-              "", "## Measured (dev split)"]
+              "", "## Measured"]
     for key in ("dev_loss", "dev_perplexity", "dev_token_accuracy", "dev_chrf"):
         if key in metrics:
             lines.append(f"- {key}: {metrics[key]:.4f}" if isinstance(metrics[key], float) else f"- {key}: {metrics[key]}")
+    for test_set, strategies in metrics.get("evaluation", {}).items():
+        for strategy, result in strategies.items():
+            lines.append(f"- {test_set} ({result['pairs']} pairs), {strategy}: BLEU {result['bleu']:.2f}, "
+                         f"chrF {result['chrf']:.2f}")
+    if metrics.get("evaluation"):
+        first = next(iter(next(iter(metrics["evaluation"].values())).values()))
+        lines.append(f"- sacrebleu signatures: BLEU `{first['bleu_signature']}`, chrF `{first['chrf_signature']}`")
     lines += ["", "## Known weaknesses"]
     if task == "chatbot":
         lines.append("- A small model trained on ~11k chit-chat pairs: replies are short, generic, and can ignore "
