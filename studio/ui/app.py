@@ -127,20 +127,22 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             generator = translator.generator(backend)
         except InputError as error:
             raise gr.Error(str(error), print_exception=False) from None
-        from studio.document import translate_lines
-
         import time
 
-        started = time.perf_counter()
-        outputs, warnings = translate_lines(generator, text.split("\n"), options)
+        from studio.document import split_sentences, translate_lines
+
+        lines = text.split("\n")
+        filled = [line for line in lines if line.strip()]
+        if len(filled) == 1 and len(split_sentences(filled[0])) == 1:  # one sentence: decode once, with latency
+            output, latency, warnings = list(generator.stream(filled[0].strip(), options))[-1]
+            outputs, summary = [output if line.strip() else "" for line in lines], latency.summary()
+        else:
+            started = time.perf_counter()
+            outputs, warnings = translate_lines(generator, lines, options)
+            sentences = sum(len(split_sentences(line)) for line in filled)
+            summary = f"{backend} · {sentences} sentences · {(time.perf_counter() - started) * 1000:.0f} ms total"
         for warning in sorted(set(warnings)):
             gr.Warning(warning)
-        seconds = (time.perf_counter() - started) * 1000
-        if len([line for line in text.split("\n") if line.strip()]) == 1:
-            latency = next(iter(generator.stream(text.strip(), options)), None)  # per-token figures of one line
-            summary = list(generator.stream(text.strip(), options))[-1][1].summary() if latency else ""
-        else:
-            summary = f"{backend} · {seconds:.0f} ms total"
         return "\n".join(outputs), summary
 
     def translate_file(file, backend, *settings, progress=gr.Progress()):
