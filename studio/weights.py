@@ -16,6 +16,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temp_name, 0o666 & ~umask)  # mkstemp makes 0600; a bundle should be as readable as any file
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)

@@ -18,7 +18,7 @@ def chatbot():
 
 def test_shipped_chatbot_is_small_and_documents_its_metrics():
     path = default_bundle("chatbot")
-    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and "exports" not in f.parts)
     assert size < 25 * 2**20
     metrics = json.loads((path / "metrics.json").read_text(encoding="utf-8"))
     for key in ("dev_loss", "dev_token_accuracy", "dev_chrf", "samples", "train_throughput_benchmark"):
@@ -36,3 +36,18 @@ def test_shipped_chatbot_answers_the_tutorial_prompts_in_korean(chatbot):
 def test_shipped_chatbot_batched_and_single_replies_agree(chatbot):
     prompts = ["영화 볼래?", "배고파", "오늘 너무 힘들었어"]
     assert [g.text for g in chatbot.generate(prompts)] == [chatbot(p) for p in prompts]
+
+
+def test_shipped_translator_translates_the_tutorial_sentences_into_english():
+    path = default_bundle("translator")
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and "exports" not in f.parts)
+    assert size < 25 * 2**20
+    metrics = json.loads((path / "metrics.json").read_text(encoding="utf-8"))
+    for test_set in ("park_test", "jhe_dev"):
+        assert {"greedy", "beam 4"} <= set(metrics["evaluation"][test_set])
+    assert "non-commercial" in (path / "MODEL_CARD.md").read_text(encoding="utf-8")
+    translator = TextGenerator.from_path(path)
+    outputs = [g.text for g in translator.generate(["오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.",
+                                                     "일곱 명의 사망자가 발생했다."])]
+    assert all(re.fullmatch(r"[a-z0-9 .,!?'%-]+", o) for o in outputs), outputs
+    assert not any(HANGUL.search(o) for o in outputs)
