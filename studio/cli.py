@@ -26,21 +26,10 @@ BACKENDS = ("tf (cached decoder), tf-naive (the tutorials' loop that re-runs the
 def _load_generator(bundle: Optional[Path], task: str, backend: str, export_missing: bool = True):
     """A generator on `backend`; a missing or stale export is rebuilt first (or reported, when asked not to)."""
     from studio.bundle import default_bundle, load_bundle
-    from studio.inference import TextGenerator
-    from studio.runtimes import ExportError
+    from studio.inference import generator_with_exports
 
-    loaded = load_bundle(bundle or default_bundle(task))
-    try:
-        return TextGenerator(loaded, backend)
-    except ExportError as error:
-        if not export_missing:
-            raise
-        console.print(f"{str(error).splitlines()[0]}\nExporting now (this takes a minute, once)...", style="yellow",
-                      highlight=False, markup=False)
-        from exporters import export_bundle
-
-        export_bundle(loaded.path, verify=False, progress=lambda message: console.print(message, highlight=False))
-        return TextGenerator(loaded, backend)
+    return generator_with_exports(load_bundle(bundle or default_bundle(task)), backend, export_missing,
+                                  progress=lambda message: console.print(message, highlight=False, markup=False))
 
 
 EXPORT_MISSING = typer.Option(True, help="Build a missing or stale export of the chosen backend instead of failing")
@@ -133,9 +122,9 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     if text is not None:
         lines = [text]
     elif file is not None:
-        from studio.data.readers import _decode_lines, _read_bytes
+        from studio.data.readers import read_text_lines
 
-        lines = _decode_lines(_read_bytes(file), file)
+        lines = read_text_lines(file)
     else:
         lines = [line.rstrip("\n") for line in sys.stdin]
     with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -306,7 +295,7 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
 
     from studio.bench.latency import VARIANTS, plot, run_benchmark
     from studio.bundle import default_bundle, load_bundle
-    from studio.runtimes import EXPORTED_FILES, ExportError, load_runtime
+    from studio.runtimes import EXPORTED_FILES, available_backends
 
     try:
         import tensorflow as tf
@@ -320,16 +309,11 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
     unknown = [b for b in chosen if b not in VARIANTS]
     if unknown:
         raise StudioError(f"unknown backend(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
-    if any(b in EXPORTED_FILES for b in chosen):
-        try:
-            for b in chosen:
-                if b in EXPORTED_FILES:
-                    load_runtime(loaded, b)
-        except ExportError:
-            from exporters import export_bundle
+    if any(b in EXPORTED_FILES and b not in available_backends(loaded) for b in chosen):
+        from exporters import export_bundle
 
-            console.print("Exports missing or stale; exporting first...")
-            export_bundle(loaded.path, verify=False, progress=lambda message: console.print(message, highlight=False))
+        console.print("Exports missing or stale; exporting first...")
+        export_bundle(loaded.path, verify=False, progress=lambda message: console.print(message, highlight=False))
     try:
         steps = [int(n) for n in lengths.split(",") if n.strip()]
     except ValueError:

@@ -112,3 +112,21 @@ class TextGenerator:
 
     def __call__(self, text: str) -> str:
         return self.generate([text])[0].text
+
+
+def generator_with_exports(bundle: Bundle, backend: str, build_missing: bool = True, progress=print,
+                           model=None) -> TextGenerator:
+    """A generator on `backend`; a missing or stale export is built first (or, with build_missing=False,
+    its ExportError, which names the rebuild command, is raised)."""
+    from studio.runtimes import ExportError
+
+    try:
+        return TextGenerator(bundle, backend, model=model)
+    except ExportError as error:
+        if not build_missing:
+            raise
+        from exporters import export_bundle
+
+        progress(f"{str(error).splitlines()[0]}\nExporting now (this takes a minute, once)...")
+        export_bundle(bundle.path, verify=False, progress=progress)
+        return TextGenerator(bundle, backend, model=model)

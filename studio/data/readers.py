@@ -45,6 +45,15 @@ def _read_bytes(path) -> bytes:
     return path.read_bytes()
 
 
+def read_text_lines(path, max_bytes: int | None = None) -> list[str]:
+    """A UTF-8 text file's lines; DataError (naming the file and line) for a missing, too large, binary or
+    wrongly encoded file."""
+    path = Path(path)
+    if max_bytes is not None and path.is_file() and path.stat().st_size > max_bytes:
+        raise DataError(path, f"is {path.stat().st_size:,} bytes; the limit is {max_bytes:,}")
+    return _decode_lines(_read_bytes(path), path)
+
+
 def read_chatbot_csv(path) -> list[Pair]:
     """ChatbotData.csv: header `Q,A,label`; question -> answer."""
     lines = _decode_lines(_read_bytes(path), path)

@@ -252,7 +252,7 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     # noise; the current weights can win when a time budget stopped training mid-epoch).
     from studio.weights import assign_arrays
 
-    candidates = {"last weights": [w.numpy() for w in trainer.model.weights]}
+    candidates = {"last weights": {w.path: w.numpy() for w in trainer.model.weights}}
     if (out / "best.npz").is_file():
         candidates["best epoch"] = load_npz(out / "best.npz")
     count = min(t.average_last, len(trainer.checkpoints.all()))
@@ -262,19 +262,10 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     if trainer.dev_batches is not None and len(candidates) > 1:
         losses = {}
         for name, weights in candidates.items():
-            if isinstance(weights, dict):
-                assign_arrays(trainer.model.weights, weights)
-            else:
-                for variable, value in zip(trainer.model.weights, weights):
-                    variable.assign(value)
+            assign_arrays(trainer.model.weights, weights)
             losses[name] = trainer.evaluate()["dev_loss"]
         chosen = min(losses, key=losses.get)
-        weights = candidates[chosen]
-        if isinstance(weights, dict):
-            assign_arrays(trainer.model.weights, weights)
-        else:
-            for variable, value in zip(trainer.model.weights, weights):
-                variable.assign(value)
+        assign_arrays(trainer.model.weights, candidates[chosen])
         chosen += " (dev loss " + ", ".join(f"{name} {loss:.4f}" for name, loss in losses.items()) + ")"
     metrics = {"task": task, "weights": chosen, "parameters": trainer.model.parameter_count(),
                "epochs_trained": state.epoch, "steps": state.step,

@@ -148,15 +148,13 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
     def translate_file(file, backend, *settings, progress=gr.Progress()):
         if file is None:
             raise gr.Error("Please choose a .txt file first.", print_exception=False)
-        from studio.data.readers import _decode_lines
+        from studio.data.readers import read_text_lines
         from studio.document import translate_lines
         from studio.errors import DataError
 
         path = Path(file if isinstance(file, str) else file.name)
-        if path.stat().st_size > 2_000_000:
-            raise gr.Error("That file is larger than 2 MB; please split it.", print_exception=False)
         try:
-            lines = _decode_lines(path.read_bytes(), path.name)
+            lines = read_text_lines(path, max_bytes=2_000_000)
             options = decode_options(*settings)
             generator = translator.generator(backend)
         except (DataError, InputError) as error:

@@ -51,19 +51,11 @@ class ModelService:
             raise InputError(f"The {self.task} is unavailable: {self.unavailable}")
         with self._lock:
             if backend not in self._generators:
-                from studio.inference import TextGenerator
-                from studio.runtimes import ExportError
+                from studio.inference import generator_with_exports
 
                 model = next((g.runtime.model for g in self._generators.values() if hasattr(g.runtime, "model")), None)
-                try:
-                    self._generators[backend] = TextGenerator(self.bundle, backend,
-                                                              model=model if backend.startswith("tf") else None)
-                except ExportError:
-                    from exporters import export_bundle
-
-                    self.progress(f"Exporting the {self.task} for {backend} (once)...")
-                    export_bundle(self.bundle.path, verify=False, progress=self.progress)
-                    self._generators[backend] = TextGenerator(self.bundle, backend)
+                self._generators[backend] = generator_with_exports(
+                    self.bundle, backend, progress=self.progress, model=model if backend.startswith("tf") else None)
                 # warm up: graph tracing and buffer allocation happen now, not inside the first user's timing
                 for _ in self._generators[backend].stream("안녕"):
                     pass
