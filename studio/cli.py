@@ -57,6 +57,13 @@ SEED = typer.Option(None, help="Random seed: the same seed gives the same sample
 NO_REPEAT = typer.Option(0, "--no-repeat-ngram", help="Never repeat an n-gram of this size in one output (0 = off)")
 
 
+def _tolerate_bad_bytes_on_stdin():
+    """Piped text that is not valid UTF-8 becomes U+FFFD instead of a UnicodeDecodeError traceback;
+    lines break only at \\n, so one input line is one output line."""
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(encoding="utf-8", errors="replace", newline="\n")
+
+
 def _show_warnings(warnings):
     for warning in warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
@@ -74,6 +81,7 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
                              no_repeat_ngram)
     generator = _load_generator(bundle, "chatbot", backend, export_missing)
     if not sys.stdin.isatty():
+        _tolerate_bad_bytes_on_stdin()
         for line in sys.stdin:
             message = line.rstrip("\n")
             if not message.strip():
@@ -126,6 +134,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
 
         lines = read_text_lines(file)
     else:
+        _tolerate_bad_bytes_on_stdin()
         lines = [line.rstrip("\n") for line in sys.stdin]
     with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True, disable=file is None) as progress:
@@ -351,7 +360,9 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
            chatbot: Optional[Path] = typer.Option(None, help="Chatbot bundle [default: the shipped one]"),
            translator: Optional[Path] = typer.Option(None, help="Translator bundle [default: the shipped one]"),
            max_input_chars: int = typer.Option(1000, help="Longest accepted input, in characters"),
-           concurrency: int = typer.Option(4, help="Requests processed at once")):
+           concurrency: int = typer.Option(4, help="Requests processed at once"),
+           yes_public: bool = typer.Option(False, "--yes-public",
+                                           help="Serve --share or a non-loopback --host without a password anyway")):
     """Open the web app: Chat and Translate tabs on the shipped models."""
     from studio.ui.app import launch as launch_app
 
@@ -366,9 +377,14 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
                 credentials.append(tuple(line.strip().split(":", 1)))
     if any(len(c) != 2 or not c[0] or not c[1] for c in credentials):
         raise StudioError("--auth expects user:password")
-    if (share or host not in ("127.0.0.1", "localhost", "::1")) and not credentials:
-        console.print("WARNING: the app will be reachable by others and has no password. Pass --auth user:password.",
-                      style="bold red")
+    public = share or host not in ("127.0.0.1", "localhost", "::1")
+    if public and not credentials:
+        where = "through a public Gradio link" if share else f"on {host}, from other machines"
+        console.print(f"WARNING: the app would be reachable {where} with no password: anyone could use it.",
+                      style="bold red", highlight=False)
+        if not yes_public:
+            raise StudioError("refusing to serve publicly without a password. Pass --auth user:password (or "
+                              "--auth-file FILE), or --yes-public to accept that anyone can use it.")
     launch_app(chatbot, translator, host, port, share, credentials or None, backend, max_input_chars, concurrency,
                progress=lambda message: console.print(message, highlight=False))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,6 +10,10 @@ from studio.bundle import Bundle, load_bundle
 from studio.generate import DecodeOptions, decode
 from studio.runtimes import load_runtime
 from studio.text import normalize, tidy
+
+
+UNREADABLE = ("the input has no characters this model reads (Korean, Latin letters, digits, punctuation); "
+              "the output is a guess from an empty input")
 
 
 @dataclass
@@ -51,7 +56,10 @@ class TextGenerator:
     def encode_source(self, text: str) -> tuple[list[int], list[str]]:
         """Normalized, tokenized source ending in </s>; too-long inputs are truncated with a warning."""
         warnings = []
-        ids = self.tokenizers.source.encode(normalize(text))
+        normalized = normalize(text)
+        if not normalized and text.strip():
+            warnings.append(UNREADABLE)
+        ids = self.tokenizers.source.encode(normalized)
         limit = self.config.model.max_source_len - 1
         if len(ids) > limit:
             warnings.append(f"input was {len(ids)} tokens; only the first {limit} were used "
@@ -125,8 +133,22 @@ def generator_with_exports(bundle: Bundle, backend: str, build_missing: bool = T
     except ExportError as error:
         if not build_missing:
             raise
-        from exporters import export_bundle
+        reason = str(error).splitlines()[0]
+    with _export_lock(bundle.path):  # two backends asking at once must not export into one folder together
+        try:
+            return TextGenerator(bundle, backend, model=model)  # another thread may have exported meanwhile
+        except ExportError:
+            from exporters import export_bundle
 
-        progress(f"{str(error).splitlines()[0]}\nExporting now (this takes a minute, once)...")
-        export_bundle(bundle.path, verify=False, progress=progress)
-        return TextGenerator(bundle, backend, model=model)
+            progress(f"{reason}\nExporting now (this takes a minute, once)...")
+            export_bundle(bundle.path, verify=False, progress=progress)
+            return TextGenerator(bundle, backend, model=model)
+
+
+_EXPORT_LOCKS: dict[str, threading.Lock] = {}
+_EXPORT_LOCKS_GUARD = threading.Lock()
+
+
+def _export_lock(bundle_path) -> threading.Lock:
+    with _EXPORT_LOCKS_GUARD:
+        return _EXPORT_LOCKS.setdefault(str(Path(bundle_path).resolve()), threading.Lock())

@@ -35,7 +35,10 @@ def _decode_lines(raw: bytes, path) -> list[str]:
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise DataError(path, "contains NUL bytes: this looks like a binary file, not text", line)
-    return text.splitlines()
+    # only real line breaks: str.splitlines() would also split at form feeds, U+2028 and other separators,
+    # and a translated file would then have more lines than the original
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def _read_bytes(path) -> bytes:

@@ -36,6 +36,15 @@ class Tokenizer(Protocol):
     def save(self, directory: Path, name: str) -> list[str]: ...
 
 
+def _encodable(text: str) -> str:
+    """Lone surrogates (from undecodable file names or broken clients) cannot cross into C++; make them U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+
+
 def _strip_specials(ids: Sequence[int], tokenizer: Tokenizer) -> list[int]:
     """Cut at the first end token and drop padding/start tokens."""
     out = []
@@ -93,7 +102,7 @@ class SentencePieceTokenizer:
         return self._sp.get_piece_size()
 
     def encode(self, text: str) -> list[int]:
-        return list(self._sp.encode(text, out_type=int))
+        return list(self._sp.encode(_encodable(text), out_type=int))
 
     def decode(self, ids: Sequence[int]) -> str:
         # <unk> would render as " ⁇ ", and byte pieces that do not form valid UTF-8 as U+FFFD;
@@ -139,7 +148,7 @@ class SubwordTokenizer:
         return self._encoder.vocab_size + 2  # + start and end tokens
 
     def encode(self, text: str) -> list[int]:
-        return list(self._encoder.encode(text))
+        return list(self._encoder.encode(_encodable(text)))
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._encoder.decode(_strip_specials(ids, self))

@@ -145,22 +145,19 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             gr.Warning(warning)
         return "\n".join(outputs), summary
 
+    outputs_dir = Path(tempfile.mkdtemp(prefix="studio-translations-"))
+
     def translate_file(file, backend, *settings, progress=gr.Progress()):
+        """Translate an uploaded UTF-8 text file line by line; returns the path of the English file.
+        The upload is deleted as soon as it is read: uploads are read, never executed or kept."""
         if file is None:
             raise gr.Error("Please choose a .txt file first.", print_exception=False)
-        from studio.data.readers import read_text_lines
-        from studio.document import translate_lines
-        from studio.errors import DataError
-
-        path = Path(file if isinstance(file, str) else file.name)
         try:
-            lines = read_text_lines(path, max_bytes=2_000_000)
+            lines = _read_upload(file, translator.limits)
             options = decode_options(*settings)
             generator = translator.generator(backend)
-        except (DataError, InputError) as error:
+        except InputError as error:
             raise gr.Error(str(error), print_exception=False) from None
-        if not any(line.strip() for line in lines):
-            raise gr.Error("That file has no text to translate.", print_exception=False)
         total = max(1, sum(1 for line in lines if line.strip()))
         done = [0]
 
@@ -168,12 +165,16 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             done[0] += count
             progress(min(done[0] / total, 1.0), desc="Translating")
 
+        from studio.document import translate_lines
+
         outputs, _ = translate_lines(generator, lines, options, on_progress=advance)
-        out = Path(tempfile.mkdtemp(prefix="studio-")) / f"{path.stem}.en.txt"
+        _remove_old_files(outputs_dir, max_age_s=3600)
+        out = Path(tempfile.mkdtemp(dir=outputs_dir)) / "translation.en.txt"
         out.write_text("".join(o + "\n" for o in outputs), encoding="utf-8")
         return str(out)
 
-    with gr.Blocks(title="Transformer Studio") as app:
+    # Gradio's own copies of uploads and downloads are deleted after an hour
+    with gr.Blocks(title="Transformer Studio", delete_cache=(600, 3600)) as app:
         gr.Markdown("# Transformer Studio\nA Korean chatbot and a Korean→English translator — Transformers trained "
                     "from scratch, decoding with a key/value cache on TensorFlow, TFLite or ONNX.")
         with gr.Tab("Chat"):
@@ -220,7 +221,7 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             translate_button.click(translate_text, [source, translate_backend, *translate_settings],
                                    [target, translate_latency], api_visibility="private")
             file_button.click(translate_file, [upload, translate_backend, *translate_settings], download,
-                              api_visibility="private")
+                              api_name="translate_file")
 
         with gr.Tab("Compare"):
             gr.Markdown("One input through every backend, greedy decoding. The naive TF loop re-runs the whole "
@@ -323,6 +324,36 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
     return app
 
 
+def _read_upload(file, limits: Limits) -> list[str]:
+    """The lines of an uploaded text file, checked against the server's limits; the upload is then deleted."""
+    from studio.data.readers import read_text_lines
+    from studio.errors import DataError
+
+    path = Path(file if isinstance(file, str) else getattr(file, "path", None) or file.name)
+    try:
+        lines = read_text_lines(path, max_bytes=limits.max_file_bytes)
+    except DataError as error:
+        raise InputError(str(error).replace(str(path), "The uploaded file")) from None
+    except OSError:
+        raise InputError("The uploaded file could not be read; please upload it again.") from None
+    finally:
+        path.unlink(missing_ok=True)
+    if not any(line.strip() for line in lines):
+        raise InputError("That file has no text to translate.")
+    if len(lines) > limits.max_file_lines:
+        raise InputError(f"That file has {len(lines):,} lines; the limit is {limits.max_file_lines:,}. Please split it.")
+    return lines
+
+
+def _remove_old_files(directory: Path, max_age_s: float) -> None:
+    import shutil
+    import time
+
+    for entry in directory.iterdir():
+        if time.time() - entry.stat().st_mtime > max_age_s:
+            shutil.rmtree(entry, ignore_errors=True)
+
+
 def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1", port: int = 7860,
            share: bool = False, auth=None, backend: str = "tflite", max_input_chars: int = 1000,
            concurrency: int = 4, progress=print, prevent_thread_lock: bool = False):
@@ -339,5 +370,7 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
                 progress(f"warning: could not prepare {backend} for the {service.task} ({error}); using tf")
     app = build_app(*services, default_backend=backend)
     app.queue(default_concurrency_limit=concurrency)
-    return app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
+    app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
+                      max_file_size=limits.max_file_bytes,
                       prevent_thread_lock=prevent_thread_lock, quiet=False)
+    return app  # with prevent_thread_lock: still serving, at app.local_url

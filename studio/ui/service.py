@@ -17,7 +17,10 @@ class InputError(StudioError):
 
 @dataclass
 class Limits:
+    """Enforced on the server for every request, whatever the browser allows."""
     max_input_chars: int = 1000
+    max_file_bytes: int = 2_000_000
+    max_file_lines: int = 5_000
 
 
 class ModelService:
@@ -30,7 +33,8 @@ class ModelService:
         self.bundle = None
         self.unavailable = None  # why this model cannot be used, for the UI to show
         self._generators = {}
-        self._lock = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}  # one per backend: exporting one never blocks another
+        self._locks_lock = threading.Lock()
         try:
             self.bundle = load_bundle(Path(bundle_path) if bundle_path else default_bundle(task))
         except StudioError as error:
@@ -49,17 +53,32 @@ class ModelService:
         """The generator for `backend`, exporting the bundle first if that backend needs it."""
         if not self.available:
             raise InputError(f"The {self.task} is unavailable: {self.unavailable}")
-        with self._lock:
-            if backend not in self._generators:
-                from studio.inference import generator_with_exports
-
-                model = next((g.runtime.model for g in self._generators.values() if hasattr(g.runtime, "model")), None)
-                self._generators[backend] = generator_with_exports(
-                    self.bundle, backend, progress=self.progress, model=model if backend.startswith("tf") else None)
-                # warm up: graph tracing and buffer allocation happen now, not inside the first user's timing
-                for _ in self._generators[backend].stream("안녕"):
-                    pass
+        if backend not in self.backends():
+            raise InputError(f"Unknown backend {str(backend)[:40]!r}; choose one of {', '.join(self.backends())}.")
+        if backend in self._generators:
             return self._generators[backend]
+        with self._locks_lock:
+            lock = self._locks.setdefault(backend, threading.Lock())
+        with lock:
+            if backend not in self._generators:
+                generator = self._create(backend)
+                # warm up: graph tracing and buffer allocation happen now, not inside the first user's timing
+                for _ in generator.stream("안녕"):
+                    pass
+                self._generators[backend] = generator
+            return self._generators[backend]
+
+    def _create(self, backend: str):
+        from studio.inference import generator_with_exports
+
+        model = None
+        if backend.startswith("tf"):  # tf and tf-naive share one Keras model
+            with self._locks_lock:
+                model = next((g.runtime.model for g in self._generators.values() if hasattr(g.runtime, "model")), None)
+        try:
+            return generator_with_exports(self.bundle, backend, progress=self.progress, model=model)
+        except StudioError as error:
+            raise InputError(f"The {backend} backend is unavailable: {error}") from None
 
     def check_text(self, text) -> str:
         if not isinstance(text, str):
@@ -70,6 +89,11 @@ class ModelService:
         if len(text) > self.limits.max_input_chars:
             raise InputError(f"That is {len(text):,} characters; the limit is {self.limits.max_input_chars:,}. "
                              "Please shorten it" + (" or translate it as a file." if self.task == "translator" else "."))
+        from studio.text import normalize
+
+        if not normalize(text):
+            raise InputError("That text has nothing the model can read: it understands Korean, Latin letters, digits "
+                             "and punctuation (emoji, symbols and other scripts are skipped).")
         return text
 
 
