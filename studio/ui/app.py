@@ -337,12 +337,23 @@ def _read_upload(file, limits: Limits) -> list[str]:
     except OSError:
         raise InputError("The uploaded file could not be read; please upload it again.") from None
     finally:
-        path.unlink(missing_ok=True)
+        _delete_upload(path)
     if not any(line.strip() for line in lines):
         raise InputError("That file has no text to translate.")
     if len(lines) > limits.max_file_lines:
         raise InputError(f"That file has {len(lines):,} lines; the limit is {limits.max_file_lines:,}. Please split it.")
     return lines
+
+
+def _delete_upload(path: Path) -> None:
+    """Delete Gradio's copy of an upload; never a file outside Gradio's upload folder."""
+    from gradio.utils import get_upload_folder
+
+    try:
+        if path.resolve().is_relative_to(Path(get_upload_folder()).resolve()):
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _remove_old_files(directory: Path, max_age_s: float) -> None:
