@@ -97,9 +97,12 @@ def export_bundle(bundle_path, out=None, tflite=("none", "float16", "dynamic-int
             entry["sha256"] = sha256_of(work / name)
         for name in files:
             _move_into_place(work / name, out / name)
-    except OSError as error:
-        raise StudioError(f"{out}: export failed while writing ({error.strerror or error}); nothing was replaced "
-                          "that is not complete") from None
+    except Exception as error:  # noqa: BLE001 - TensorFlow reports a full disk as its own error type
+        reason = _write_failure(error)
+        if reason is None:
+            raise
+        raise StudioError(f"{out}: export failed while writing ({reason}); no incomplete file was left in place. "
+                          "Free some space or pass --out DIR") from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -129,6 +132,18 @@ def export_bundle(bundle_path, out=None, tflite=("none", "float16", "dynamic-int
         _write_manifest(out, manifest)
     progress(f"Exported to {out} in {time.monotonic() - started:.0f}s")
     return manifest
+
+
+def _write_failure(error: BaseException) -> str | None:
+    """The reason if `error` is a failed write (disk full, read-only, permission), else None."""
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    import tensorflow as tf
+
+    if isinstance(error, (tf.errors.ResourceExhaustedError, tf.errors.PermissionDeniedError,
+                          tf.errors.FailedPreconditionError, tf.errors.UnavailableError)):
+        return str(error.message).rsplit(";", 1)[-1].strip() or type(error).__name__
+    return None
 
 
 def _write_manifest(out: Path, manifest: dict) -> None:

@@ -47,6 +47,7 @@ class Bundle:
     tokenizers: TokenizerPair
     weights: dict[str, np.ndarray]
     metrics: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # damage that does not stop the model from working
 
     def build_model(self):
         """A Transformer with this bundle's architecture and weights (float32)."""
@@ -118,13 +119,14 @@ def load_bundle(path: Path) -> Bundle:
         weights = load_npz(path / "weights.npz")
     except ValueError as error:
         raise BundleError(path / "weights.npz", str(error), rebuild) from None
-    metrics = {}
+    metrics, warnings = {}, []
     if (path / "metrics.json").is_file():
         try:
             metrics = json.loads((path / "metrics.json").read_text(encoding="utf-8"))
-        except ValueError:
-            metrics = {}
-    return Bundle(path, config, tokenizers, weights, metrics)
+        except ValueError as error:  # UnicodeDecodeError included
+            warnings.append(f"{path / 'metrics.json'}: unreadable ({type(error).__name__}); the model works, "
+                            "its recorded scores cannot be shown")
+    return Bundle(path, config, tokenizers, weights, metrics if isinstance(metrics, dict) else {}, warnings)
 
 
 def default_assets_dir() -> Path:

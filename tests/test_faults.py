@@ -1,0 +1,226 @@
+"""Faults: every file of a bundle and of its exports deleted, truncated or overwritten in turn; a full or
+read-only disk during export; training killed with SIGKILL and resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from studio.bundle import load_bundle
+from studio.errors import BundleError, StudioError
+from studio.runtimes import ExportError, load_runtime
+
+FAULTS = ("delete", "truncate", "overwrite")
+REQUIRED = ["config.json", "weights.npz", "checksums.json", "tokenizer/tokenizer.json", "tokenizer/shared.spm.model"]
+
+
+def damage(path: Path, fault: str) -> None:
+    if fault == "delete":
+        path.unlink()
+    elif fault == "truncate":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    else:  # overwrite a stretch in the middle with bytes that are neither valid UTF-8 nor the original
+        data = bytearray(path.read_bytes())
+        middle = len(data) // 2
+        data[middle: middle + 16] = b"\xff\x00\xfe garbage \x00\xff\xfe"[:16]
+        path.write_bytes(bytes(data))
+
+
+@pytest.fixture
+def bundle_copy(tiny_bundle, tmp_path):
+    target = tmp_path / "chat"
+    shutil.copytree(tiny_bundle, target, ignore=shutil.ignore_patterns("exports", "checkpoints", "tensorboard"))
+    return target
+
+
+def test_the_bundle_has_the_files_this_suite_damages(tiny_bundle):
+    present = {str(p.relative_to(tiny_bundle)) for p in Path(tiny_bundle).rglob("*") if p.is_file()}
+    assert set(REQUIRED) <= present
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("name", REQUIRED)
+def test_a_damaged_bundle_file_is_named_with_the_rebuild_command(bundle_copy, name, fault):
+    damage(bundle_copy / name, fault)
+    with pytest.raises(BundleError) as error:
+        load_bundle(bundle_copy)
+    message = str(error.value)
+    assert str(bundle_copy / name) in message or (name.startswith("tokenizer/") and "tokenizer" in message), message
+    assert "studio train chatbot" in message or "studio train chatbot|translator" in message
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_damaged_metrics_or_model_card_do_not_stop_the_model(bundle_copy, fault):
+    damage(bundle_copy / "metrics.json", fault)
+    if (bundle_copy / "MODEL_CARD.md").exists():
+        damage(bundle_copy / "MODEL_CARD.md", fault)
+    bundle = load_bundle(bundle_copy)
+    assert bundle.build_model() is not None
+    if fault != "delete":
+        assert any("metrics.json" in warning for warning in bundle.warnings)
+
+
+def test_the_app_serves_the_other_model_and_names_the_broken_file(tiny_bundle, bundle_copy):
+    from gradio_client import Client
+
+    from studio.ui.app import launch
+    from test_ui import free_port
+
+    damage(bundle_copy / "weights.npz", "truncate")
+    app = launch(bundle_copy, tiny_bundle, port=free_port(), backend="tf", prevent_thread_lock=True,
+                 progress=lambda _: None)
+    try:
+        client = Client(app.local_url, verbose=False)
+        with pytest.raises(Exception, match=r"chatbot is unavailable: .*weights.npz"):
+            client.predict("나는 커피를 좋아해?", api_name="/chat")
+        translation, _ = client.predict("나는 커피를 좋아해?", api_name="/translate")
+        assert isinstance(translation, str)
+        page = __import__("urllib.request").request.urlopen(app.local_url, timeout=30).read().decode()
+        assert "The chatbot is unavailable" in page and "weights.npz" in page
+    finally:
+        app.close()
+
+
+# ---------------------------------------------------------------- exports
+
+EXPORT_FILES = {"model.tflite": "tflite", "encode.onnx": "onnx", "decode_step.onnx": "onnx",
+                "manifest.json": "tflite"}
+
+
+@pytest.fixture(scope="module")
+def exported(tiny_bundle, tmp_path_factory):
+    from exporters import export_bundle
+
+    source = tmp_path_factory.mktemp("faults") / "chat"
+    shutil.copytree(tiny_bundle, source, ignore=shutil.ignore_patterns("exports", "checkpoints", "tensorboard"))
+    export_bundle(source, tflite=("none",), onnx=("none",), verify=False, progress=lambda _: None)
+    return source
+
+
+@pytest.fixture
+def exported_copy(exported, tmp_path):
+    target = tmp_path / "chat"
+    shutil.copytree(exported, target)
+    return target
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("name", list(EXPORT_FILES))
+def test_a_damaged_export_file_is_named_with_the_export_command(exported_copy, name, fault):
+    damage(exported_copy / "exports" / name, fault)
+    with pytest.raises(ExportError) as error:
+        load_runtime(load_bundle(exported_copy), EXPORT_FILES[name])
+    message = str(error.value)
+    assert name in message and f"studio export {exported_copy}" in message, message
+
+
+def test_a_damaged_export_is_rebuilt_on_demand_and_then_agrees_with_tf(exported_copy):
+    from studio.inference import TextGenerator, generator_with_exports
+
+    damage(exported_copy / "exports" / "decode_step.onnx", "truncate")
+    bundle = load_bundle(exported_copy)
+    messages = []
+    generator = generator_with_exports(bundle, "onnx", progress=messages.append)
+    assert any("decode_step.onnx" in m for m in messages)
+    reference = TextGenerator(bundle, "tf")
+    for prompt in ("나는 커피를 좋아해?", "너는 영화를 봤어?"):
+        assert generator(prompt) == reference(prompt)
+
+
+# ---------------------------------------------------------------- disk full / read-only
+
+def _mount_tmpfs(where: Path, options: str) -> bool:
+    where.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+                          capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 600 KB filesystem (tmpfs): room for part of an export, not all of it."""
+    where = tmp_path / "full"
+    if os.geteuid() != 0 or not _mount_tmpfs(where, "size=600k"):
+        pytest.skip("needs permission to mount a tmpfs (root in a container or VM)")
+    yield where
+    subprocess.run(["umount", str(where)], capture_output=True)
+
+
+@pytest.fixture
+def read_only_disk(tmp_path):
+    where = tmp_path / "ro"
+    if os.geteuid() != 0 or not _mount_tmpfs(where, "size=1m,ro"):
+        pytest.skip("needs permission to mount a tmpfs (root in a container or VM)")
+    yield where
+    subprocess.run(["umount", str(where)], capture_output=True)
+
+
+def test_a_full_disk_during_export_gives_a_clear_error_and_leaves_no_partial_file(exported, small_disk):
+    from exporters import export_bundle
+
+    out = small_disk / "exports"
+    with pytest.raises(StudioError, match=r"No space left on device|disk is full") as error:
+        export_bundle(exported, out=out, verify=False, progress=lambda _: None)
+    assert "Traceback" not in str(error.value)
+    left = sorted(p.name for p in out.rglob("*")) if out.exists() else []
+    assert left == [] or set(left) <= {"model.tflite", "model.float16.tflite", "model.int8.tflite"}, left
+    for name in left:  # anything moved into place is complete: it was renamed only after being written
+        assert (out / name).stat().st_size > 1000
+    assert not (out / "manifest.json").exists()  # so no runtime ever takes the folder for a finished export
+    with pytest.raises(ExportError, match="manifest.json: missing"):
+        load_runtime(load_bundle(exported), "tflite", export_dir=out)
+
+
+def test_a_read_only_output_folder_gives_a_clear_error(exported, read_only_disk):
+    from exporters import export_bundle
+
+    with pytest.raises(StudioError, match=r"cannot write the export here \(Read-only file system\); pass --out"):
+        export_bundle(exported, out=read_only_disk / "exports", verify=False, progress=lambda _: None)
+
+
+# ---------------------------------------------------------------- SIGKILL during training
+
+def test_training_killed_with_sigkill_resumes_from_its_last_checkpoint(chat_csv, tmp_path):
+    out = tmp_path / f"run-{uuid.uuid4().hex[:6]}"
+    command = [sys.executable, "-m", "studio.cli", "train", "chatbot", "--data", str(chat_csv), "--out", str(out),
+               "--set", "model.d_model=32", "--set", "model.num_heads=4", "--set", "model.d_ff=64",
+               "--set", "model.num_layers=1", "--set", "tokenizer.vocab_size=300", "--set", "train.batch_size=8",
+               "--set", "train.patience=1000", "--set", "train.keep_checkpoints=3"]
+    process = subprocess.Popen(command + ["--epochs", "500"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    latest = out / "checkpoints" / "latest.json"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and process.poll() is None:
+        if latest.exists() and json.loads(latest.read_text())["checkpoint"] >= "ckpt-00000012":
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert process.returncode == -signal.SIGKILL
+
+    from studio.train.checkpoints import CheckpointStore
+
+    store = CheckpointStore(out / "checkpoints")
+    newest = store.latest()
+    assert newest is not None
+    for checkpoint in store.all():  # every checkpoint in place is complete and readable
+        state = json.loads((checkpoint / "state.json").read_text())
+        assert state["step"] == int(checkpoint.name.split("-")[1])
+    killed_at = json.loads((newest / "state.json").read_text())
+    resumed = subprocess.run(command + ["--epochs", str(killed_at["epoch"] + 2), "--resume"], capture_output=True,
+                             text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"Resumed from {newest}" in resumed.stdout + resumed.stderr
+    history = json.loads((out / "metrics.json").read_text())["history"]
+    epochs = [record["epoch"] for record in history]
+    assert epochs == list(range(1, killed_at["epoch"] + 3))  # the curve continues, no gap, no repeat
+    steps = [record["step"] for record in history]
+    assert steps == sorted(set(steps)) and steps[killed_at["epoch"] - 1] == killed_at["step"]
