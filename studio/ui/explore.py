@@ -23,26 +23,25 @@ def _korean_font() -> str | None:
     return _KOREAN_FONT or None
 
 
-def _pyplot():
+def new_figure(**options):
+    """A figure outside pyplot's global registry: a long-running app must not keep every figure it drew."""
     import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     font = _korean_font()
     if font:
-        plt.rcParams["font.family"] = [font, "DejaVu Sans"]
-    return plt
+        matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
+    return Figure(**options)
 
 
 def attention_figure(weights: np.ndarray, rows: list[str], columns: list[str], title: str):
     """weights [heads, len(rows), len(columns)] -> one heat-map per head, like the translator tutorial."""
-    plt = _pyplot()
     heads = weights.shape[0]
     cols = min(4, heads)
     grid_rows = int(np.ceil(heads / cols))
     size = max(2.6, 0.28 * max(len(rows), len(columns)))
-    figure, axes = plt.subplots(grid_rows, cols, figsize=(cols * size, grid_rows * size), squeeze=False)
+    figure = new_figure(figsize=(cols * size, grid_rows * size))
+    axes = figure.subplots(grid_rows, cols, squeeze=False)
     for head in range(grid_rows * cols):
         axis = axes[head // cols][head % cols]
         if head >= heads:
@@ -58,8 +57,8 @@ def attention_figure(weights: np.ndarray, rows: list[str], columns: list[str], t
 
 
 def positional_figure(table: np.ndarray, shown: int = 50):
-    plt = _pyplot()
-    figure, axis = plt.subplots(figsize=(9, 3.6))
+    figure = new_figure(figsize=(9, 3.6))
+    axis = figure.subplots()
     image = axis.pcolormesh(table[:shown], cmap="RdBu", vmin=-1, vmax=1)
     axis.set_xlabel("depth (embedding dimension)")
     axis.set_ylabel("position")
@@ -72,9 +71,9 @@ def positional_figure(table: np.ndarray, shown: int = 50):
 def schedule_figure(d_model: int, warmup: int, scale: float, trained_steps: int | None = None, steps: int = 200_000):
     from studio.train.schedule import transformer_lr
 
-    plt = _pyplot()
     x = np.arange(1, steps + 1, max(1, steps // 2000))
-    figure, axis = plt.subplots(figsize=(9, 3.4))
+    figure = new_figure(figsize=(9, 3.4))
+    axis = figure.subplots()
     axis.plot(x, transformer_lr(x, d_model, warmup, scale))
     axis.axvline(warmup, color="gray", linestyle=":", label=f"warm-up ({warmup} steps)")
     if trained_steps:
