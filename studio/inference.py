@@ -84,10 +84,7 @@ class TextGenerator:
         """Yield (text so far, Latency, warnings) after every token; beam search yields once, at the end."""
         import time
 
-        import numpy as np
-
-        from studio.generate.constraints import ban_repeated_ngrams
-        from studio.generate.greedy import argmax, pad_batch, sampler
+        from studio.generate import greedy_steps, token_chooser
 
         options = (options or DecodeOptions()).validate()
         latency = Latency(self.backend)
@@ -101,21 +98,16 @@ class TextGenerator:
             latency.tokens = len(result.ids) + 1
             yield result.text, latency, warnings
             return
-        choose = sampler(options.temperature, options.top_k, options.top_p, options.seed) \
-            if options.strategy == "sample" else argmax
-        state = self.runtime.encode(pad_batch([source], c.pad_id))
-        token, ids = np.array([target.bos_id], np.int32), []
-        for position in range(limit):
-            logits, state = self.runtime.step(state, token, position)
-            token = choose(ban_repeated_ngrams(logits, [ids], options.no_repeat_ngram_size))
+        ids: list[int] = []
+        for position, tokens, outputs in greedy_steps(self.runtime, [source], target.bos_id, target.eos_id, limit,
+                                                      c.pad_id, token_chooser(options), options.no_repeat_ngram_size):
+            ids = outputs[0]
             latency.tokens += 1
             latency.total_ms = (time.perf_counter() - started) * 1000
             if position == 0:
                 latency.first_token_ms = latency.total_ms
-            if int(token[0]) == target.eos_id:
-                break
-            ids.append(int(token[0]))
-            yield tidy(target.decode(ids)), latency, warnings
+            if int(tokens[0]) != target.eos_id:
+                yield tidy(target.decode(ids)), latency, warnings
         yield tidy(target.decode(ids)), latency, warnings
 
     def __call__(self, text: str) -> str:

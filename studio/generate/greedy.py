@@ -54,11 +54,10 @@ def argmax(logits: np.ndarray) -> np.ndarray:
     return np.argmax(logits, axis=-1).astype(np.int32)
 
 
-def greedy_decode(runtime, source_ids: Sequence[Sequence[int]], bos_id: int, eos_id: int, max_new_tokens: int,
-                  pad_id: int = 0, on_token: Callable[[int, np.ndarray], None] | None = None,
-                  choose: Callable[[np.ndarray], np.ndarray] = argmax, no_repeat_ngram_size: int = 0) -> list[list[int]]:
-    """Returns the generated ids per row, without <s> and </s>. `on_token(position, tokens)` is called
-    after every step (streaming). `choose` picks tokens from logits (argmax, or a `sampler`)."""
+def greedy_steps(runtime, source_ids: Sequence[Sequence[int]], bos_id: int, eos_id: int, max_new_tokens: int,
+                 pad_id: int = 0, choose: Callable[[np.ndarray], np.ndarray] = argmax, no_repeat_ngram_size: int = 0):
+    """The decode loop, one step per `next()`: yields (position, tokens chosen, generated ids per row so far,
+    without <s> and </s>) until every row has ended. `choose` picks tokens from logits (argmax, or a `sampler`)."""
     state = runtime.encode(pad_batch(source_ids, pad_id))
     batch = len(source_ids)
     tokens = np.full(batch, bos_id, dtype=np.int32)
@@ -74,8 +73,19 @@ def greedy_decode(runtime, source_ids: Sequence[Sequence[int]], bos_id: int, eos
                 finished[row] = True
             else:
                 outputs[row].append(int(tokens[row]))
-        if on_token:
-            on_token(position, tokens)
+        yield position, tokens, outputs
         if finished.all():
             break
+
+
+def greedy_decode(runtime, source_ids: Sequence[Sequence[int]], bos_id: int, eos_id: int, max_new_tokens: int,
+                  pad_id: int = 0, on_token: Callable[[int, np.ndarray], None] | None = None,
+                  choose: Callable[[np.ndarray], np.ndarray] = argmax, no_repeat_ngram_size: int = 0) -> list[list[int]]:
+    """Returns the generated ids per row, without <s> and </s>. `on_token(position, tokens)` is called
+    after every step (streaming)."""
+    outputs: list[list[int]] = [[] for _ in source_ids]
+    for position, tokens, outputs in greedy_steps(runtime, source_ids, bos_id, eos_id, max_new_tokens, pad_id,
+                                                  choose, no_repeat_ngram_size):
+        if on_token:
+            on_token(position, tokens)
     return outputs
