@@ -119,6 +119,8 @@ def test_chat_and_translate_in_a_real_browser(app_url, tmp_path):
         page.locator("#chat-send").click()
         page.get_by_text("ms/token").nth(2).wait_for(timeout=60_000)
         assert page.evaluate("window.__pwned") is False
+        shown = page.locator("[data-testid='user']").all_inner_texts()[-1]
+        assert '<img src=x onerror="window.__pwned=true">' in shown  # shown as the text that was typed
 
         page.get_by_role("tab", name="Translate").click()
         page.locator("#translate-input textarea").fill("그는 책을 샀어?")

@@ -87,21 +87,23 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             gr.Warning(str(error))
             yield history, message
             return
-        history.append({"role": "user", "content": message})
+        # the chat window renders HTML (sanitized); escaping shows what was typed, literally, and keeps even a
+        # harmless-looking <img src=http://…> from making the browser fetch anything
+        history.append({"role": "user", "content": html.escape(message)})
         history.append({"role": "assistant", "content": ""})
         text, latency, warnings = "", None, []
         for text, latency, warnings in generator.stream(message, options):
-            history[-1] = {"role": "assistant", "content": text}
+            history[-1] = {"role": "assistant", "content": html.escape(text)}
             yield history, ""
         for warning in warnings:
             gr.Warning(warning)
-        history[-1] = {"role": "assistant", "content": f"{text or '…'}\n— {latency.summary()}"}
+        history[-1] = {"role": "assistant", "content": f"{html.escape(text) or '…'}\n— {latency.summary()}"}
         yield history, ""
 
     def last_user_message(history):
         for message in reversed(history or []):
             if message["role"] == "user":
-                return message["content"]
+                return html.unescape(message["content"])
         return None
 
     def undo(history):
