@@ -139,29 +139,26 @@ def test_a_damaged_export_is_rebuilt_on_demand_and_then_agrees_with_tf(exported_
 
 # ---------------------------------------------------------------- disk full / read-only
 
-def _mount_tmpfs(where: Path, options: str) -> bool:
+def _tmpfs(where: Path, options: str):
+    """Mount a real tmpfs at `where` for one test (skipped where mounting is not permitted)."""
     where.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
-                          capture_output=True).returncode == 0
+    mounted = os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+                                                   capture_output=True).returncode == 0
+    if not mounted:
+        pytest.skip("needs permission to mount a tmpfs (root in a container or VM)")
+    yield where
+    subprocess.run(["umount", str(where)], capture_output=True)
 
 
 @pytest.fixture
 def small_disk(tmp_path):
-    """A real 600 KB filesystem (tmpfs): room for part of an export, not all of it."""
-    where = tmp_path / "full"
-    if os.geteuid() != 0 or not _mount_tmpfs(where, "size=600k"):
-        pytest.skip("needs permission to mount a tmpfs (root in a container or VM)")
-    yield where
-    subprocess.run(["umount", str(where)], capture_output=True)
+    """A real 600 KB filesystem: room for part of an export, not all of it."""
+    yield from _tmpfs(tmp_path / "full", "size=600k")
 
 
 @pytest.fixture
 def read_only_disk(tmp_path):
-    where = tmp_path / "ro"
-    if os.geteuid() != 0 or not _mount_tmpfs(where, "size=1m,ro"):
-        pytest.skip("needs permission to mount a tmpfs (root in a container or VM)")
-    yield where
-    subprocess.run(["umount", str(where)], capture_output=True)
+    yield from _tmpfs(tmp_path / "ro", "size=1m,ro")
 
 
 def test_a_full_disk_during_export_gives_a_clear_error_and_leaves_no_partial_file(exported, small_disk):
