@@ -95,6 +95,14 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
     if any(n in known and not known[n].commercial for n in names):
         lines += ["", "These weights were trained partly on data licensed for **non-commercial use only**; "
                       "do not use them commercially. Retrain with `--sources commercial-safe` for a commercial-safe mix."]
+    if "train_seconds" in metrics:
+        lines += ["", "## Training",
+                  f"{metrics.get('steps', 0):,} steps ({metrics.get('epochs_trained', '?')} full epochs), "
+                  f"{metrics['train_seconds'] / 60:,.0f} minutes of training time on CPU, "
+                  f"{metrics.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
+                  f"{metrics.get('weights', 'last')}."]
+    if metrics.get("status"):
+        lines += ["", "## Status", metrics["status"]]
     lines += ["", "## Intended use",
               "Local demos and study of the Transformer architecture; exporting to TFLite/ONNX for on-device use.",
               "", "## Measured"]
@@ -108,6 +116,9 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
     if metrics.get("evaluation"):
         first = next(iter(next(iter(metrics["evaluation"].values())).values()))
         lines.append(f"- sacrebleu signatures: BLEU `{first['bleu_signature']}`, chrF `{first['chrf_signature']}`")
+    if metrics.get("samples"):
+        lines += ["", "## Sample outputs (greedy)"]
+        lines += [f"- {source} → {output}" for source, output in metrics["samples"].items()]
     lines += ["", "## Known weaknesses"]
     if task == "chatbot":
         lines.append("- A small model trained on ~11k chit-chat pairs: replies are short, generic, and can ignore "
