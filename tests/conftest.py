@@ -54,3 +54,14 @@ def tiny_bundle(tmp_path_factory, chat_csv):
     out = tmp_path_factory.mktemp("bundle") / "chat"
     train_task("chatbot", out, data_files=[chat_csv], overrides=dict(TINY), console=Console(quiet=True))
     return out
+
+
+@pytest.fixture
+def bundle_copy(tiny_bundle, tmp_path):
+    """A private copy of the tiny bundle's shipped files, for tests that change or damage them."""
+    import shutil
+
+    target = tmp_path / "bundle"
+    shutil.copytree(tiny_bundle, target,
+                    ignore=shutil.ignore_patterns("exports", "checkpoints", "tensorboard", "best.npz"))
+    return target

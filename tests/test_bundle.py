@@ -1,5 +1,4 @@
 import json
-import shutil
 
 import numpy as np
 import pytest
@@ -7,13 +6,6 @@ import pytest
 from studio.bundle import load_bundle
 from studio.errors import BundleError
 from studio.inference import TextGenerator
-
-
-@pytest.fixture
-def bundle_copy(tiny_bundle, tmp_path):
-    target = tmp_path / "bundle"
-    shutil.copytree(tiny_bundle, target, ignore=shutil.ignore_patterns("checkpoints", "tensorboard", "best.npz"))
-    return target
 
 
 def test_bundle_holds_config_float16_weights_tokenizer_and_metrics(tiny_bundle):

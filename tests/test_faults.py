@@ -36,13 +36,6 @@ def damage(path: Path, fault: str) -> None:
         path.write_bytes(bytes(data))
 
 
-@pytest.fixture
-def bundle_copy(tiny_bundle, tmp_path):
-    target = tmp_path / "chat"
-    shutil.copytree(tiny_bundle, target, ignore=shutil.ignore_patterns("exports", "checkpoints", "tensorboard"))
-    return target
-
-
 def test_the_bundle_has_the_files_this_suite_damages(tiny_bundle):
     present = {str(p.relative_to(tiny_bundle)) for p in Path(tiny_bundle).rglob("*") if p.is_file()}
     assert set(REQUIRED) <= present
