@@ -105,3 +105,60 @@ def test_training_can_start_from_a_bundles_weights(tiny_bundle, chat_csv, tmp_pa
     assert (tmp_path / "continued" / "tokenizer" / "shared.spm.model").read_bytes() == \
         (tiny_bundle / "tokenizer" / "shared.spm.model").read_bytes()
     assert continued["dev_loss"] < scratch["dev_loss"]
+
+
+def interrupt_at_step(trainer, step, signum):
+    """Make the trainer receive `signum` (as from Ctrl-C or `kill`) while it runs training step `step`."""
+    import os
+
+    train_step = trainer._train_step
+
+    def step_then_signal(*batch):
+        result = train_step(*batch)
+        if trainer.state.step + 1 == step:
+            os.kill(os.getpid(), signum)
+        return result
+
+    trainer._train_step = step_then_signal
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_kill_stops_after_the_step_with_a_checkpoint_to_resume_from(corpus, tmp_path, signal_name):
+    import signal
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    trainer = make_trainer(corpus, tmp_path, dropout=0.0)
+    interrupt_at_step(trainer, 3, getattr(signal, signal_name))
+    state = trainer.fit(epochs=2)
+    assert state.step == 3
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before  # handlers restored
+
+    resumed = make_trainer(corpus, tmp_path, dropout=0.0)
+    assert resumed.resume() and resumed.state.step == 3 and resumed.state.batch_in_epoch == 3
+    resumed.fit(epochs=2)
+    assert resumed.state.step == 2 * len(resumed.train_batches)
+
+
+def test_a_second_ctrl_c_quits_at_once(corpus, tmp_path):
+    import os
+    import signal
+
+    trainer = make_trainer(corpus, tmp_path)
+    train_step = trainer._train_step
+
+    def step_with_two_interrupts(*batch):
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+        return train_step(*batch)
+
+    trainer._train_step = step_with_two_interrupts
+    with pytest.raises(KeyboardInterrupt):
+        trainer.fit(epochs=1)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_resumed_run_evaluates_once_not_once_per_missed_interval(corpus, tmp_path):
+    trainer = make_trainer(corpus, tmp_path, eval_minutes=1.0)
+    trainer.state.train_seconds = 5 * 60 - 1e-6  # as if resumed from a checkpoint just before the 5th slot
+    trainer.fit(epochs=1, max_steps=3)
+    assert len(trainer.state.curve) == 1

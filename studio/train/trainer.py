@@ -4,10 +4,13 @@ resume, early stopping on dev loss, and an optional `tf.distribute` strategy."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import keras
@@ -33,6 +36,32 @@ def make_strategy(name: str) -> tf.distribute.Strategy:
     if name == "multiworker":
         return tf.distribute.MultiWorkerMirroredStrategy()
     raise ValueError(f"unknown strategy {name!r}; choose default, mirrored or multiworker")
+
+
+@contextlib.contextmanager
+def stop_requests(console: Console) -> Iterator[list[int]]:
+    """While training, the first Ctrl-C (SIGINT) or SIGTERM asks the loop to stop after the current step,
+    checkpoint, and let the caller write the bundle; a second one interrupts at once. Yields the list the
+    received signal numbers are appended to. Outside the main thread (signals can't be set there) it does
+    nothing."""
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def handler(signum, frame):
+        if received:
+            raise KeyboardInterrupt
+        received.append(signum)
+        console.print(f"{signal.Signals(signum).name}: stopping after this step; a checkpoint is saved and the "
+                      "bundle written (send it again to quit at once).", highlight=False)
+
+    previous = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield received
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 class Trainer:
@@ -141,6 +170,10 @@ class Trainer:
 
     # ---- the loop ------------------------------------------------------------------------------
     def fit(self, epochs: int | None = None, max_steps: int | None = None) -> TrainState:
+        with stop_requests(self.console) as stop:
+            return self._fit(epochs, max_steps, stop)
+
+    def _fit(self, epochs: int | None, max_steps: int | None, stop: list[int]) -> TrainState:
         epochs = epochs or self.config.train.epochs
         patience = self.config.train.patience
         writer = tf.summary.create_file_writer(str(self.out_dir / "tensorboard"))
@@ -150,10 +183,11 @@ class Trainer:
         stopped_early = False
         budget = self.config.train.max_minutes * 60
         eval_every = self.config.train.eval_minutes * 60
-        next_eval = (len(self.state.curve) + 1) * eval_every
+        # evaluate on the grid of eval_every training seconds; after a resume, once, not once per missed slot
+        next_eval = (math.floor(self.state.train_seconds / eval_every) + 1) * eval_every if eval_every else 0
 
         stopped_early = bool(patience and self.state.stale_epochs >= patience)  # a finished run, resumed
-        while (self.state.epoch < epochs and not stopped_early
+        while (self.state.epoch < epochs and not stopped_early and not stop
                and not (budget and self.state.train_seconds >= budget)):
             epoch = self.state.epoch
             sums = np.zeros(4)
@@ -194,7 +228,7 @@ class Trainer:
                         point = {"train_seconds": round(self.state.train_seconds, 1), "step": self.state.step,
                                  "epoch": epoch + (index + 1) / steps_per_epoch, **self.evaluate()}
                         self.state.curve.append(point)
-                        next_eval = (len(self.state.curve) + 1) * eval_every
+                        next_eval = (math.floor(self.state.train_seconds / eval_every) + 1) * eval_every
                         with writer.as_default(step=self.state.step):
                             if "dev_loss" in point:
                                 tf.summary.scalar("dev/loss", point["dev_loss"])
@@ -206,8 +240,10 @@ class Trainer:
                     if budget and self.state.train_seconds >= budget:
                         self.console.print(f"Training-time budget of {budget / 60:.0f} minutes reached.")
                         break
+                    if stop:
+                        break
             epoch_done = self.state.batch_in_epoch >= steps_per_epoch
-            if not epoch_done:  # stopped by max_steps or the time budget
+            if not epoch_done:  # stopped by max_steps, the time budget or a signal
                 self.save_checkpoint()
                 break
 
