@@ -162,3 +162,24 @@ def test_a_resumed_run_evaluates_once_not_once_per_missed_interval(corpus, tmp_p
     trainer.state.train_seconds = 5 * 60 - 1e-6  # as if resumed from a checkpoint just before the 5th slot
     trainer.fit(epochs=1, max_steps=3)
     assert len(trainer.state.curve) == 1
+
+
+def test_time_the_process_spends_stopped_with_ctrl_z_is_not_training_time(corpus, tmp_path):
+    import os
+    import signal
+    import subprocess
+
+    trainer = make_trainer(corpus, tmp_path)
+    train_step = trainer._train_step
+    counted_before_step = []
+
+    def step_paused_at_the_fourth(*batch):
+        counted_before_step.append(trainer.state.train_seconds)
+        if len(counted_before_step) == 4:  # a shell's Ctrl-Z then `fg`, 2 seconds later
+            subprocess.Popen(["sh", "-c", f"sleep 2; kill -CONT {os.getpid()}"])
+            os.kill(os.getpid(), signal.SIGSTOP)
+        return train_step(*batch)
+
+    trainer._train_step = step_paused_at_the_fourth
+    trainer.fit(epochs=1, max_steps=5)
+    assert counted_before_step[4] - counted_before_step[3] < 1.0  # a tiny step, not the 2-second pause

@@ -4,13 +4,12 @@ resume, early stopping on dev loss, and an optional `tf.distribute` strategy."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import keras
@@ -38,30 +37,53 @@ def make_strategy(name: str) -> tf.distribute.Strategy:
     raise ValueError(f"unknown strategy {name!r}; choose default, mirrored or multiworker")
 
 
-@contextlib.contextmanager
-def stop_requests(console: Console) -> Iterator[list[int]]:
-    """While training, the first Ctrl-C (SIGINT) or SIGTERM asks the loop to stop after the current step,
-    checkpoint, and let the caller write the bundle; a second one interrupts at once. Yields the list the
-    received signal numbers are appended to. Outside the main thread (signals can't be set there) it does
-    nothing."""
-    received: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield received
-        return
+class TrainingSignals:
+    """Signals a person sends a training run, handled while `fit` runs (in the main thread only; elsewhere
+    signals can't be set and this does nothing):
 
-    def handler(signum, frame):
-        if received:
+    - the first Ctrl-C (SIGINT) or SIGTERM asks the loop to stop after the current step, checkpoint, and let
+      the caller write the bundle; a second one interrupts at once;
+    - SIGCONT (after Ctrl-Z or `kill -STOP`) marks the current step as paused, so the time the process was
+      stopped is not counted as training time (it would eat into --max-minutes and the reported tokens/s).
+    """
+
+    def __init__(self, console: Console):
+        self.console = console
+        self.stop_signals: list[int] = []
+        self._paused = False
+        self._previous: dict[int, object] = {}
+
+    @property
+    def stop_requested(self) -> bool:
+        return bool(self.stop_signals)
+
+    def take_pause(self) -> bool:
+        """Whether the process was stopped and continued since the last call."""
+        paused, self._paused = self._paused, False
+        return paused
+
+    def _on_stop(self, signum, frame):
+        if self.stop_signals:
             raise KeyboardInterrupt
-        received.append(signum)
-        console.print(f"{signal.Signals(signum).name}: stopping after this step; a checkpoint is saved and the "
-                      "bundle written (send it again to quit at once).", highlight=False)
+        self.stop_signals.append(signum)
+        self.console.print(f"{signal.Signals(signum).name}: stopping after this step; a checkpoint is saved and "
+                           "the bundle written (send it again to quit at once).", highlight=False)
 
-    previous = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield received
-    finally:
-        for number, old in previous.items():
+    def _on_continue(self, signum, frame):
+        self._paused = True
+
+    def __enter__(self) -> "TrainingSignals":
+        if threading.current_thread() is threading.main_thread():
+            handlers = {signal.SIGINT: self._on_stop, signal.SIGTERM: self._on_stop}
+            if hasattr(signal, "SIGCONT"):
+                handlers[signal.SIGCONT] = self._on_continue
+            self._previous = {number: signal.signal(number, handler) for number, handler in handlers.items()}
+        return self
+
+    def __exit__(self, *exc):
+        for number, old in self._previous.items():
             signal.signal(number, old)
+        self._previous = {}
 
 
 class Trainer:
@@ -170,16 +192,17 @@ class Trainer:
 
     # ---- the loop ------------------------------------------------------------------------------
     def fit(self, epochs: int | None = None, max_steps: int | None = None) -> TrainState:
-        with stop_requests(self.console) as stop:
-            return self._fit(epochs, max_steps, stop)
+        with TrainingSignals(self.console) as signals:
+            return self._fit(epochs, max_steps, signals)
 
-    def _fit(self, epochs: int | None, max_steps: int | None, stop: list[int]) -> TrainState:
+    def _fit(self, epochs: int | None, max_steps: int | None, signals: TrainingSignals) -> TrainState:
         epochs = epochs or self.config.train.epochs
         patience = self.config.train.patience
         writer = tf.summary.create_file_writer(str(self.out_dir / "tensorboard"))
         steps_per_epoch = len(self.train_batches)
         interactive = sys.stderr.isatty()
         last_checkpoint = time.monotonic()
+        last_step_seconds = None
         stopped_early = False
         budget = self.config.train.max_minutes * 60
         eval_every = self.config.train.eval_minutes * 60
@@ -187,7 +210,7 @@ class Trainer:
         next_eval = (math.floor(self.state.train_seconds / eval_every) + 1) * eval_every if eval_every else 0
 
         stopped_early = bool(patience and self.state.stale_epochs >= patience)  # a finished run, resumed
-        while (self.state.epoch < epochs and not stopped_early and not stop
+        while (self.state.epoch < epochs and not stopped_early and not signals.stop_requested
                and not (budget and self.state.train_seconds >= budget)):
             epoch = self.state.epoch
             sums = np.zeros(4)
@@ -203,7 +226,11 @@ class Trainer:
                     step_start = time.monotonic()
                     result = np.asarray(self._train_step(*batch))
                     sums += result
-                    self.state.train_seconds += time.monotonic() - step_start
+                    step_seconds = time.monotonic() - step_start
+                    if signals.take_pause() and last_step_seconds is not None:
+                        step_seconds = min(step_seconds, last_step_seconds)  # stopped mid-step: count a usual step
+                    last_step_seconds = step_seconds
+                    self.state.train_seconds += step_seconds
                     self.state.target_tokens += int(result[3])
                     self.state.step += 1
                     self.state.batch_in_epoch = index + 1
@@ -240,7 +267,7 @@ class Trainer:
                     if budget and self.state.train_seconds >= budget:
                         self.console.print(f"Training-time budget of {budget / 60:.0f} minutes reached.")
                         break
-                    if stop:
+                    if signals.stop_requested:
                         break
             epoch_done = self.state.batch_in_epoch >= steps_per_epoch
             if not epoch_done:  # stopped by max_steps, the time budget or a signal
