@@ -18,12 +18,17 @@ def main(url: str) -> None:
                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         page = browser.new_page(viewport={"width": 1200, "height": 1000})
         page.goto(url)
+        if page.get_by_text("is unavailable").count():
+            raise SystemExit("a model is unavailable in this app: fix it before taking the README screenshots")
         for count, text in enumerate(("영화 볼래?", "넌 누구야?", "지칠때 어떡하면 좋을까?"), start=1):
             page.locator("#chat-input textarea").fill(text)
             page.locator("#chat-send").click()
             page.get_by_text("ms/token").nth(count - 1).wait_for(timeout=60_000)
         page.screenshot(path=str(OUT / "chat.png"), full_page=True)
         page.get_by_role("tab", name="Translate").click()
+        page.locator("#translate-input textarea").fill("시민들은 도시 속에 산다.\n커피는 필요 없다.")
+        page.locator("#translate-button").click()
+        page.locator("#translate-latency").get_by_text("ms").wait_for(timeout=60_000)
         time.sleep(1)
         page.screenshot(path=str(OUT / "translate.png"), full_page=True)
         page.get_by_role("tab", name="Compare").click()
