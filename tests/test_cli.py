@@ -64,16 +64,8 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
     assert translated.exit_code == 0, translated.output
 
 
-def _bundle_copy(tiny_bundle, tmp_path):
-    import shutil
-
-    target = tmp_path / "bundle"
-    shutil.copytree(tiny_bundle, target, ignore=shutil.ignore_patterns("checkpoints", "exports", "tensorboard"))
-    return target
-
-
-def test_chat_on_a_missing_export_reports_or_builds_it(tiny_bundle, tmp_path):
-    bundle = _bundle_copy(tiny_bundle, tmp_path)
+def test_chat_on_a_missing_export_reports_or_builds_it(bundle_copy):
+    bundle = bundle_copy
     refused = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "tflite", "--no-export-missing"],
                             input="나는 커피를 좋아해?\n")
     assert refused.exit_code != 0 and f"studio export {bundle}" in str(refused.exception)
@@ -87,10 +79,10 @@ def test_chat_on_a_missing_export_reports_or_builds_it(tiny_bundle, tmp_path):
     assert tflite.exit_code == 0, tflite.output
 
 
-def test_export_and_bench_commands(tiny_bundle, tmp_path):
+def test_export_and_bench_commands(bundle_copy, tmp_path):
     import json
 
-    bundle = _bundle_copy(tiny_bundle, tmp_path)
+    bundle = bundle_copy
     out = tmp_path / "graphs"
     exported = runner.invoke(app, ["export", str(bundle), "--out", str(out), "--quantize", "none",
                                    "--onnx-quantize", "none"])

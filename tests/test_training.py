@@ -177,10 +177,12 @@ def test_time_the_process_spends_stopped_with_ctrl_z_is_not_training_time(corpus
     def step_paused_at_the_fourth(*batch):
         counted_before_step.append(trainer.state.train_seconds)
         if len(counted_before_step) == 4:  # a shell's Ctrl-Z then `fg`, 2 seconds later
-            subprocess.Popen(["sh", "-c", f"sleep 2; kill -CONT {os.getpid()}"])
+            waker.append(subprocess.Popen(["sh", "-c", f"sleep 2; kill -CONT {os.getpid()}"]))
             os.kill(os.getpid(), signal.SIGSTOP)
         return train_step(*batch)
 
+    waker = []
     trainer._train_step = step_paused_at_the_fourth
     trainer.fit(epochs=1, max_steps=5)
+    waker[0].wait()
     assert counted_before_step[4] - counted_before_step[3] < 1.0  # a tiny step, not the 2-second pause

@@ -206,8 +206,13 @@ class Trainer:
         stopped_early = False
         budget = self.config.train.max_minutes * 60
         eval_every = self.config.train.eval_minutes * 60
-        # evaluate on the grid of eval_every training seconds; after a resume, once, not once per missed slot
-        next_eval = (math.floor(self.state.train_seconds / eval_every) + 1) * eval_every if eval_every else 0
+
+        def next_eval_after(seconds: float) -> float:
+            # the next point on the grid of eval_every training seconds: after a resume that skipped several
+            # points, one evaluation, not one per missed point
+            return (math.floor(seconds / eval_every) + 1) * eval_every if eval_every else 0.0
+
+        next_eval = next_eval_after(self.state.train_seconds)
 
         stopped_early = bool(patience and self.state.stale_epochs >= patience)  # a finished run, resumed
         while (self.state.epoch < epochs and not stopped_early and not signals.stop_requested
@@ -255,7 +260,7 @@ class Trainer:
                         point = {"train_seconds": round(self.state.train_seconds, 1), "step": self.state.step,
                                  "epoch": epoch + (index + 1) / steps_per_epoch, **self.evaluate()}
                         self.state.curve.append(point)
-                        next_eval = (math.floor(self.state.train_seconds / eval_every) + 1) * eval_every
+                        next_eval = next_eval_after(self.state.train_seconds)
                         with writer.as_default(step=self.state.step):
                             if "dev_loss" in point:
                                 tf.summary.scalar("dev/loss", point["dev_loss"])
