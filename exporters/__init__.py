@@ -28,7 +28,7 @@ BACKEND_OF = {"model.tflite": "tflite", "model.float16.tflite": "tflite-float16"
 
 
 def _signature_table(config) -> dict:
-    names = input_names(config.num_layers)
+    names = input_names(config.decoder_depth)
     B, h, d = "batch", config.num_heads, config.head_dim
     S, C = config.max_source_len, config.max_target_len
     cache = {"shape": [B, h, C, d], "dtype": "float32"}

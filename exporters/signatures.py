@@ -33,15 +33,15 @@ class DecoderModule(tf.Module):
         # find (and freeze) the weights and TFLite would keep uninitialised VAR_HANDLE ops instead.
         self.weights = [variable.value for variable in model.weights]
         c = model.config
-        self.num_layers = c.num_layers
+        self.num_layers = c.decoder_depth
         S, C, h, d = c.max_source_len, c.max_target_len, c.num_heads, c.head_dim
         cache = tf.TensorSpec([None, h, C, d], tf.float32)
         cross = tf.TensorSpec([None, h, S, d], tf.float32)
-        names = input_names(c.num_layers)
+        names = input_names(c.decoder_depth)
         step_specs = [tf.TensorSpec([None], tf.int32, name="tokens"), tf.TensorSpec([], tf.int32, name="position")]
-        step_specs += [tf.TensorSpec(cache.shape, tf.float32, name=n) for n in names["decode_step"][2:2 + 2 * c.num_layers]]
+        step_specs += [tf.TensorSpec(cache.shape, tf.float32, name=n) for n in names["decode_step"][2:2 + 2 * c.decoder_depth]]
         step_specs += [tf.TensorSpec(cross.shape, tf.float32, name=n)
-                       for n in names["decode_step"][2 + 2 * c.num_layers: 2 + 4 * c.num_layers]]
+                       for n in names["decode_step"][2 + 2 * c.decoder_depth: 2 + 4 * c.decoder_depth]]
         step_specs += [tf.TensorSpec([None, S], tf.float32, name="source_mask")]
         self.encode = tf.function(self._encode, input_signature=[tf.TensorSpec([None, S], tf.int32, name="source_ids")])
         self.decode_step = tf.function(self._decode_step, input_signature=step_specs)

@@ -159,7 +159,10 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
           resume: bool = typer.Option(False, help="Continue the run in --out from its last checkpoint"),
           preset: Optional[str] = typer.Option(None, help="Configuration preset: chatbot, translator, translator-tutorial"),
           init_from: Optional[Path] = typer.Option(None, help="Start from this bundle's weights and tokenizer "
-                                                               "(e.g. continue training a shipped model)"),
+                                                               "(e.g. continue training a shipped model); with another "
+                                                               "text pipeline or --tokenizer, its embeddings are re-indexed"),
+          tokenizer: Optional[Path] = typer.Option(None, help="Use this tokenizer folder (a bundle's tokenizer/) "
+                                                              "instead of training one"),
           epochs: Optional[int] = typer.Option(None, help="Epochs [default: the task's preset]"),
           strategy: Optional[str] = typer.Option(None, help="tf.distribute strategy: default, mirrored, multiworker"),
           max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (smoke runs)"),
@@ -178,7 +181,8 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
         overrides["train.max_minutes"] = max_minutes
     metrics = train_task(task, out, data_dir=data_dir, resume=resume, sources=sources, data_files=data,
                          overrides=overrides, max_steps=max_steps, console=console,
-                         checkpoint_minutes=checkpoint_minutes, preset=preset, init_from=init_from)
+                         checkpoint_minutes=checkpoint_minutes, preset=preset, init_from=init_from,
+                         tokenizer_dir=tokenizer)
     summary = {k: metrics[k] for k in ("dev_loss", "dev_token_accuracy", "dev_chrf") if k in metrics}
     console.print(f"Done: {summary}")
 
@@ -220,7 +224,10 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
 @app.command(name="eval")
 def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot"),
                      test: Optional[list[Path]] = typer.Option(None, help="Test file(s) (.tsv pairs, .csv, .ko, "
-                                                               "park .tar.gz) [default: park_test and jhe_dev]"),
+                                                               "park .tar.gz) [default: --sets]"),
+                     sets: str = typer.Option("all", help="Named sets when no --test: all, tuning (park_dev, "
+                                                          "wmt24pp_news_dev, jhe_dev), or names; park_test is for "
+                                                          "reporting only: never tune on it"),
                      bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the shipped model]"),
                      backend: str = typer.Option("tf", help=BACKENDS),
                      beam: int = typer.Option(4, "--beam", help="Beam size for the beam-search row (1 = skip it)"),
@@ -243,14 +250,22 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
 
     generator = _load_generator(bundle, task, backend, export_missing)
     if not test:
-        test = [find_file(EVAL_SETS[name], data_dir) for name in ("park_test", "jhe_dev")]
+        from studio.data.sources import TUNING_SETS
+
+        names = (list(EVAL_SETS) if sets == "all" else list(TUNING_SETS) if sets == "tuning"
+                 else [n.strip() for n in sets.split(",") if n.strip()])
+        unknown = [n for n in names if n not in EVAL_SETS]
+        if unknown:
+            raise StudioError(f"unknown evaluation set(s) {', '.join(unknown)}; choose from {', '.join(EVAL_SETS)}, "
+                              "all or tuning")
+        test = [find_file(EVAL_SETS[name], data_dir) for name in names]
         if not all(test):
-            raise StudioError("default test sets not found; pass --test FILE or --data-dir (see `studio data`)")
+            raise StudioError("evaluation sets not found; pass --test FILE or --data-dir (see `studio data`)")
     strategies = {"greedy": DecodeOptions()}
     if beam > 1:
         strategies[f"beam {beam}"] = DecodeOptions("beam", beam_size=beam, length_penalty=length_penalty)
     table = Table(title=f"{generator.bundle.path.name} on {backend}")
-    for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "seconds"):
+    for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "BLEU (lc)", "chrF (lc)", "seconds"):
         table.add_column(column)
     signatures = set()
     recorded = {}
@@ -258,15 +273,16 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
         pairs = read_pairs(path)
         pairs = [p for p in pairs if p.source.strip()][:limit] if limit else pairs
         with Progress(console=console, transient=True) as progress:
-            job = progress.add_task(f"{Path(path).name}", total=len(pairs) * len(strategies))
+            job = progress.add_task(f"{Path(path).name} (sentences decoded)", total=None)
             scores = evaluate(generator, pairs, strategies, batch_size,
                               on_batch=lambda n: progress.advance(job, n))
         for result in scores:
             table.add_row(Path(path).name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",
-                          f"{result.seconds:.0f}")
+                          f"{result.bleu_lc:.2f}", f"{result.chrf_lc:.2f}", f"{result.seconds:.0f}")
             signatures.update([f"BLEU {result.bleu_signature}", f"chrF {result.chrf_signature}"])
             recorded.setdefault(Path(path).stem, {})[result.name] = {
-                "bleu": round(result.bleu, 2), "chrf": round(result.chrf, 2), "pairs": len(pairs),
+                "bleu": round(result.bleu, 2), "chrf": round(result.chrf, 2), "bleu_lc": round(result.bleu_lc, 2),
+                "chrf_lc": round(result.chrf_lc, 2), "pairs": len(pairs),
                 "bleu_signature": result.bleu_signature, "chrf_signature": result.chrf_signature, "backend": backend}
             if hypotheses:
                 target = Path(f"{hypotheses}.{Path(path).stem}.{result.name.replace(' ', '')}.txt")

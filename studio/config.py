@@ -16,7 +16,8 @@ FORMAT_VERSION = 1
 class ModelConfig:
     src_vocab_size: int = 8000
     tgt_vocab_size: int = 8000
-    num_layers: int = 2
+    num_layers: int = 2  # encoder layers (and decoder layers unless num_decoder_layers is set)
+    num_decoder_layers: int = 0  # 0 = num_layers; a deep encoder with a shallow decoder decodes faster
     d_model: int = 256
     num_heads: int = 8
     d_ff: int = 512
@@ -38,6 +39,10 @@ class ModelConfig:
             raise ValueError(f"norm must be 'pre' or 'post', not {self.norm!r}")
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
             raise ValueError("share_embeddings needs one vocabulary for source and target")
+
+    @property
+    def decoder_depth(self) -> int:
+        return self.num_decoder_layers or self.num_layers
 
     @property
     def head_dim(self) -> int:
@@ -74,6 +79,7 @@ class TrainConfig:
     eval_minutes: float = 0.0  # also evaluate on dev every this many training minutes (a learning curve)
     dev_max_pairs: int = 0  # cap the dev split (0 = no cap) to keep evaluation cheap
     threads: int = 0  # CPU threads for TensorFlow ops; 0 = all cores
+    source_weights: str = ""  # per training file, e.g. "wmt24pp=3,bible_krv_web=0.5" (resampled every epoch)
 
 
 @dataclass
@@ -81,7 +87,8 @@ class TaskConfig:
     task: str = "chatbot"  # or "translator"
     source_lang: str = "ko"
     target_lang: str = "ko"
-    lowercase_target: bool = False
+    lowercase_target: bool = False  # tutorial pipeline only
+    text_pipeline: str = "tutorial"  # "tutorial" (the tutorials' normalization) or "translator" (text as written)
     sources: list[str] = field(default_factory=list)  # data files the model was trained on
 
 
@@ -156,5 +163,5 @@ def translator_preset() -> BundleConfig:
         tokenizer=TokenizerConfig(kind="sentencepiece", shared=True, vocab_size=12000),
         train=TrainConfig(epochs=30, batch_size=64, batch_tokens=3072, warmup_steps=2000, dev_fraction=0.02,
                           patience=4),
-        task=TaskConfig(task="translator", source_lang="ko", target_lang="en", lowercase_target=True),
+        task=TaskConfig(task="translator", source_lang="ko", target_lang="en", text_pipeline="translator"),
     )

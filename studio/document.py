@@ -8,7 +8,6 @@ import re
 from collections.abc import Callable, Sequence
 
 from studio.generate import DecodeOptions
-from studio.text import normalize
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:，])\s+")
@@ -43,7 +42,7 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
                     on_progress: Callable[[int], None] | None = None) -> tuple[list[str], list[str]]:
     """Translate each line; returns (outputs aligned with `lines`, warnings)."""
     limit = generator.config.model.max_source_len - 1
-    count = lambda text: len(generator.tokenizers.source.encode(normalize(text)))  # noqa: E731 - as the model reads it
+    count = lambda text: len(generator.tokenizers.source.encode(generator.pipeline.source(text)))  # noqa: E731 - as the model reads it
     plan: list[list[str]] = []
     for line in lines:
         pieces = [] if not line.strip() else [p for s in split_sentences(line) for p in fit_to_length(s, count, limit)]

@@ -9,7 +9,7 @@ from pathlib import Path
 from studio.bundle import Bundle, load_bundle
 from studio.generate import DecodeOptions, decode
 from studio.runtimes import load_runtime
-from studio.text import normalize, tidy
+from studio.text import pipeline_for
 
 
 UNREADABLE = ("the input has no characters this model reads (Korean, Latin letters, digits, punctuation); "
@@ -46,6 +46,7 @@ class TextGenerator:
         self.bundle = bundle
         self.config = bundle.config
         self.tokenizers = bundle.tokenizers
+        self.pipeline = pipeline_for(bundle.config.task)
         self.backend = backend
         self.runtime = load_runtime(bundle, backend, model=model, threads=threads, export_dir=export_dir)
 
@@ -56,7 +57,7 @@ class TextGenerator:
     def encode_source(self, text: str) -> tuple[list[int], list[str]]:
         """Normalized, tokenized source ending in </s>; too-long inputs are truncated with a warning."""
         warnings = []
-        normalized = normalize(text)
+        normalized = self.pipeline.source(text)
         if not normalized and text.strip():
             warnings.append(UNREADABLE)
         ids = self.tokenizers.source.encode(normalized)
@@ -77,7 +78,7 @@ class TextGenerator:
         encoded = [self.encode_source(text) for text in texts]
         outputs = decode(self.runtime, [ids for ids, _ in encoded], self.tokenizers.target.bos_id,
                          self.tokenizers.target.eos_id, max_new_tokens, options, model_config.pad_id, on_token)
-        return [Generation(tidy(self.tokenizers.target.decode(ids)), ids, warnings)
+        return [Generation(self.pipeline.output(self.tokenizers.target.decode(ids)), ids, warnings)
                 for ids, (_, warnings) in zip(outputs, encoded)]
 
     def stream(self, text: str, options: DecodeOptions | None = None):
@@ -107,8 +108,8 @@ class TextGenerator:
             if position == 0:
                 latency.first_token_ms = latency.total_ms
             if int(tokens[0]) != target.eos_id:
-                yield tidy(target.decode(ids)), latency, warnings
-        yield tidy(target.decode(ids)), latency, warnings
+                yield self.pipeline.output(target.decode(ids)), latency, warnings
+        yield self.pipeline.output(target.decode(ids)), latency, warnings
 
     def __call__(self, text: str) -> str:
         return self.generate([text])[0].text

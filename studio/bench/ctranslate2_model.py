@@ -52,7 +52,7 @@ def convert_bundle(bundle, output_dir: Path, quantization: str | None = None) ->
     if bundle.config.tokenizer.kind != "sentencepiece":
         raise ValueError("the CTranslate2 comparison needs a SentencePiece bundle (its vocabulary is by piece)")
     pre = c.norm == "pre"
-    spec = transformer_spec.TransformerSpec.from_config((c.num_layers, c.num_layers), c.num_heads, pre_norm=pre)
+    spec = transformer_spec.TransformerSpec.from_config((c.num_layers, c.decoder_depth), c.num_heads, pre_norm=pre)
     spec.config.layer_norm_epsilon = c.layer_norm_epsilon
     arrays = {name.removeprefix("transformer/"): value.astype(np.float32) for name, value in bundle.weights.items()}
     table = positional_encoding(max(c.max_source_len, c.max_target_len) + 2, c.d_model)

@@ -16,18 +16,45 @@ from dataclasses import dataclass
 import numpy as np
 
 from studio.data.readers import Pair
-from studio.text import TokenizerPair, dedupe_pairs, keep_pair, normalize
+from studio.text import TextPipeline, TokenizerPair, dedupe_pairs, keep_pair
 
 
 @dataclass
 class Example:
     source: list[int]  # source ids followed by </s>
     target: list[int]  # target ids (no specials); the decoder sees <s>+target, predicts target+</s>
+    weight: float = 1.0  # expected appearances per epoch (per-source weights)
 
 
-def clean_pairs(pairs: Sequence[Pair], lowercase_target: bool) -> list[Pair]:
-    """Normalize both sides, drop pairs that end up empty, deduplicate."""
-    normalized = [(normalize(p.source), normalize(p.target, lowercase=lowercase_target)) for p in pairs]
+def parse_source_weights(spec: str) -> dict[str, float]:
+    """`"wmt24pp=3,bible_krv_web=0.5"` -> {"wmt24pp": 3.0, "bible_krv_web": 0.5}; names are file stems."""
+    weights = {}
+    for part in filter(None, (p.strip() for p in (spec or "").split(","))):
+        name, sep, value = part.partition("=")
+        try:
+            weights[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"source weight {part!r} is not NAME=NUMBER") from None
+        if not sep or weights[name.strip()] < 0:
+            raise ValueError(f"source weight {part!r} is not NAME=NUMBER (NUMBER >= 0)")
+    return weights
+
+
+def source_name(origin: str) -> str:
+    """A pair's origin file name as a source name: `wmt24pp.tsv` -> `wmt24pp`."""
+    return origin.split(".", 1)[0]
+
+
+def weighted_indices(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One epoch's draw: index i appears floor(w_i) times, plus once more with probability frac(w_i)."""
+    whole = np.floor(weights)
+    counts = whole.astype(int) + (rng.random(len(weights)) < (weights - whole)).astype(int)
+    return np.repeat(np.arange(len(weights)), counts)
+
+
+def clean_pairs(pairs: Sequence[Pair], pipeline: TextPipeline) -> list[Pair]:
+    """Normalize both sides with the task's text pipeline, drop pairs that end up empty, deduplicate."""
+    normalized = [(pipeline.source(p.source), pipeline.target(p.target)) for p in pairs]
     origins = {}
     for pair, (s, t) in zip(pairs, normalized):
         origins.setdefault((s, t), pair.origin)
@@ -46,15 +73,20 @@ def split_train_dev(pairs: Sequence[Pair], dev_fraction: float, seed: int = 0) -
 
 
 def encode_pairs(pairs: Sequence[Pair], tokenizers: TokenizerPair, max_source_len: int, max_target_len: int,
-                 max_ratio: float | None = None) -> list[Example]:
-    """Tokenize and keep pairs that fit: source + </s> <= max_source_len, <s> + target <= max_target_len."""
+                 max_ratio: float | None = None, source_weights: dict[str, float] | None = None) -> list[Example]:
+    """Tokenize and keep pairs that fit: source + </s> <= max_source_len, <s> + target <= max_target_len.
+    Pairs whose source file has weight 0 are left out."""
     eos = tokenizers.source.eos_id
+    source_weights = source_weights or {}
     examples = []
     for pair in pairs:
+        weight = source_weights.get(source_name(pair.origin), 1.0)
+        if weight <= 0:
+            continue
         source = tokenizers.source.encode(pair.source)
         target = tokenizers.target.encode(pair.target)
         if keep_pair(len(source) + 1, len(target) + 1, max_source_len, max_target_len, max_ratio):
-            examples.append(Example(source + [eos], target))
+            examples.append(Example(source + [eos], target, weight))
     return examples
 
 
@@ -76,18 +108,28 @@ class BucketedBatches:
         self.buckets: dict[int, list[int]] = {}
         for index, example in enumerate(self.examples):
             self.buckets.setdefault(bucket_length(example, bucket_width, max_len), []).append(index)
+        weights = np.array([e.weight for e in self.examples], dtype=np.float64)
+        self.weights = None if np.all(weights == 1.0) else weights
         self.batch_sizes = {}
         for length, members in self.buckets.items():
             size = max(8, batch_tokens // length // 8 * 8) if batch_tokens else batch_size
-            self.batch_sizes[length] = min(size, max(1, len(members)))
+            self.batch_sizes[length] = min(size, max(1, math.ceil(self._expected(members))))
+
+    def _expected(self, members) -> float:
+        return len(members) if self.weights is None else float(self.weights[np.asarray(members)].sum())
+
+    def _draw(self, members: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A bucket's members for one epoch, resampled by their weights."""
+        return members if self.weights is None else members[weighted_indices(self.weights[members], rng)]
 
     def __len__(self) -> int:
-        return sum(math.ceil(len(m) / self.batch_sizes[length]) for length, m in self.buckets.items())
+        """Batches per epoch (the expected number when weights resample the epoch)."""
+        return sum(math.ceil(self._expected(m) / self.batch_sizes[length]) for length, m in self.buckets.items())
 
     @property
     def target_tokens(self) -> int:
         """Real (non-padding) target tokens per epoch, including each </s>."""
-        return sum(len(e.target) + 1 for e in self.examples)
+        return round(sum((len(e.target) + 1) * e.weight for e in self.examples))
 
     def _pad(self, indices: Sequence[int], length: int, batch_size: int):
         source = np.full((batch_size, length), self.pad_id, np.int32)
@@ -104,7 +146,7 @@ class BucketedBatches:
         rng = np.random.default_rng([self.seed, epoch])
         plan = []
         for length in sorted(self.buckets):
-            members = np.array(self.buckets[length])
+            members = self._draw(np.array(self.buckets[length]), rng)
             if shuffle:
                 rng.shuffle(members)
             size = self.batch_sizes[length]

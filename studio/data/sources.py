@@ -44,12 +44,28 @@ KOEN_SOURCES = {s.name: s for s in [
     KoEnSource("libreoffice_ui", "koen/train/libreoffice_ui.tsv", "MPL-2.0", True, "software UI strings"),
     KoEnSource("bible_krv_web", "koen/train/bible_krv_web.tsv", "public domain", True, "Bible"),
     KoEnSource("gimp_help", "koen/train/gimp_help.tsv", "GFDL", True, "software help (noisy)"),
+    KoEnSource("stylekqc", "koen/train/stylekqc.tsv", "CC BY-SA 4.0 (StyleKQC; English from kosp2e)", True,
+               "spoken requests and questions, formal and informal"),
+    KoEnSource("xpersona", "koen/train/xpersona.tsv", "MIT (XPersona); English from PersonaChat/ConvAI2", True,
+               "casual chit-chat"),
+    KoEnSource("tatoeba", "koen/train/tatoeba.tsv", "CC BY 2.0 FR (Tatoeba)", True, "everyday sentences"),
+    KoEnSource("iwslt23_formality", "koen/train/iwslt23_formality.tsv", "CDLA-Sharing-1.0", True,
+               "conversation (formal and informal Korean)"),
+    KoEnSource("wmt24pp", "koen/train/wmt24pp.tsv", "Apache-2.0 (WMT24++)", True,
+               "2024 social, literary and speech text"),
+    KoEnSource("debian_faq", "koen/train/debian_faq.tsv", "Debian FAQ permission notice", True, "technical prose"),
     KoEnSource("park_train", "koen/korean-english-park.train.tar.gz", "korean-parallel-corpora news v1",
                True, "news (the tutorial's corpus; downloaded)"),
 ]}
 
-EVAL_SETS = {"park_dev": "koen/dev/park_dev.tsv", "jhe_dev": "koen/dev/jhe_dev.tsv",
-             "park_test": "koen/test/park_test.tsv"}
+# dev sets are for tuning; park_test is for reporting only (never tune on it)
+EVAL_SETS = {"park_dev": "koen/dev/park_dev.tsv", "wmt24pp_news_dev": "koen/dev/wmt24pp_news_dev.tsv",
+             "jhe_dev": "koen/dev/jhe_dev.tsv", "park_test": "koen/test/park_test.tsv"}
+TUNING_SETS = ("park_dev", "wmt24pp_news_dev", "jhe_dev")
+
+# English news for back-translation (research / non-commercial terms; never shipped, see its README)
+EN_MONO = {"bbc": "en_mono/bbc_news_2004_2005.txt", "fnc1": "en_mono/fnc1_news_bodies_2014_2015.txt",
+           "agnews": "en_mono/agnews_test_2004_2005.txt", "reuters": "en_mono/reuters21578_1987.txt"}
 
 
 def cache_dir() -> Path:

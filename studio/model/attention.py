@@ -8,7 +8,7 @@ static shapes and only elementwise ops, so it converts to TFLite builtins and ON
 """
 
 import keras
-import tensorflow as tf
+from keras import ops
 
 from studio.model.masks import NEG_INF
 
@@ -32,15 +32,14 @@ class MultiHeadAttention(keras.layers.Layer):
 
     def _split_heads(self, x):
         """[B, T, D] -> [B, heads, T, head_dim]"""
-        batch, length = tf.shape(x)[0], tf.shape(x)[1]
-        x = tf.reshape(x, [batch, length, self.num_heads, self.head_dim])
-        return tf.transpose(x, [0, 2, 1, 3])
+        x = ops.reshape(x, (-1, ops.shape(x)[1], self.num_heads, self.head_dim))
+        return ops.transpose(x, (0, 2, 1, 3))
 
     def _merge_heads(self, x):
         """[B, heads, T, head_dim] -> [B, T, D]"""
-        batch, length = tf.shape(x)[0], tf.shape(x)[2]
-        x = tf.transpose(x, [0, 2, 1, 3])
-        return tf.reshape(x, [batch, length, self.d_model])
+        length = ops.shape(x)[2]
+        x = ops.transpose(x, (0, 2, 1, 3))
+        return ops.reshape(x, (-1, length, self.d_model))
 
     def project_query(self, x):
         return self._split_heads(self.query(x))
@@ -50,11 +49,11 @@ class MultiHeadAttention(keras.layers.Layer):
 
     def attend(self, q, k, v, mask=None, training=False):
         """q [B,h,Tq,dk], k/v [B,h,Tk,dk], mask broadcastable to [B,h,Tq,Tk] -> ([B,Tq,D], weights)."""
-        scores = tf.matmul(q, k, transpose_b=True) * (1.0 / float(self.head_dim) ** 0.5)
+        scores = ops.matmul(q, ops.swapaxes(k, -1, -2)) * (1.0 / float(self.head_dim) ** 0.5)
         if mask is not None:
-            scores += mask * NEG_INF
-        weights = tf.nn.softmax(scores, axis=-1)
-        context = tf.matmul(self.dropout(weights, training=training), v)
+            scores += ops.cast(mask, scores.dtype) * NEG_INF
+        weights = ops.softmax(scores, axis=-1)
+        context = ops.matmul(self.dropout(weights, training=training), v)
         return self.output_dense(self._merge_heads(context)), weights
 
     def call(self, query, key_value, mask=None, training=False):
@@ -64,5 +63,5 @@ class MultiHeadAttention(keras.layers.Layer):
     @staticmethod
     def write_cache(cache, new, position, capacity: int):
         """cache [B,h,capacity,dk] with `new` [B,h,1,dk] written at slot `position`."""
-        slot = tf.reshape(tf.one_hot(position, capacity, dtype=cache.dtype), [1, 1, capacity, 1])
+        slot = ops.reshape(ops.one_hot(position, capacity, dtype=cache.dtype), (1, 1, capacity, 1))
         return cache * (1.0 - slot) + new * slot

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import keras
 import numpy as np
-import tensorflow as tf
+from keras import ops
 
 from studio.config import ModelConfig
 from studio.model.layers import DecoderLayer, EncoderLayer
@@ -35,7 +35,7 @@ class Transformer(keras.Model):
         layer_args = dict(d_model=c.d_model, num_heads=c.num_heads, d_ff=c.d_ff, dropout=c.dropout,
                           norm=c.norm, epsilon=c.layer_norm_epsilon)
         self.encoder_layers = [EncoderLayer(**layer_args, name=f"encoder_{i}") for i in range(c.num_layers)]
-        self.decoder_layers = [DecoderLayer(**layer_args, name=f"decoder_{i}") for i in range(c.num_layers)]
+        self.decoder_layers = [DecoderLayer(**layer_args, name=f"decoder_{i}") for i in range(c.decoder_depth)]
         if c.norm == "pre":  # pre-LN stacks end with a final LayerNorm
             self.encoder_norm = keras.layers.LayerNormalization(epsilon=c.layer_norm_epsilon, name="encoder_norm")
             self.decoder_norm = keras.layers.LayerNormalization(epsilon=c.layer_norm_epsilon, name="decoder_norm")
@@ -45,19 +45,19 @@ class Transformer(keras.Model):
 
     # ---- building blocks ------------------------------------------------------------------------
     def _embed(self, ids, embedding, training):
-        length = tf.shape(ids)[1]
+        length = ops.shape(ids)[1]
         x = embedding(ids) * (float(self.config.d_model) ** 0.5)
-        x += tf.expand_dims(tf.constant(self.positional_table)[:length], 0)  # no new-axis slice: TFLite
+        x += ops.expand_dims(ops.convert_to_tensor(self.positional_table)[:length], 0)  # no new-axis slice: TFLite
         return self.embedding_dropout(x, training=training)
 
     def _project(self, hidden):
         """[..., D] -> [..., V]; tied weights reuse the target embedding matrix."""
         if self.output_projection is not None:
             return self.output_projection(hidden)
-        shape = tf.shape(hidden)
-        flat = tf.reshape(hidden, [-1, self.config.d_model])
-        logits = tf.matmul(flat, self.target_embedding.embeddings, transpose_b=True)
-        return tf.reshape(logits, tf.concat([shape[:-1], [self.config.tgt_vocab_size]], axis=0))
+        shape = ops.shape(hidden)
+        flat = ops.reshape(hidden, (-1, self.config.d_model))
+        logits = ops.matmul(flat, ops.transpose(ops.cast(self.target_embedding.embeddings, flat.dtype)))
+        return ops.reshape(logits, (*shape[:-1], self.config.tgt_vocab_size))
 
     # ---- whole sequences -------------------------------------------------------------------------
     def encode(self, source_ids, training=False, return_attention=False):
@@ -106,20 +106,20 @@ class Transformer(keras.Model):
         """Per decoder layer, zeroed self-attention K and V of fixed capacity max_target_len."""
         c = self.config
         shape = [batch_size, c.num_heads, c.max_target_len, c.head_dim]
-        return [(tf.zeros(shape), tf.zeros(shape)) for _ in self.decoder_layers]
+        return [(ops.zeros(shape), ops.zeros(shape)) for _ in self.decoder_layers]
 
     def decode_step(self, tokens, position, cache, cross_kv, source_mask):
         """tokens [B] at decoder position `position` (scalar int32) -> (logits [B,V], updated cache)."""
         c = self.config
-        x = self.target_embedding(tf.reshape(tokens, [-1, 1])) * (float(c.d_model) ** 0.5)
-        x += tf.reshape(tf.gather(tf.constant(self.positional_table), position), [1, 1, c.d_model])
+        x = self.target_embedding(ops.reshape(tokens, (-1, 1))) * (float(c.d_model) ** 0.5)
+        x += ops.reshape(ops.take(ops.convert_to_tensor(self.positional_table), position, axis=0), (1, 1, c.d_model))
         new_cache = []
         for layer, (k, v), (ck, cv) in zip(self.decoder_layers, cache, cross_kv):
             x, k, v = layer.step(x, position, k, v, ck, cv, source_mask)
             new_cache.append((k, v))
         if c.norm == "pre":
             x = self.decoder_norm(x)
-        logits = self._project(tf.reshape(x, [-1, c.d_model]))
+        logits = self._project(ops.reshape(x, (-1, c.d_model)))
         return logits, new_cache
 
     # ---- helpers -------------------------------------------------------------------------------

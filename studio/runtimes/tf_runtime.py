@@ -27,7 +27,7 @@ class TFCachedRuntime:
     def __init__(self, model):
         self.model = model
         config = model.config
-        layers = config.num_layers
+        layers = config.decoder_depth
         cache_spec = tf.TensorSpec([None, config.num_heads, config.max_target_len, config.head_dim], tf.float32)
         cross_spec = tf.TensorSpec([None, config.num_heads, None, config.head_dim], tf.float32)
 

@@ -74,16 +74,17 @@ class SentencePieceTokenizer:
     @classmethod
     def train(cls, sentences: Iterable[str], vocab_size: int, model_type: str = "unigram",
               character_coverage: float = 0.9995, byte_fallback: bool = True,
-              seed_sentences: int = 2_000_000) -> "SentencePieceTokenizer":
+              seed_sentences: int = 2_000_000, user_symbols: Sequence[str] = ()) -> "SentencePieceTokenizer":
         """`byte_fallback` spells characters outside the vocabulary as UTF-8 byte pieces, so any text
-        round-trips instead of turning into `<unk>` (it reserves 256 ids)."""
+        round-trips instead of turning into `<unk>` (it reserves 256 ids). `user_symbols` are pieces kept
+        whole, e.g. the `<bt>` tag that marks back-translated sources in training."""
         import sentencepiece as spm
 
         sentences = [s for s in sentences if s.strip()]
         if not sentences:
             raise ValueError("cannot train a tokenizer on an empty corpus")
         if byte_fallback:  # the 256 byte pieces and every seen character must fit in the vocabulary
-            vocab_size = max(vocab_size, 256 + 4 + len(set("".join(sentences))) + 8)
+            vocab_size = max(vocab_size, 256 + 4 + len(user_symbols) + len(set("".join(sentences))) + 8)
         buffer = io.BytesIO()
         spm.SentencePieceTrainer.train(
             sentence_iterator=iter(sentences), model_writer=buffer, vocab_size=vocab_size,
@@ -91,7 +92,7 @@ class SentencePieceTokenizer:
             pad_id=0, bos_id=1, eos_id=2, unk_id=3,
             pad_piece="<pad>", bos_piece="<s>", eos_piece="</s>", unk_piece="<unk>",
             hard_vocab_limit=False,  # tiny corpora cannot fill a large vocabulary; take what they give
-            byte_fallback=byte_fallback,
+            byte_fallback=byte_fallback, user_defined_symbols=list(user_symbols),
             input_sentence_size=seed_sentences, shuffle_input_sentence=True,
             minloglevel=2, num_threads=2,
         )

@@ -16,9 +16,10 @@ from rich.console import Console
 from studio.bundle import Bundle, save_bundle
 from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
+from studio.data.pipeline import parse_source_weights
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
-from studio.text import TokenizerPair, train_tokenizer
+from studio.text import TokenizerPair, pipeline_for, train_tokenizer
 from studio.weights import load_npz, save_npz, variables_to_arrays
 
 CHATBOT_PROMPTS = ["영화 볼래?", "넌 누구야?", "오늘 날씨는 어때?", "지칠때 어떡하면 좋을까?", "너 좋아하는 사람 있어?",
@@ -111,8 +112,10 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
             lines.append(f"- {key}: {metrics[key]:.4f}" if isinstance(metrics[key], float) else f"- {key}: {metrics[key]}")
     for test_set, strategies in metrics.get("evaluation", {}).items():
         for strategy, result in strategies.items():
+            lowered = (f" (lower-cased: BLEU {result['bleu_lc']:.2f}, chrF {result['chrf_lc']:.2f})"
+                       if "chrf_lc" in result else "")
             lines.append(f"- {test_set} ({result['pairs']} pairs), {strategy}: BLEU {result['bleu']:.2f}, "
-                         f"chrF {result['chrf']:.2f}")
+                         f"chrF {result['chrf']:.2f}{lowered}")
     if metrics.get("evaluation"):
         first = next(iter(next(iter(metrics["evaluation"].values())).values()))
         lines.append(f"- sacrebleu signatures: BLEU `{first['bleu_signature']}`, chrF `{first['chrf_signature']}`")
@@ -126,7 +129,7 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
     else:
         lines.append("- Domain mismatch: trained mostly on non-news text, so news (the tutorials' park corpus) "
                      "translates worse than everyday sentences.")
-    lines.append("- Input is normalized as in the tutorials: only Hangul, Latin letters, digits and ?.!,'-% survive.")
+    lines.append("- " + pipeline_for(config.task).describe())
     return "\n".join(lines) + "\n"
 
 
@@ -148,7 +151,7 @@ def chrf_on(generator, pairs: list[Pair], batch_size: int = 64) -> tuple[float, 
 def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, sources: str | None = None,
                data_files=None, overrides: dict | None = None, max_steps: int | None = None,
                console: Console | None = None, checkpoint_minutes: float = 10.0, preset: str | None = None,
-               init_from: str | Path | None = None) -> dict:
+               init_from: str | Path | None = None, tokenizer_dir: str | Path | None = None) -> dict:
     from studio.inference import TextGenerator
     from studio.train.trainer import Trainer
 
@@ -162,7 +165,7 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     if not resuming and (out / "checkpoints").is_dir() and any((out / "checkpoints").glob("ckpt-*")):
         raise StudioError(f"{out} already holds a training run; pass --resume to continue it, or choose another --out")
 
-    initial = None
+    initial, transplanting = None, False
     if init_from and not resuming:
         # continue from a bundle's weights (e.g. the shipped model): its architecture and tokenizer, a
         # fresh optimizer; training settings come from the preset and --set
@@ -190,10 +193,17 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
             raise StudioError(f"unknown preset {chosen!r} for {task}; choose from "
                               f"{', '.join(k for k in CONFIGS if k.startswith(task))}")
         config = apply_overrides(CONFIGS[chosen](), overrides or {})
-        if initial is not None:
-            config.model, config.tokenizer = initial.config.model, initial.config.tokenizer
+        if initial is not None:  # the architecture comes from the bundle; max lengths may change (no weights)
+            lengths = (config.model.max_source_len, config.model.max_target_len)
+            config.model = initial.config.model
+            if any(key in (overrides or {}) for key in ("model.max_source_len", "model.max_target_len")):
+                config.model.max_source_len, config.model.max_target_len = lengths
+            transplanting = tokenizer_dir is not None or (
+                config.task.text_pipeline != initial.config.task.text_pipeline)
+            if not transplanting:
+                config.tokenizer = initial.config.tokenizer
     raw_pairs, files = read_task_pairs(task, data_dir, sources, data_files)
-    pairs = clean_pairs(raw_pairs, config.task.lowercase_target)
+    pairs = clean_pairs(raw_pairs, pipeline_for(config.task))
     train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.seed)
     if config.train.dev_max_pairs:
         dev_pairs = dev_pairs[: config.train.dev_max_pairs]
@@ -201,8 +211,14 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
                   f"dedup; {len(train_pairs):,} train / {len(dev_pairs):,} dev")
     if not resuming:
         started = time.monotonic()
-        tokenizers = initial.tokenizers if initial is not None else _tokenizers_for(config, train_pairs)
-        console.print(f"{'Reused' if initial is not None else 'Trained'} {config.tokenizer.kind} tokenizer(s): "
+        if tokenizer_dir is not None:
+            tokenizers = TokenizerPair.load(Path(tokenizer_dir))
+        elif initial is not None and not transplanting:
+            tokenizers = initial.tokenizers
+        else:
+            tokenizers = _tokenizers_for(config, train_pairs)
+        reused = tokenizer_dir is not None or (initial is not None and not transplanting)
+        console.print(f"{'Reused' if reused else 'Trained'} {config.tokenizer.kind} tokenizer(s): "
                       f"vocabulary {tokenizers.source.vocab_size:,}"
                       f"{'' if tokenizers.shared else f' / {tokenizers.target.vocab_size:,}'} "
                       f"in {time.monotonic() - started:.1f}s")
@@ -220,7 +236,9 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
 
     m, t = config.model, config.train
     max_ratio = 3.0 if task == "translator" else None
-    train_examples = encode_pairs(train_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio)
+    source_weights = parse_source_weights(t.source_weights)
+    train_examples = encode_pairs(train_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio,
+                                  source_weights)
     dev_examples = encode_pairs(dev_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio)
     console.print(f"{len(train_examples):,} train / {len(dev_examples):,} dev examples fit the length limits "
                   f"({m.max_source_len}/{m.max_target_len} tokens)")
@@ -254,8 +272,16 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     elif initial is not None:
         from studio.weights import assign_arrays
 
-        assign_arrays(trainer.model.weights, initial.weights)
-        console.print(f"Starting from the weights of {initial.path}")
+        if transplanting:
+            from studio.train.transplant import transplant
+
+            arrays, report = transplant(initial, tokenizers, config.train.seed)
+            assign_arrays(trainer.model.weights, arrays)
+            console.print(f"Starting from the weights of {initial.path}, embeddings re-indexed for the new "
+                          f"tokenizer: {report}")
+        else:
+            assign_arrays(trainer.model.weights, initial.weights)
+            console.print(f"Starting from the weights of {initial.path}")
     state = trainer.fit(max_steps=max_steps)
 
     # The shipped weights: whichever of the current weights, the best epoch on dev loss, and the mean of

@@ -89,9 +89,9 @@ class ModelService:
         if len(text) > self.limits.max_input_chars:
             raise InputError(f"That is {len(text):,} characters; the limit is {self.limits.max_input_chars:,}. "
                              "Please shorten it" + (" or translate it as a file." if self.task == "translator" else "."))
-        from studio.text import normalize
+        from studio.text import pipeline_for
 
-        if not normalize(text):
+        if self.bundle is not None and not pipeline_for(self.bundle.config.task).source(text):
             raise InputError("That text has nothing the model can read: it understands Korean, Latin letters, digits "
                              "and punctuation (emoji, symbols and other scripts are skipped).")
         return text

@@ -1,0 +1,79 @@
+"""Text pipelines: how text becomes model input, and model output becomes text to show.
+
+- `tutorial`: the tutorials' normalization (`normalize`: space out `?.!,`, keep Hangul/Latin/digits and a
+  little punctuation, optionally lower-case the target) with `tidy` spacing on output. Kept for the tutorial
+  presets and for bundles trained before the translator pipeline existed.
+- `translator`: text as people write it. Only Unicode and whitespace are normalized (`clean_text`); case,
+  quotes, brackets, digits, symbols and Latin names pass through, SentencePiece with byte fallback reads
+  anything, and its detokenized output is shown as is (no ` .` spacing to undo).
+
+A bundle's `config.task.text_pipeline` names its pipeline; `pipeline_for(config)` is the one place that
+turns that name into behaviour.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from studio.text.normalize import normalize, tidy
+
+TUTORIAL, TRANSLATOR = "tutorial", "translator"
+PIPELINES = (TUTORIAL, TRANSLATOR)
+
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # ！..～ -> !..~
+_SPACES = re.compile(r"\s+")
+
+
+def _keep(char: str) -> str:
+    category = unicodedata.category(char)
+    if category == "Zs" or char in "\t\n\r\v\f\u2028\u2029\x85":
+        return " "
+    if category in ("Cc", "Cf", "Cs", "Co", "Cn"):  # controls, zero-width and bidi marks, lone surrogates
+        return ""
+    return char
+
+
+def clean_text(text: str) -> str:
+    """NFC, full-width ASCII to ASCII, every kind of space to one space, invisible characters removed.
+
+    Not NFKC: it would turn Hangul compatibility jamo (ㅋㅋ, ㅠㅠ) into conjoining jamo and ligatures or
+    superscripts into other text; the full-width mapping is the part of it that helps here."""
+    text = unicodedata.normalize("NFC", text).translate(_FULLWIDTH)
+    text = "".join(_keep(char) for char in text)
+    return _SPACES.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class TextPipeline:
+    name: str
+    lowercase_target: bool = False
+
+    def source(self, text: str) -> str:
+        """What the model reads."""
+        return normalize(text) if self.name == TUTORIAL else clean_text(text)
+
+    def target(self, text: str) -> str:
+        """A training target, as the model should learn to write it."""
+        if self.name == TUTORIAL:
+            return normalize(text, lowercase=self.lowercase_target)
+        return clean_text(text)
+
+    def output(self, text: str) -> str:
+        """Detokenized model output as shown to a user."""
+        return tidy(text) if self.name == TUTORIAL else text.strip()
+
+    def describe(self) -> str:
+        if self.name == TUTORIAL:
+            return ("Input is normalized as in the tutorials: only Hangul, Latin letters, digits and ?.!,'-% "
+                    "survive" + (", and English is lower-cased." if self.lowercase_target else "."))
+        return ("Input is read as written: only Unicode (NFC, full-width ASCII) and whitespace are normalized; "
+                "case, quotes, brackets, numbers and symbols pass through.")
+
+
+def pipeline_for(task_config) -> TextPipeline:
+    name = getattr(task_config, "text_pipeline", TUTORIAL)
+    if name not in PIPELINES:
+        raise ValueError(f"unknown text pipeline {name!r}; choose one of {', '.join(PIPELINES)}")
+    return TextPipeline(name, bool(getattr(task_config, "lowercase_target", False)))

@@ -1,0 +1,390 @@
+"""Train the one Transformer definition on a JAX accelerator, and back-translate with it.
+
+The CPU/TensorFlow trainer (`studio train`) stays the default. This module is for a machine with a GPU and
+JAX but no TensorFlow: the same `studio.model.Transformer` (written with `keras.ops`) runs on Keras' JAX
+backend, batches come from NumPy, and the weights it writes load into an ordinary bundle
+(each run folder is a complete bundle).
+
+Input is a prepared folder (`studio prepare-accelerated`): the bundle config, the tokenizer, `train.tsv`
+(`source<TAB>target<TAB>origin`, already through the task's text pipeline) and `dev/*.tsv`.
+
+    KERAS_BACKEND=jax python -m studio.train.accelerated train --data PREP --out RUN --minutes 10
+    KERAS_BACKEND=jax python -m studio.train.accelerated translate --run RUN --data PREP --input en.txt --output bt.tsv
+
+What it does per run: SentencePiece subword sampling each epoch (free at inference), per-source weights
+(`--weights news=3,bible_krv_web=0.5`; synthetic back-translated pairs carry the origin `bt` and a `<bt>`
+tag as their first source token), fixed length buckets (one compiled shape each), dev loss and greedy dev
+chrF on every tuning set every `--eval-minutes`, and at the end the lowest-dev-loss choice among the last
+weights, the best evaluation and the mean of the last checkpoints, stored as float16.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import threading
+import time
+from pathlib import Path
+
+import keras
+import numpy as np
+
+from studio.bundle import load_bundle, save_bundle
+from studio.config import BundleConfig
+from studio.data.pipeline import parse_source_weights, weighted_indices
+from studio.model import Transformer
+from studio.text.tokenizers import TokenizerPair
+from studio.train.loss import masked_sums
+from studio.train.schedule import make_optimizer
+
+BUCKETS = (16, 32, 48, 64, 96, 128, 160, 192, 256)
+BT_TAG = "<bt>"
+
+
+# ---- data ----------------------------------------------------------------------------------------
+def read_tsv(path: Path) -> list[list[str]]:
+    rows = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2 and parts[0].strip() and parts[1].strip():
+            rows.append(parts)
+    return rows
+
+
+
+
+class Encoder:
+    """Source/target text -> ids, deterministic or with unigram subword sampling."""
+
+    def __init__(self, tokenizers: TokenizerPair, alpha: float):
+        import sentencepiece as spm
+
+        self.source = spm.SentencePieceProcessor(model_proto=tokenizers.source._proto)
+        self.target = self.source if tokenizers.shared else spm.SentencePieceProcessor(
+            model_proto=tokenizers.target._proto)
+        self.alpha = alpha
+        tag = self.source.piece_to_id(BT_TAG)
+        self.bt_id = tag if self.source.id_to_piece(tag) == BT_TAG else None
+
+    def __call__(self, processor, texts: list[str], sample: bool) -> list[list[int]]:
+        if sample and self.alpha > 0:
+            return processor.encode(texts, out_type=int, enable_sampling=True, alpha=self.alpha, nbest_size=-1,
+                                    num_threads=8)
+        return processor.encode(texts, out_type=int, num_threads=8)
+
+
+def make_batches(sources, targets, tags, cfg, batch_tokens: int, rng, eos=2, bos=1, pad=0):
+    """Bucketed, padded (source, target_in, target_out) int32 batches with one shape per bucket."""
+    max_len = max(cfg.max_source_len, cfg.max_target_len)
+    buckets: dict[int, list[int]] = {}
+    for i, (s, t) in enumerate(zip(sources, targets)):
+        s_len, t_len = len(s) + 1 + (1 if tags[i] else 0), len(t) + 1
+        if s_len > cfg.max_source_len or t_len > cfg.max_target_len or not s or not t:
+            continue
+        longest = max(s_len, t_len)
+        length = next((b for b in BUCKETS if b >= longest), max_len)
+        buckets.setdefault(min(length, max_len), []).append(i)
+    plan = []
+    for length, members in buckets.items():
+        members = np.array(members)
+        rng.shuffle(members)
+        rows = max(8, batch_tokens // length // 8 * 8)
+        plan += [(length, rows, members[i: i + rows]) for i in range(0, len(members), rows)]
+    rng.shuffle(plan)
+    for length, rows, members in plan:
+        src = np.full((rows, length), pad, np.int32)
+        tin = np.full((rows, length), pad, np.int32)
+        tout = np.full((rows, length), pad, np.int32)
+        for r, i in enumerate(members):
+            s = ([tags[i]] if tags[i] else []) + sources[i] + [eos]
+            src[r, :len(s)] = s
+            tin[r, :len(targets[i]) + 1] = [bos] + targets[i]
+            tout[r, :len(targets[i]) + 1] = targets[i] + [eos]
+        yield src, tin, tout
+
+
+# ---- the run ------------------------------------------------------------------------------------
+class Run:
+    """The model, its tokenizers and the jitted train/eval/greedy functions of one run."""
+
+    def __init__(self, config: BundleConfig, tokenizers: TokenizerPair, weights: dict | None = None):
+        import jax
+
+        self.jax = jax
+        self.config = config
+        self.tokenizers = tokenizers
+        self.model = Transformer(config.model).build_weights()
+        if weights is not None:
+            from studio.weights import assign_arrays
+
+            assign_arrays(self.model.weights, weights)
+        self.optimizer = None
+
+    # jitted pieces; each compiles once per bucket shape
+    def _state_mapping(self, trainable, non_trainable):
+        return list(zip(self.model.trainable_variables, trainable)) + list(
+            zip(self.model.non_trainable_variables, non_trainable))
+
+    def compile(self, warmup: int, lr_scale: float, smoothing: float):
+        jax, model, pad = self.jax, self.model, self.config.model.pad_id
+        self.optimizer = make_optimizer(self.config.model.d_model, warmup, lr_scale)
+        self.optimizer.build(model.trainable_variables)
+
+        def loss_fn(trainable, non_trainable, src, tin, tout):
+            logits, non_trainable = model.stateless_call(trainable, non_trainable, (src, tin), training=True)
+            loss_sum, nll_sum, _, count = masked_sums(logits, tout, pad, smoothing)
+            return loss_sum / keras.ops.maximum(count, 1.0), (non_trainable, nll_sum, count)
+
+        grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+
+        def train_step(state, src, tin, tout):
+            trainable, non_trainable, opt_vars = state
+            (loss, (non_trainable, nll, count)), grads = grad_fn(trainable, non_trainable, src, tin, tout)
+            trainable, opt_vars = self.optimizer.stateless_apply(opt_vars, grads, trainable)
+            return (trainable, non_trainable, opt_vars), nll, count
+
+        def eval_step(trainable, non_trainable, src, tin, tout):
+            logits, _ = model.stateless_call(trainable, non_trainable, (src, tin), training=False)
+            _, nll_sum, correct, count = masked_sums(logits, tout, pad, 0.0)
+            return nll_sum, correct, count
+
+        self.train_step = jax.jit(train_step, donate_argnums=0)
+        self.eval_step = jax.jit(eval_step)
+        self.greedy = jax.jit(self._greedy)
+
+    def _greedy(self, trainable, non_trainable, src):
+        """Cached greedy decoding of a padded source batch: the model's own decode_step, scanned."""
+        jax, model, c = self.jax, self.model, self.config.model
+        with keras.StatelessScope(state_mapping=self._state_mapping(trainable, non_trainable)):
+            encoder_output, mask = model.encode(src)
+            cross = model.cross_key_values(encoder_output)
+            cache = model.empty_cache(src.shape[0])
+
+            def step(carry, position):
+                tokens, cache = carry
+                logits, cache = model.decode_step(tokens, position, cache, cross, mask)
+                tokens = keras.ops.cast(keras.ops.argmax(logits, axis=-1), "int32")
+                return (tokens, cache), tokens
+
+            start = keras.ops.full((src.shape[0],), c.bos_id, "int32")
+            _, outputs = jax.lax.scan(step, (start, cache), keras.ops.arange(c.max_target_len - 1))
+        return keras.ops.transpose(outputs)
+
+    def state(self):
+        return ([v.value for v in self.model.trainable_variables],
+                [v.value for v in self.model.non_trainable_variables],
+                [v.value for v in self.optimizer.variables])
+
+    # evaluation
+    def dev_loss(self, state, batches) -> float:
+        trainable, non_trainable, _ = state
+        nll = count = 0.0
+        for src, tin, tout in batches:
+            n, _, k = self.eval_step(trainable, non_trainable, src, tin, tout)
+            nll, count = nll + float(n), count + float(k)
+        return nll / max(count, 1.0)
+
+    def translate(self, state, ids_list: list[list[int]], rows: int = 256, tag: int | None = None) -> list[list[int]]:
+        trainable, non_trainable = state[0], state[1]
+        c = self.config.model
+        eos = c.eos_id
+        order = sorted(range(len(ids_list)), key=lambda i: len(ids_list[i]))
+        results: list[list[int]] = [[] for _ in ids_list]
+        for start in range(0, len(order), rows):
+            chunk = order[start: start + rows]
+            src = np.zeros((rows, c.max_source_len), np.int32)
+            for r, i in enumerate(chunk):
+                ids = ([tag] if tag else []) + ids_list[i][: c.max_source_len - 1 - (1 if tag else 0)] + [eos]
+                src[r, :len(ids)] = ids
+            out = np.asarray(self.greedy(trainable, non_trainable, src))
+            for r, i in enumerate(chunk):
+                row = out[r].tolist()
+                results[i] = row[: row.index(eos)] if eos in row else row
+        return results
+
+
+def chrf(hypotheses: list[str], references: list[str]) -> float:
+    import sacrebleu
+
+    return float(sacrebleu.metrics.CHRF().corpus_score(hypotheses, [references]).score)
+
+
+def train(args) -> None:
+    data, out = Path(args.data), Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    config = BundleConfig.load(Path(args.config) if args.config else data / "config.json")
+    for item in args.set or []:
+        section, _, rest = item.partition(".")
+        name, _, value = rest.partition("=")
+        current = getattr(getattr(config, section), name)
+        setattr(getattr(config, section), name, type(current)(json.loads(value) if not isinstance(current, str)
+                                                               else value))
+    tokenizers = TokenizerPair.load(data / "tokenizer")
+    if args.direction == "enko":  # the trainer does not care about direction: swap the sides
+        tokenizers = TokenizerPair(tokenizers.target, tokenizers.source)
+        config.task.source_lang, config.task.target_lang = "en", "ko"
+    run = Run(config, tokenizers)
+    encoder = Encoder(run.tokenizers, args.alpha)
+    rows = read_tsv(data / "train.tsv")
+    if args.direction == "enko":
+        rows = [[r[1], r[0], *r[2:]] for r in rows]
+    if args.synthetic:
+        synthetic = read_tsv(Path(args.synthetic))
+        cap = len(rows) if args.max_synthetic < 0 else args.max_synthetic
+        rows += [[s, t, "bt"] for s, t, *_ in synthetic[:cap]]
+    origins = [r[2] if len(r) > 2 else "" for r in rows]
+    weights = parse_source_weights(args.weights)
+    example_weights = np.array([weights.get(o, 1.0) for o in origins])
+    src_text, tgt_text = [r[0] for r in rows], [r[1] for r in rows]
+    bt_id = encoder.bt_id if args.tag_synthetic else None
+    tags_all = [bt_id if (o == "bt" and bt_id) else 0 for o in origins]
+
+    dev_sets = {}
+    for path in sorted((data / "dev").glob("*.tsv")):
+        pairs = read_tsv(path)
+        if args.direction == "enko":
+            pairs = [[p[1], p[0]] for p in pairs]
+        src = encoder(encoder.source, [p[0] for p in pairs], False)
+        tgt = encoder(encoder.target, [p[1] for p in pairs], False)
+        batches = list(make_batches(src, tgt, [0] * len(src), config.model, 8192, np.random.default_rng(0)))
+        dev_sets[path.stem] = dict(src=src, refs=[p[1] for p in pairs], batches=batches)
+
+    run.compile(config.train.warmup_steps, config.train.lr_scale, config.train.label_smoothing)
+    state = run.state()
+    rng = np.random.default_rng(config.train.seed)
+    budget = args.minutes * 60
+    history, snapshots, best = [], [], (math.inf, None)
+    started = time.monotonic()
+    step = tokens = epoch = 0
+    next_eval = args.eval_minutes * 60
+
+    def prepare(epoch_rng):
+        index = weighted_indices(example_weights, epoch_rng)
+        s = encoder(encoder.source, [src_text[i] for i in index], True)
+        t = encoder(encoder.target, [tgt_text[i] for i in index], True)
+        return list(make_batches(s, t, [tags_all[i] for i in index], config.model, args.batch_tokens, epoch_rng))
+
+    def evaluate(state, label):
+        record = {"step": step, "minutes": round((time.monotonic() - started) / 60, 2), "epoch": epoch,
+                  "target_tokens": tokens, "label": label}
+        losses = []
+        for name, dev in dev_sets.items():
+            loss = run.dev_loss(state, dev["batches"])
+            hyps = [run.tokenizers.target.decode(ids) for ids in run.translate(state, dev["src"])]
+            record[name] = {"loss": round(loss, 4), "chrf": round(chrf(hyps, dev["refs"]), 2)}
+            record[name + "_samples"] = hyps[:3]
+            losses.append(loss)
+        record["dev_loss"] = round(float(np.mean(losses)), 4)
+        return record
+
+    pending = {"batches": prepare(np.random.default_rng([config.train.seed, 0]))}
+    while time.monotonic() - started < budget and step < args.max_steps:
+        batches = pending["batches"]
+        epoch += 1
+        worker = threading.Thread(target=lambda e=epoch: pending.update(
+            batches=prepare(np.random.default_rng([config.train.seed, e]))))
+        worker.start()
+        for src, tin, tout in batches:
+            state, _, count = run.train_step(state, src, tin, tout)
+            step += 1
+            tokens += int((tout != 0).sum())
+            elapsed = time.monotonic() - started
+            if elapsed >= next_eval or elapsed >= budget or step >= args.max_steps:
+                next_eval += args.eval_minutes * 60
+                record = evaluate(state, "current")
+                history.append(record)
+                print(json.dumps({k: v for k, v in record.items() if not k.endswith("_samples")}), flush=True)
+                snapshots = (snapshots + [[np.asarray(v) for v in state[0]]])[-args.average_last:]
+                if record["dev_loss"] < best[0]:
+                    best = (record["dev_loss"], [np.asarray(v) for v in state[0]])
+                (out / "history.json").write_text(json.dumps(history, indent=1, ensure_ascii=False))
+            if elapsed >= budget or step >= args.max_steps:
+                break
+        worker.join()
+
+    train_seconds = time.monotonic() - started
+    candidates = {"last": [np.asarray(v) for v in state[0]], "best": best[1]}
+    if len(snapshots) > 1:
+        candidates[f"mean_last_{len(snapshots)}"] = [np.mean([s[i] for s in snapshots], axis=0)
+                                                    for i in range(len(snapshots[0]))]
+    scored = {}
+    for name, trainable in candidates.items():
+        if trainable is None:
+            continue
+        record = evaluate((trainable, state[1], state[2]), name)
+        scored[name] = record
+        print(json.dumps({k: v for k, v in record.items() if not k.endswith("_samples")}), flush=True)
+    chosen = min(scored, key=lambda n: scored[n]["dev_loss"])
+    for variable, value in zip(run.model.trainable_variables, candidates[chosen]):
+        variable.assign(value)
+    metrics = {"task": config.task.task, "direction": args.direction, "weights": chosen,
+               "parameters": run.model.parameter_count(), "steps": step, "epochs_trained": epoch,
+               "train_seconds": round(train_seconds, 1), "train_target_tokens": tokens,
+               "train_target_tokens_per_second": round(tokens / train_seconds, 1),
+               "dev_loss": scored[chosen]["dev_loss"], "candidates": scored, "history": history,
+               "recipe": {"alpha": args.alpha, "source_weights": weights, "batch_tokens": args.batch_tokens,
+                          "synthetic": bool(args.synthetic), "tagged": bool(bt_id)},
+               "device": str(run.jax.devices()[0])}
+    from studio.train.run import model_card
+
+    save_bundle(out, config, run.tokenizers, run.model, metrics, model_card(config, metrics, config.task.sources))
+    print(f"done: {step} steps, {epoch} epochs, chose {chosen} (dev loss {scored[chosen]['dev_loss']}); "
+          f"bundle in {out}", flush=True)
+
+
+def translate(args) -> None:
+    """Translate a file of sentences with a finished run (greedy), writing one `translation<TAB>input` line per
+    input: for back-translation the synthetic Korean comes first, as a KO->EN training pair."""
+    bundle = load_bundle(Path(args.run))
+    config = bundle.config
+    run = Run(config, bundle.tokenizers, bundle.weights)
+    run.compile(config.train.warmup_steps, 1.0, 0.0)
+    state = run.state()
+    encoder = Encoder(run.tokenizers, 0.0)
+    lines = [line.strip() for line in Path(args.input).read_text(encoding="utf-8").splitlines() if line.strip()]
+    started = time.monotonic()
+    ids = encoder(encoder.source, lines, False)
+    outputs = run.translate(state, ids, rows=args.rows)
+    with open(args.output, "w", encoding="utf-8") as handle:
+        for line, out_ids in zip(lines, outputs):
+            # one line per input; a translation that never ended is degenerate and left empty (training skips it)
+            finished = len(out_ids) < config.model.max_target_len - 1
+            text = run.tokenizers.target.decode(out_ids).replace("\t", " ").strip() if finished else ""
+            handle.write(f"{text}\t{line}\n")
+    print(f"translated {len(lines)} lines in {time.monotonic() - started:.1f}s", flush=True)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--data", required=True)
+    t.add_argument("--out", required=True)
+    t.add_argument("--config", help="bundle config.json (default: the prepared folder's)")
+    t.add_argument("--set", action="append", help="section.name=value, e.g. model.d_model=384")
+    t.add_argument("--direction", choices=("koen", "enko"), default="koen")
+    t.add_argument("--minutes", type=float, default=10.0)
+    t.add_argument("--max-steps", type=int, default=10**9)
+    t.add_argument("--eval-minutes", type=float, default=1.0)
+    t.add_argument("--batch-tokens", type=int, default=16384)
+    t.add_argument("--alpha", type=float, default=0.1, help="subword sampling alpha (0 = off)")
+    t.add_argument("--weights", default="", help="per-origin weights, e.g. wmt24pp=3,bible_krv_web=0.5")
+    t.add_argument("--synthetic", help="back-translated pairs (korean<TAB>english)")
+    t.add_argument("--max-synthetic", type=int, default=-1, help="-1 = as many as real pairs")
+    t.add_argument("--tag-synthetic", action="store_true")
+    t.add_argument("--average-last", type=int, default=5)
+    b = sub.add_parser("translate")
+    b.add_argument("--run", required=True)
+    b.add_argument("--input", required=True)
+    b.add_argument("--output", required=True)
+    b.add_argument("--rows", type=int, default=512)
+    args = parser.parse_args(argv)
+    if os.environ.get("KERAS_BACKEND", "jax") != "jax" or keras.backend.backend() != "jax":
+        parser.error("run with KERAS_BACKEND=jax (this trainer uses JAX directly)")
+    train(args) if args.command == "train" else translate(args)
+
+
+if __name__ == "__main__":
+    main()

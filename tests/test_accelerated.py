@@ -1,0 +1,116 @@
+"""The GPU path: the same model trained on Keras' JAX backend by studio.train.accelerated, its run folder a
+bundle that TensorFlow loads with identical logits; back-translation writes one line per input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from studio.config import BundleConfig, ModelConfig, TaskConfig, TokenizerConfig, TrainConfig
+from tests.conftest import generated_pairs
+
+pytest.importorskip("jax", reason="the accelerated trainer needs JAX (installed with the dev extras)")
+
+
+def _jax_env():
+    return {**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu", "PYTHONUNBUFFERED": "1"}
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    from studio.train.prepare_accelerated import prepare
+
+    data = tmp_path_factory.mktemp("data")
+    (data / "koen" / "train").mkdir(parents=True)
+    (data / "koen" / "dev").mkdir(parents=True)
+    (data / "en_mono").mkdir()
+    rows = list({q: (q, a, e) for q, a, e in generated_pairs(200, seed=1)}.values())[:80]  # distinct sources
+    (data / "koen" / "train" / "kss.tsv").write_text("".join(f"{q}\t{e.capitalize()}\n" for q, _, e in rows[:60]))
+    (data / "koen" / "train" / "tatoeba.tsv").write_text("".join(f"{q}\t{e}\n" for q, _, e in rows[60:70]))
+    (data / "koen" / "dev" / "park_dev.tsv").write_text("".join(f"{q}\t{e}\n" for q, _, e in rows[70:]))
+    mono = list(dict.fromkeys(e for _, _, e in rows))[:12]
+    (data / "en_mono" / "bbc_news_2004_2005.txt").write_text("".join(f"{e}\n" for e in mono))
+    config = BundleConfig(
+        model=ModelConfig(num_layers=2, num_decoder_layers=1, d_model=32, num_heads=4, d_ff=64, dropout=0.1,
+                          norm="pre", max_source_len=24, max_target_len=24),
+        tokenizer=TokenizerConfig(vocab_size=300), train=TrainConfig(warmup_steps=10),
+        task=TaskConfig(task="translator", source_lang="ko", target_lang="en", text_pipeline="translator"))
+    out = tmp_path_factory.mktemp("prep")
+    summary = prepare(out, vocab_size=300, sources="kss,tatoeba", data_dir=data, config=config)
+    assert summary["train_pairs"] == 70 and summary["mono_lines"] == 12
+    return out
+
+
+def test_prepare_writes_pipeline_text_dev_sets_and_a_tagged_tokenizer(prepared):
+    from studio.text import TokenizerPair
+
+    rows = [line.split("\t") for line in (prepared / "train.tsv").read_text().splitlines()]
+    assert {r[2] for r in rows} == {"kss", "tatoeba"}
+    assert any(r[1][0].isupper() for r in rows)  # case is kept
+    assert (prepared / "dev" / "park_dev.tsv").is_file()
+    tokenizer = TokenizerPair.load(prepared / "tokenizer").source
+    assert tokenizer.id_to_piece(4) == "<bt>"
+
+
+@pytest.fixture(scope="module")
+def trained(prepared, tmp_path_factory):
+    run = tmp_path_factory.mktemp("run") / "koen"
+    result = subprocess.run([sys.executable, "-m", "studio.train.accelerated", "train", "--data", str(prepared),
+                             "--out", str(run), "--max-steps", "4", "--eval-minutes", "0", "--batch-tokens", "256",
+                             "--weights", "tatoeba=2"], env=_jax_env(), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return run
+
+
+def test_training_on_jax_writes_a_bundle_with_curves(trained):
+    metrics = json.loads((trained / "metrics.json").read_text())
+    assert metrics["steps"] == 4 and metrics["device"].lower().startswith("cpu")
+    assert [h["step"] for h in metrics["history"]] == [1, 2, 3, 4]
+    assert {"park_dev"} <= set(metrics["history"][-1]) and "chrf" in metrics["history"][-1]["park_dev"]
+    assert metrics["recipe"]["source_weights"] == {"tatoeba": 2.0}
+    assert set(metrics["candidates"]) >= {"last", "best"}
+
+
+def test_jax_trained_weights_give_the_same_logits_in_tensorflow(trained, tmp_path):
+    from studio.bundle import load_bundle
+    from studio.model import Transformer
+    from studio.weights import assign_arrays
+
+    source = np.array([[5, 9, 14, 2, 0, 0]], np.int32)
+    target = np.array([[1, 7, 11, 3]], np.int32)
+    np.savez(tmp_path / "inputs.npz", source=source, target=target)
+    script = (
+        "import sys, numpy as np\n"
+        "from studio.bundle import load_bundle\nfrom studio.model import Transformer\n"
+        "from studio.weights import assign_arrays\n"
+        f"b = load_bundle(sys.argv[1]); m = Transformer(b.config.model).build_weights()\n"
+        "assign_arrays(m.weights, b.weights); x = np.load(sys.argv[2])\n"
+        "np.save(sys.argv[3], np.asarray(m((x['source'], x['target']), training=False)))\n")
+    subprocess.run([sys.executable, "-c", script, str(trained), str(tmp_path / "inputs.npz"),
+                    str(tmp_path / "jax.npy")], env=_jax_env(), check=True, timeout=300)
+    bundle = load_bundle(trained)
+    model = Transformer(bundle.config.model).build_weights()
+    assign_arrays(model.weights, bundle.weights)
+    ours = np.asarray(model((source, target), training=False))
+    np.testing.assert_allclose(ours, np.load(tmp_path / "jax.npy"), atol=1e-4)
+
+
+def test_back_translation_writes_one_line_per_input(trained, prepared, tmp_path):
+    inputs = (prepared / "mono_en.txt").read_text().splitlines()
+    output = tmp_path / "bt.tsv"
+    subprocess.run([sys.executable, "-m", "studio.train.accelerated", "translate", "--run", str(trained),
+                    "--input", str(prepared / "mono_en.txt"), "--output", str(output), "--rows", "8"],
+                   env=_jax_env(), check=True, timeout=300, capture_output=True)
+    lines = output.read_text().splitlines()
+    assert len(lines) == len(inputs)
+    assert [line.split("\t")[1] for line in lines] == inputs
+
+
+def test_the_trainer_refuses_another_backend(prepared, tmp_path):
+    env = {**os.environ, "KERAS_BACKEND": "tensorflow"}
+    result = subprocess.run([sys.executable, "-m", "studio.train.accelerated", "train", "--data", str(prepared),
+                             "--out", str(tmp_path / "x")], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "KERAS_BACKEND=jax" in result.stderr

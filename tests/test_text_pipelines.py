@@ -1,0 +1,65 @@
+"""The translator text pipeline keeps text as written; the tutorial pipeline behaves as before."""
+
+import unicodedata
+
+import pytest
+
+from studio.config import TaskConfig
+from studio.text import SentencePieceTokenizer, clean_text, normalize, pipeline_for
+
+NEWS = [
+    "2022년 작, '풀장에서 수영하는 사람들'은 비센테 시소(Vicente Siso)의 작품이다.",
+    "\"People Swimming in the Pool\" from 2022 is one Vicente Siso artwork.",
+    "Quarterly profits jumped 76% to $1.13bn (£600m) — up from $639m.",
+    "회의는 오후 3:30~5:00에 열린다 [참고: www.example.com/a?b=1 · 문의 info@example.com]",
+    "Zoran Zaev said: “We will not give up.” #news @home",
+]
+
+
+@pytest.fixture(scope="module")
+def cased_tokenizer():
+    sentences = NEWS * 3 + ["나는 커피를 좋아해.", "I like coffee.", "The Prime Minister met President Obama."]
+    return SentencePieceTokenizer.train(sentences, vocab_size=400, byte_fallback=True)
+
+
+def test_translator_pipeline_keeps_case_quotes_brackets_numbers_symbols_and_latin_names(cased_tokenizer):
+    pipeline = pipeline_for(TaskConfig(task="translator", text_pipeline="translator"))
+    for text in NEWS:
+        cleaned = pipeline.source(text)
+        assert cleaned == text  # nothing to normalize in ordinary text
+        ids = cased_tokenizer.encode(cleaned)
+        assert cased_tokenizer.unk_id not in ids
+        assert pipeline.output(cased_tokenizer.decode(ids)) == text
+
+
+def test_translator_pipeline_reads_unseen_characters_through_byte_fallback(cased_tokenizer):
+    text = "Ωμέγα 😀 ∑ 語"
+    assert cased_tokenizer.decode(cased_tokenizer.encode(clean_text(text))) == text
+
+
+def test_clean_text_normalizes_unicode_and_whitespace_only():
+    decomposed = unicodedata.normalize("NFD", "한국어")
+    assert clean_text(decomposed) == "한국어"
+    assert clean_text("ＡＢＣ　１２３！") == "ABC 123!"  # full-width ASCII and ideographic space
+    assert clean_text("a\u200bb\u202ec\ufeff") == "abc"  # zero-width and bidi controls removed
+    assert clean_text("  two\t\tlines\nand\u00a0more  ") == "two lines and more"
+    assert clean_text("ㅋㅋ ㅠㅠ") == "ㅋㅋ ㅠㅠ"  # compatibility jamo stay (NFKC would change them)
+    assert clean_text("\x00\x07") == ""
+
+
+def test_tutorial_pipeline_is_the_tutorials_normalization():
+    pipeline = pipeline_for(TaskConfig(task="translator", lowercase_target=True))  # old bundles: no pipeline field
+    assert pipeline.name == "tutorial"
+    assert pipeline.source("영화 볼래?") == normalize("영화 볼래?") == "영화 볼래 ?"
+    assert pipeline.target("Seven people DIED.") == "seven people died ."
+    assert pipeline.output("하루가 또 가네요 .") == "하루가 또 가네요."
+
+
+def test_translator_output_is_not_respaced():
+    pipeline = pipeline_for(TaskConfig(task="translator", text_pipeline="translator"))
+    assert pipeline.output(" He said: \"No.\" (Reuters) ") == "He said: \"No.\" (Reuters)"
+
+
+def test_unknown_pipeline_is_refused():
+    with pytest.raises(ValueError, match="unknown text pipeline"):
+        pipeline_for(TaskConfig(text_pipeline="nope"))
