@@ -421,6 +421,7 @@ def data(data_dir: Optional[Path] = typer.Option(None, help="Look only here"),
     rows = [("chatbot", "chatbot/ChatbotData.csv")]
     rows += [(f"koen: {s.name}", s.path) for s in src.KOEN_SOURCES.values()]
     rows += [(f"eval: {name}", path) for name, path in src.EVAL_SETS.items()]
+    rows += [(f"back-translation: {name}", path) for name, path in src.EN_MONO.items()]
     missing = 0
     for name, relative in rows:
         found = src.find_file(relative, data_dir)

@@ -79,6 +79,7 @@ class TrainConfig:
     eval_minutes: float = 0.0  # also evaluate on dev every this many training minutes (a learning curve)
     dev_max_pairs: int = 0  # cap the dev split (0 = no cap) to keep evaluation cheap
     threads: int = 0  # CPU threads for TensorFlow ops; 0 = all cores
+    subword_alpha: float = 0.0  # SentencePiece subword sampling while training (0 = off; ~0.1 typical)
     source_weights: str = ""  # per training file, e.g. "wmt24pp=3,bible_krv_web=0.5" (resampled every epoch)
 
 

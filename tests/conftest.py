@@ -39,7 +39,7 @@ def koen_tsv(tmp_path_factory):
     return path
 
 
-TINY = {"model.d_model": 32, "model.num_heads": 4, "model.d_ff": 64, "model.num_layers": 2,
+TINY = {"model.d_model": 32, "model.num_heads": 4, "model.d_ff": 64, "model.num_layers": 2, "model.num_decoder_layers": 1,
         "model.max_source_len": 16, "model.max_target_len": 16, "tokenizer.vocab_size": 300,
         "train.epochs": 2, "train.warmup_steps": 10, "train.batch_size": 8, "train.dev_fraction": 0.2}
 

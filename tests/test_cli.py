@@ -105,7 +105,8 @@ def test_eval_prints_sacrebleu_scores_for_greedy_and_beam(tiny_bundle, koen_tsv,
                                  "--beam", "2", "--limit", "10", "--hypotheses", str(tmp_path / "hyp")])
     assert result.exit_code == 0, result.output
     assert "greedy" in result.output and "beam 2" in result.output
-    assert "nrefs:1|case:lc" in result.output  # the sacrebleu signature
+    assert "nrefs:1|case:mixed" in result.output  # sacrebleu's standard (cased) signature
+    assert "BLEU (lc)" in result.output and "chrF (lc)" in result.output
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == ["hyp.pairs.beam2.txt", "hyp.pairs.greedy.txt"]
     assert len((tmp_path / "hyp.pairs.greedy.txt").read_text(encoding="utf-8").splitlines()) == 10
@@ -121,8 +122,15 @@ def test_eval_can_record_scores_in_the_bundle(tiny_bundle, koen_tsv, tmp_path):
                                  "--limit", "5", "--record"])
     assert result.exit_code == 0, result.output
     recorded = json.loads((bundle / "metrics.json").read_text())["evaluation"]["pairs"]["greedy"]
-    assert recorded["pairs"] == 5 and "case:lc" in recorded["bleu_signature"]
-    assert "pairs (5 pairs), greedy: BLEU" in (bundle / "MODEL_CARD.md").read_text()
+    assert recorded["pairs"] == 5 and "case:mixed" in recorded["bleu_signature"]
+    assert {"bleu", "chrf", "bleu_lc", "chrf_lc"} <= set(recorded)
+    card = (bundle / "MODEL_CARD.md").read_text()
+    assert "pairs (5 pairs), greedy: BLEU" in card and "(lower-cased: BLEU" in card
     from studio.bundle import load_bundle
 
     load_bundle(bundle)  # still loads: metrics and the card are not checksummed inputs
+
+
+def test_eval_names_an_unknown_evaluation_set(tiny_bundle):
+    result = runner.invoke(app, ["eval", "chatbot", "--bundle", str(tiny_bundle), "--sets", "park_dev,nope"])
+    assert result.exit_code != 0 and "unknown evaluation set(s) nope" in str(result.exception)

@@ -6,8 +6,10 @@ import pytest
 
 from studio.data import (BucketedBatches, Example, Pair, clean_pairs, read_chatbot_csv, read_pairs,
                          read_parallel_files, read_park_tarball, read_tsv_pairs, split_train_dev)
+from studio.data.pipeline import encode_pairs
 from studio.data.sources import select_sources
 from studio.errors import DataError
+from studio.text import SentencePieceTokenizer, TextPipeline, TokenizerPair
 from tests.conftest import generated_pairs
 
 
@@ -86,7 +88,37 @@ def test_corrupt_tarball_is_named(tmp_path):
 
 def test_cleaning_normalizes_lowercases_target_and_dedupes():
     pairs = [Pair("안녕!", "Hello!"), Pair("안녕 !", "hello !"), Pair("😀", "smile")]
-    assert clean_pairs(pairs, lowercase_target=True) == [Pair("안녕 !", "hello !")]
+    assert clean_pairs(pairs, TextPipeline("tutorial", lowercase_target=True)) == [Pair("안녕 !", "hello !")]
+
+
+def test_translator_cleaning_keeps_text_as_written_and_dedupes_exact_repeats():
+    pairs = [Pair("오바마(Obama)는 말했다: \"네.\"", "Obama said: \"Yes.\""), Pair("오바마(Obama)는  말했다: \"네.\"",
+             "Obama said:  \"Yes.\""), Pair("\u200b", "nothing")]
+    assert clean_pairs(pairs, TextPipeline("translator")) == [Pair("오바마(Obama)는 말했다: \"네.\"",
+                                                                  "Obama said: \"Yes.\"")]
+
+
+def test_source_weights_resample_each_epoch_by_origin():
+    from studio.data.pipeline import parse_source_weights
+
+    questions = list(dict.fromkeys(q for q, _, _ in generated_pairs(300)))[:60]
+    tokenizers = TokenizerPair(*(2 * [SentencePieceTokenizer.train(questions, 200)]))
+    pairs = [Pair(q, q, "news.tsv") for q in questions[:30]] + [Pair(q, q, "bible.tsv") for q in questions[30:]]
+    weights = parse_source_weights("news=3,bible=0.5")
+    examples = encode_pairs(pairs, tokenizers, 40, 40, source_weights=weights)
+    batches = BucketedBatches(examples, 4, 8, 40, 1, 2, seed=3)
+    epoch = [row.tolist() for src, _, _ in batches.epoch(0) for row in src if row.any()]
+    news = {tuple(e.source) for e in examples if e.weight == 3.0}
+    counted = sum(tuple(r[: r.index(2) + 1]) in news for r in epoch)
+    assert counted == 3 * len([e for e in examples if e.weight == 3.0])  # whole weights: exactly 3 each
+    bible_rows = len(epoch) - counted
+    assert 0 < bible_rows < len([e for e in examples if e.weight == 0.5])  # about half of them
+    other = [row.tolist() for src, _, _ in batches.epoch(1) for row in src if row.any()]
+    assert sorted(map(tuple, other)) != sorted(map(tuple, epoch))  # drawn anew each epoch
+    assert encode_pairs(pairs, tokenizers, 40, 40, source_weights={"bible": 0}) == \
+        encode_pairs(pairs[:30], tokenizers, 40, 40)  # weight 0 leaves a source out
+    with pytest.raises(ValueError, match="NAME=NUMBER"):
+        parse_source_weights("news:3")
 
 
 def test_split_is_deterministic_and_keeps_a_source_on_one_side():
@@ -139,3 +171,25 @@ def test_tf_data_pipeline_yields_the_same_bucketed_batches():
     from_numpy = [tuple(a.tolist() for a in b) for b in batches.epoch(2)]
     from_tf = [tuple(t.numpy().tolist() for t in b) for b in batches.dataset(2)]
     assert from_tf == from_numpy
+
+
+def test_subword_sampling_changes_segmentations_between_epochs_but_never_the_text():
+    from studio.data.pipeline import SampledBatches
+
+    sentences = ["Obama met the Prime Minister in Seoul.", "오바마는 서울에서 총리를 만났다.",
+                 "The President said yes.", "대통령은 네라고 말했다."] * 10
+    tokenizer = SentencePieceTokenizer.train(sentences, vocab_size=300)
+    tokenizers = TokenizerPair(tokenizer, tokenizer)
+    pairs = [Pair(e, k, "news.tsv") for k, e in zip(sentences[1::2], sentences[0::2])]  # English: many segmentations
+    batches = SampledBatches(pairs, tokenizers, 0.1, dict(max_source_len=64, max_target_len=64),
+                             dict(batch_size=4, bucket_width=8, max_len=64, bos_id=1, eos_id=2, seed=5))
+
+    def segmentations(epoch):
+        rows = [row[row != 0].tolist() for src, _, _ in batches.epoch(epoch, shuffle=False) for row in src]
+        return sorted(tuple(r) for r in rows if r)
+
+    first, second = segmentations(0), segmentations(1)
+    assert first != second  # other pieces in another epoch
+    texts = lambda rows: sorted(tokenizer.decode(list(r)) for r in rows)  # noqa: E731
+    assert texts(first) == texts(second) == sorted(p.source for p in pairs)
+    assert len(batches) == len(BucketedBatches(encode_pairs(pairs, tokenizers, 64, 64), 4, 8, 64, 1, 2, seed=5))

@@ -47,11 +47,11 @@ def test_positional_encoding_matches_the_paper_formula():
     assert table[pos, 2 * i + 1] == pytest.approx(np.cos(pos / 10000 ** (2 * i / 128)), abs=1e-6)
 
 
-@pytest.mark.parametrize("norm", ["post", "pre"])
+@pytest.mark.parametrize("norm,decoder_layers", [("post", 0), ("pre", 0), ("pre", 1)])
 @pytest.mark.parametrize("shared", [True, False])
-def test_cached_step_decoding_equals_full_decoder_on_the_prefix(norm, shared):
+def test_cached_step_decoding_equals_full_decoder_on_the_prefix(norm, decoder_layers, shared):
     config = tiny_config(norm=norm, share_embeddings=shared, tie_output=shared,
-                         tgt_vocab_size=50 if shared else 60)
+                         tgt_vocab_size=50 if shared else 60, num_decoder_layers=decoder_layers)
     model = Transformer(config).build_weights()
     source, target = random_batch()
     encoder_output, mask = model.encode(source)
@@ -102,3 +102,9 @@ def test_shared_embeddings_and_tied_output_use_one_matrix():
 def test_invalid_head_count_is_rejected():
     with pytest.raises(ValueError, match="divisible"):
         Transformer(tiny_config(num_heads=5))
+
+
+def test_a_deep_encoder_with_a_shallow_decoder_has_its_own_layer_counts():
+    model = Transformer(tiny_config(num_layers=3, num_decoder_layers=1)).build_weights()
+    assert len(model.encoder_layers) == 3 and len(model.decoder_layers) == 1
+    assert len(model.empty_cache(2)) == 1 and model.config.decoder_depth == 1

@@ -73,18 +73,27 @@ def split_train_dev(pairs: Sequence[Pair], dev_fraction: float, seed: int = 0) -
 
 
 def encode_pairs(pairs: Sequence[Pair], tokenizers: TokenizerPair, max_source_len: int, max_target_len: int,
-                 max_ratio: float | None = None, source_weights: dict[str, float] | None = None) -> list[Example]:
+                 max_ratio: float | None = None, source_weights: dict[str, float] | None = None,
+                 sampling_alpha: float = 0.0) -> list[Example]:
     """Tokenize and keep pairs that fit: source + </s> <= max_source_len, <s> + target <= max_target_len.
-    Pairs whose source file has weight 0 are left out."""
+    Pairs whose source file has weight 0 are left out. With `sampling_alpha`, each side is segmented by
+    SentencePiece subword sampling instead of the single best segmentation."""
     eos = tokenizers.source.eos_id
     source_weights = source_weights or {}
+    if sampling_alpha:
+        if not all(hasattr(t, "encode_sampled") for t in (tokenizers.source, tokenizers.target)):
+            raise ValueError("subword sampling needs SentencePiece tokenizers")
+        encode_source = lambda text: tokenizers.source.encode_sampled(text, sampling_alpha)  # noqa: E731
+        encode_target = lambda text: tokenizers.target.encode_sampled(text, sampling_alpha)  # noqa: E731
+    else:
+        encode_source, encode_target = tokenizers.source.encode, tokenizers.target.encode
     examples = []
     for pair in pairs:
         weight = source_weights.get(source_name(pair.origin), 1.0)
         if weight <= 0:
             continue
-        source = tokenizers.source.encode(pair.source)
-        target = tokenizers.target.encode(pair.target)
+        source = encode_source(pair.source)
+        target = encode_target(pair.target)
         if keep_pair(len(source) + 1, len(target) + 1, max_source_len, max_target_len, max_ratio):
             examples.append(Example(source + [eos], target, weight))
     return examples
@@ -163,3 +172,38 @@ class BucketedBatches:
         spec = tf.TensorSpec([None, None], tf.int32)
         return tf.data.Dataset.from_generator(lambda: self.epoch(epoch, shuffle),
                                               output_signature=(spec, spec, spec)).prefetch(2)
+
+
+class SampledBatches:
+    """`BucketedBatches` whose pairs are segmented anew every epoch by SentencePiece subword sampling.
+
+    Batch order and weights are seeded by (seed, epoch) as in `BucketedBatches`, but SentencePiece's sampler
+    cannot be seeded per call: a run resumed mid-epoch draws that epoch's segmentation anew (the same pairs, other
+    pieces). Length and token count are those of the best segmentation (sampling changes them a little)."""
+
+    def __init__(self, pairs: Sequence[Pair], tokenizers: TokenizerPair, alpha: float, encode_args: dict,
+                 batch_args: dict):
+        self.pairs, self.tokenizers, self.alpha = list(pairs), tokenizers, alpha
+        self.encode_args, self.batch_args = encode_args, batch_args
+        self.examples = encode_pairs(self.pairs, tokenizers, **encode_args)
+        self.reference = BucketedBatches(self.examples, **batch_args)
+        self._cached: tuple[int, BucketedBatches] | None = None
+
+    def __len__(self) -> int:
+        return len(self.reference)
+
+    @property
+    def target_tokens(self) -> int:
+        return self.reference.target_tokens
+
+    def batches_for(self, epoch: int) -> BucketedBatches:
+        if self._cached is None or self._cached[0] != epoch:
+            examples = encode_pairs(self.pairs, self.tokenizers, sampling_alpha=self.alpha, **self.encode_args)
+            self._cached = (epoch, BucketedBatches(examples, **self.batch_args))
+        return self._cached[1]
+
+    def epoch(self, epoch: int = 0, shuffle: bool = True):
+        return self.batches_for(epoch).epoch(epoch, shuffle)
+
+    def dataset(self, epoch: int = 0, shuffle: bool = True):
+        return self.batches_for(epoch).dataset(epoch, shuffle)

@@ -105,6 +105,12 @@ class SentencePieceTokenizer:
     def encode(self, text: str) -> list[int]:
         return list(self._sp.encode(_encodable(text), out_type=int))
 
+    def encode_sampled(self, text: str, alpha: float) -> list[int]:
+        """One segmentation drawn from the unigram model (subword regularization, Kudo 2018): the same text,
+        different pieces each time, so training sees many segmentations; inference uses `encode`."""
+        return list(self._sp.encode(_encodable(text), out_type=int, enable_sampling=True, alpha=alpha,
+                                    nbest_size=-1))
+
     def decode(self, ids: Sequence[int]) -> str:
         # <unk> would render as " ⁇ ", and byte pieces that do not form valid UTF-8 as U+FFFD;
         # a reply or translation is better off without either

@@ -16,7 +16,7 @@ from rich.console import Console
 from studio.bundle import Bundle, save_bundle
 from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
-from studio.data.pipeline import parse_source_weights
+from studio.data.pipeline import SampledBatches, parse_source_weights
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
 from studio.text import TokenizerPair, pipeline_for, train_tokenizer
@@ -243,8 +243,15 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     console.print(f"{len(train_examples):,} train / {len(dev_examples):,} dev examples fit the length limits "
                   f"({m.max_source_len}/{m.max_target_len} tokens)")
     batch_tokens = t.batch_tokens
-    train_batches = BucketedBatches(train_examples, t.batch_size, t.bucket_width, max(m.max_source_len, m.max_target_len),
-                                    m.bos_id, m.eos_id, m.pad_id, batch_tokens=batch_tokens, seed=t.seed)
+    batch_args = dict(batch_size=t.batch_size, bucket_width=t.bucket_width,
+                      max_len=max(m.max_source_len, m.max_target_len), bos_id=m.bos_id, eos_id=m.eos_id,
+                      pad_id=m.pad_id, batch_tokens=batch_tokens, seed=t.seed)
+    if t.subword_alpha:
+        train_batches = SampledBatches(train_pairs, tokenizers, t.subword_alpha, dict(
+            max_source_len=m.max_source_len, max_target_len=m.max_target_len, max_ratio=max_ratio,
+            source_weights=source_weights), batch_args)
+    else:
+        train_batches = BucketedBatches(train_examples, **batch_args)
     dev_batches = (BucketedBatches(dev_examples, t.batch_size, t.bucket_width, max(m.max_source_len, m.max_target_len),
                                    m.bos_id, m.eos_id, m.pad_id, batch_tokens=batch_tokens, seed=t.seed)
                    if dev_examples else None)

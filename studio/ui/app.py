@@ -61,7 +61,9 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
         maps = generator.runtime.model.attention_maps(np.array([source], np.int32), np.array([target_in], np.int32))
         source_pieces = [generator.tokenizers.source.id_to_piece(i) for i in source]
         target_pieces = [generator.tokenizers.target.id_to_piece(i) for i in target_in]
-        figures = [attention_figure(maps[name][layer].numpy()[0], rows, cols, f"{title}, layer {layer + 1}")
+        # a deep encoder may have more layers than the decoder: each map shows its own stack's layer
+        figures = [attention_figure(np.asarray(maps[name][min(layer, len(maps[name]) - 1)])[0], rows, cols,
+                                    f"{title}, layer {min(layer, len(maps[name]) - 1) + 1}")
                    for name, rows, cols, title in (
                        ("encoder_self", source_pieces, source_pieces, "Encoder self-attention"),
                        ("decoder_self", target_pieces, target_pieces, "Decoder self-attention"),
@@ -69,7 +71,7 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
         model = generator.runtime.model
         trained = service.bundle.metrics.get("steps")
         summary = (f"**Output:** {html.escape(output.text)}  \n**Parameters:** {model.parameter_count():,} · "
-                   f"{config.model.num_layers} layers · d_model {config.model.d_model} · {config.model.num_heads} heads · "
+                   f"{config.model.num_layers} encoder / {config.model.decoder_depth} decoder layers · d_model {config.model.d_model} · {config.model.num_heads} heads · "
                    f"{config.model.norm}-LN · source pieces: {len(source_pieces)} · target pieces: {len(target_pieces)}")
         return (summary, *figures, positional_figure(model.positional_table),
                 schedule_figure(config.model.d_model, config.train.warmup_steps, config.train.lr_scale, trained),
