@@ -31,7 +31,7 @@ from studio.config import chatbot_preset  # noqa: E402
 from studio.data import BucketedBatches, clean_pairs, encode_pairs, read_chatbot_csv, split_train_dev  # noqa: E402
 from studio.data.sources import chatbot_csv  # noqa: E402
 from studio.model import Transformer  # noqa: E402
-from studio.text import TokenizerPair, train_tokenizer  # noqa: E402
+from studio.text import TextPipeline, TokenizerPair, train_tokenizer  # noqa: E402
 from studio.train.loss import masked_loss  # noqa: E402
 from studio.train.schedule import make_optimizer  # noqa: E402
 from studio.train.trainer import Trainer  # noqa: E402
@@ -76,7 +76,7 @@ def main(argv=None):
     console = Console()
 
     config = chatbot_preset()
-    pairs = clean_pairs(read_chatbot_csv(chatbot_csv(args.data_dir)), lowercase_target=False)
+    pairs = clean_pairs(read_chatbot_csv(chatbot_csv(args.data_dir)), TextPipeline("tutorial"))
     train_pairs, _ = split_train_dev(pairs, config.train.dev_fraction, config.train.seed)
     tokenizer = train_tokenizer("sentencepiece", [p.source for p in train_pairs] + [p.target for p in train_pairs],
                                 config.tokenizer.vocab_size)

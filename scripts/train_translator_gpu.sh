@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# How the shipped translator was trained on a lent GPU machine (JAX, no TensorFlow): the same model
-# definition as the CPU trainer, run by studio.train.accelerated. Started with setsid; each run writes
-# RUNS/<name>/{weights.npz,summary.json,history.json} and a log. Usage: train_translator_gpu.sh PREP RUNS
+# The translator recipe for a lent GPU machine (JAX, no TensorFlow): the same model definition as the CPU
+# trainer, run by studio.train.accelerated — KO->EN small (~25 MB) and large (~48 MB), EN->KO, back-translation
+# of the English news, KO->EN large on real + tagged synthetic pairs. Start it with setsid; each run folder
+# RUNS/<name> is a bundle (metrics.json holds the dev curves) with a log beside it.
+# Usage: train_translator_gpu.sh PREP RUNS   (PREP from `python -m studio.train.prepare_accelerated`)
 set -u
 PREP=$1; RUNS=$2; mkdir -p "$RUNS"
 export KERAS_BACKEND=jax XLA_PYTHON_CLIENT_MEM_FRACTION=0.22 PYTHONUNBUFFERED=1

@@ -248,7 +248,6 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     from studio.evaluate import evaluate
     from studio.generate import DecodeOptions
 
-    generator = _load_generator(bundle, task, backend, export_missing)
     if not test:
         from studio.data.sources import TUNING_SETS
 
@@ -258,9 +257,13 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
         if unknown:
             raise StudioError(f"unknown evaluation set(s) {', '.join(unknown)}; choose from {', '.join(EVAL_SETS)}, "
                               "all or tuning")
-        test = [find_file(EVAL_SETS[name], data_dir) for name in names]
-        if not all(test):
-            raise StudioError("evaluation sets not found; pass --test FILE or --data-dir (see `studio data`)")
+        found = {name: find_file(EVAL_SETS[name], data_dir) for name in names}
+        missing = [name for name, path in found.items() if path is None]
+        if missing or not names:
+            raise StudioError(f"evaluation set(s) not found: {', '.join(missing) or 'none named'}; pass --test FILE "
+                              "or --data-dir (see `studio data`)")
+        test = list(found.values())
+    generator = _load_generator(bundle, task, backend, export_missing)
     strategies = {"greedy": DecodeOptions()}
     if beam > 1:
         strategies[f"beam {beam}"] = DecodeOptions("beam", beam_size=beam, length_penalty=length_penalty)
@@ -297,7 +300,11 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
 
         loaded = generator.bundle
         metrics = dict(loaded.metrics)
-        metrics.setdefault("evaluation", {}).update(recorded)
+        evaluation = metrics.setdefault("evaluation", {})
+        for test_set in list(evaluation):  # scores of the older, lower-cased-only scheme are superseded
+            if any("case:lc" in result.get("bleu_signature", "") for result in evaluation[test_set].values()):
+                del evaluation[test_set]
+        evaluation.update(recorded)
         write_metrics(loaded.path, metrics)
         card = model_card(loaded.config, metrics, loaded.config.task.sources)
         atomic_write_bytes(loaded.path / "MODEL_CARD.md", card.encode("utf-8"))

@@ -33,6 +33,8 @@ class ModelConfig:
     eos_id: int = 2
 
     def validate(self) -> None:
+        if self.num_layers < 1 or self.num_decoder_layers < 0:
+            raise ValueError("num_layers must be >= 1 and num_decoder_layers >= 0 (0 = as many as num_layers)")
         if self.d_model % self.num_heads:
             raise ValueError(f"d_model ({self.d_model}) must be divisible by num_heads ({self.num_heads})")
         if self.norm not in ("pre", "post"):

@@ -29,9 +29,18 @@ class Score:
 
 def decode_all(generator, sources: Sequence[str], options: DecodeOptions, batch_size: int = 32,
                on_batch: Callable[[int], None] | None = None) -> list[str]:
-    from studio.document import translate_lines
+    """Translations as a user's file gets them; a chatbot replies to each source whole."""
+    if generator.config.task.task == "translator":
+        from studio.document import translate_lines
 
-    outputs, _ = translate_lines(generator, list(sources), options, batch_size, on_batch)
+        outputs, _ = translate_lines(generator, list(sources), options, batch_size, on_batch)
+        return outputs
+    outputs = []
+    for start in range(0, len(sources), batch_size):
+        chunk = list(sources[start:start + batch_size])
+        outputs += [g.text for g in generator.generate(chunk, options=options)]
+        if on_batch:
+            on_batch(len(chunk))
     return outputs
 
 

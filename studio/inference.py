@@ -12,8 +12,8 @@ from studio.runtimes import load_runtime
 from studio.text import pipeline_for
 
 
-UNREADABLE = ("the input has no characters this model reads (Korean, Latin letters, digits, punctuation); "
-              "the output is a guess from an empty input")
+UNREADABLE = ("the input has no characters this model reads (with the tutorial pipeline: Korean, Latin letters, "
+              "digits, punctuation; otherwise only invisible characters); the output is a guess from an empty input")
 
 
 @dataclass

@@ -62,6 +62,11 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
     assert result.exit_code == 0, result.output
     translated = runner.invoke(app, ["translate", "나는 커피를 좋아해?", "--bundle", str(out)])
     assert translated.exit_code == 0, translated.output
+    from studio.bundle import load_bundle
+
+    bundle = load_bundle(out)  # the translator preset reads and writes text as written (cased, symbols kept)
+    assert bundle.config.task.text_pipeline == "translator" and not bundle.config.task.lowercase_target
+    assert bundle.tokenizers.target.decode(bundle.tokenizers.target.encode("I Like (Coffee)?")) == "I Like (Coffee)?"
 
 
 def test_chat_on_a_missing_export_reports_or_builds_it(bundle_copy):

@@ -24,7 +24,7 @@ from studio.ui.service import InputError, Limits, ModelService
 INPUTS = hostile_inputs(300)
 FILE_SETTINGS = ["greedy", 4, 1.0, 0.8, 0, 0.9, None, 64, 0]  # the Translate tab's decoding controls
 GENERIC_ERROR = "has not enabled verbose error reporting"  # what Gradio says for an unexpected exception
-CLEAR_MESSAGES = re.compile(r"type something|Korean text to translate|the limit is|nothing the model can read|"
+CLEAR_MESSAGES = re.compile(r"type something|Korean text to translate|the limit is|nothing the model can read|nothing to read|"
                             r"Unknown backend|Invalid decoding settings|not valid UTF-8|NUL bytes|no text to translate|"
                             r"Please choose|exceeds the maximum file size")
 
@@ -65,7 +65,7 @@ def test_streaming_answers_hostile_inputs_like_the_batch(generator):
 @given(st.text(max_size=300))
 def test_any_text_gets_a_reply_or_a_clear_message(generator, tiny_bundle, text):
     service = ModelService.__new__(ModelService)  # only check_text is needed: no model load per example
-    service.task, service.limits = "chatbot", Limits(max_input_chars=200)
+    service.task, service.limits, service.bundle = "chatbot", Limits(max_input_chars=200), generator.bundle
     try:
         service.check_text(text)
     except InputError as error:

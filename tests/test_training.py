@@ -6,7 +6,8 @@ from rich.console import Console
 
 from studio.config import BundleConfig, ModelConfig, TokenizerConfig, TrainConfig
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs
-from studio.text import SentencePieceTokenizer, TokenizerPair
+from studio.errors import StudioError
+from studio.text import SentencePieceTokenizer, TextPipeline, TokenizerPair
 from studio.train.checkpoints import CheckpointStore
 from studio.train.trainer import Trainer
 from tests.conftest import generated_pairs
@@ -16,7 +17,7 @@ QUIET = Console(quiet=True)
 
 @pytest.fixture(scope="module")
 def corpus():
-    pairs = clean_pairs([Pair(q, a) for q, a, _ in generated_pairs(40)], lowercase_target=False)
+    pairs = clean_pairs([Pair(q, a) for q, a, _ in generated_pairs(40)], TextPipeline("tutorial"))
     tokenizer = SentencePieceTokenizer.train([p.source for p in pairs] + [p.target for p in pairs], 300)
     return TokenizerPair(tokenizer, tokenizer), pairs
 
@@ -186,3 +187,19 @@ def test_time_the_process_spends_stopped_with_ctrl_z_is_not_training_time(corpus
     trainer.fit(epochs=1, max_steps=5)
     waker[0].wait()
     assert counted_before_step[4] - counted_before_step[3] < 1.0  # a tiny step, not the 2-second pause
+
+
+def test_weighted_and_sampled_epochs_all_run_although_their_batch_counts_vary(koen_tsv, tmp_path):
+    """An epoch ends when its batches run out: with weight 0.5 and subword sampling the count differs from
+    len() from epoch to epoch, and an epoch with fewer batches must not be taken for an interrupted one."""
+    from studio.train.run import train_task
+    from tests.conftest import TINY
+
+    settings = dict(TINY, **{"train.epochs": 3, "train.source_weights": "pairs=0.5", "train.subword_alpha": 0.1,
+                             "train.patience": 0, "tokenizer.vocab_size": 200})
+    metrics = train_task("translator", tmp_path / "run", data_files=[koen_tsv], overrides=settings, console=QUIET)
+    assert metrics["epochs_trained"] == 3 and [h["epoch"] for h in metrics["history"]] == [1, 2, 3]
+    assert metrics["source_weights"] == "pairs=0.5" and metrics["subword_alpha"] == 0.1
+    with pytest.raises(StudioError, match="does not have"):
+        train_task("translator", tmp_path / "typo", data_files=[koen_tsv], console=QUIET,
+                   overrides=dict(settings, **{"train.source_weights": "pears=2"}))

@@ -32,12 +32,21 @@ def parse_source_weights(spec: str) -> dict[str, float]:
     for part in filter(None, (p.strip() for p in (spec or "").split(","))):
         name, sep, value = part.partition("=")
         try:
-            weights[name.strip()] = float(value)
+            number = float(value)
         except ValueError:
-            raise ValueError(f"source weight {part!r} is not NAME=NUMBER") from None
-        if not sep or weights[name.strip()] < 0:
-            raise ValueError(f"source weight {part!r} is not NAME=NUMBER (NUMBER >= 0)")
+            number = math.nan
+        if not sep or not name.strip() or not math.isfinite(number) or number < 0:
+            raise ValueError(f"source weight {part!r} is not NAME=NUMBER (a finite NUMBER >= 0)")
+        weights[name.strip()] = number
     return weights
+
+
+def check_source_weights(weights: dict[str, float], names: set[str]) -> None:
+    """A weight for a source the data does not have is a typo: say so instead of ignoring it."""
+    unknown = sorted(set(weights) - names)
+    if unknown:
+        raise ValueError(f"source weights name {', '.join(unknown)}, which the training data does not have; "
+                         f"its sources are {', '.join(sorted(names))}")
 
 
 def source_name(origin: str) -> str:

@@ -36,6 +36,9 @@ class Tokenizer(Protocol):
     def save(self, directory: Path, name: str) -> list[str]: ...
 
 
+BACK_TRANSLATION_TAG = "<bt>"  # first source piece of a back-translated (synthetic) training pair
+
+
 def _encodable(text: str) -> str:
     """Lone surrogates (from undecodable file names or broken clients) cannot cross into C++; make them U+FFFD."""
     try:

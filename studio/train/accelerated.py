@@ -5,11 +5,11 @@ JAX but no TensorFlow: the same `studio.model.Transformer` (written with `keras.
 backend, batches come from NumPy, and the weights it writes load into an ordinary bundle
 (each run folder is a complete bundle).
 
-Input is a prepared folder (`studio prepare-accelerated`): the bundle config, the tokenizer, `train.tsv`
+Input is a prepared folder (`python -m studio.train.prepare_accelerated`): the bundle config, the tokenizer, `train.tsv`
 (`source<TAB>target<TAB>origin`, already through the task's text pipeline) and `dev/*.tsv`.
 
     KERAS_BACKEND=jax python -m studio.train.accelerated train --data PREP --out RUN --minutes 10
-    KERAS_BACKEND=jax python -m studio.train.accelerated translate --run RUN --data PREP --input en.txt --output bt.tsv
+    KERAS_BACKEND=jax python -m studio.train.accelerated translate --run RUN --input en.txt --output bt.tsv
 
 What it does per run: SentencePiece subword sampling each epoch (free at inference), per-source weights
 (`--weights news=3,bible_krv_web=0.5`; synthetic back-translated pairs carry the origin `bt` and a `<bt>`
@@ -33,14 +33,13 @@ import numpy as np
 
 from studio.bundle import load_bundle, save_bundle
 from studio.config import BundleConfig
-from studio.data.pipeline import parse_source_weights, weighted_indices
+from studio.data.pipeline import check_source_weights, parse_source_weights, weighted_indices
 from studio.model import Transformer
-from studio.text.tokenizers import TokenizerPair
+from studio.text.tokenizers import BACK_TRANSLATION_TAG, TokenizerPair
 from studio.train.loss import masked_sums
 from studio.train.schedule import make_optimizer
 
 BUCKETS = (16, 32, 48, 64, 96, 128, 160, 192, 256)
-BT_TAG = "<bt>"
 
 
 # ---- data ----------------------------------------------------------------------------------------
@@ -65,8 +64,8 @@ class Encoder:
         self.target = self.source if tokenizers.shared else spm.SentencePieceProcessor(
             model_proto=tokenizers.target._proto)
         self.alpha = alpha
-        tag = self.source.piece_to_id(BT_TAG)
-        self.bt_id = tag if self.source.id_to_piece(tag) == BT_TAG else None
+        tag = self.source.piece_to_id(BACK_TRANSLATION_TAG)
+        self.bt_id = tag if self.source.id_to_piece(tag) == BACK_TRANSLATION_TAG else None
 
     def __call__(self, processor, texts: list[str], sample: bool) -> list[list[int]]:
         if sample and self.alpha > 0:
@@ -215,12 +214,10 @@ def train(args) -> None:
     data, out = Path(args.data), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     config = BundleConfig.load(Path(args.config) if args.config else data / "config.json")
-    for item in args.set or []:
-        section, _, rest = item.partition(".")
-        name, _, value = rest.partition("=")
-        current = getattr(getattr(config, section), name)
-        setattr(getattr(config, section), name, type(current)(json.loads(value) if not isinstance(current, str)
-                                                               else value))
+    if args.set:
+        from studio.train.run import apply_overrides, config_from_args
+
+        config = apply_overrides(config, config_from_args(args.set))
     tokenizers = TokenizerPair.load(data / "tokenizer")
     if args.direction == "enko":  # the trainer does not care about direction: swap the sides
         tokenizers = TokenizerPair(tokenizers.target, tokenizers.source)
@@ -236,6 +233,7 @@ def train(args) -> None:
         rows += [[s, t, "bt"] for s, t, *_ in synthetic[:cap]]
     origins = [r[2] if len(r) > 2 else "" for r in rows]
     weights = parse_source_weights(args.weights)
+    check_source_weights(weights, set(origins))
     example_weights = np.array([weights.get(o, 1.0) for o in origins])
     src_text, tgt_text = [r[0] for r in rows], [r[1] for r in rows]
     bt_id = encoder.bt_id if args.tag_synthetic else None
@@ -296,9 +294,9 @@ def train(args) -> None:
                 record = evaluate(state, "current")
                 history.append(record)
                 print(json.dumps({k: v for k, v in record.items() if not k.endswith("_samples")}), flush=True)
-                snapshots = (snapshots + [[np.asarray(v) for v in state[0]]])[-args.average_last:]
+                snapshots = (snapshots + [[np.array(v) for v in state[0]]])[-args.average_last:]  # copies
                 if record["dev_loss"] < best[0]:
-                    best = (record["dev_loss"], [np.asarray(v) for v in state[0]])
+                    best = (record["dev_loss"], [np.array(v) for v in state[0]])
                 (out / "history.json").write_text(json.dumps(history, indent=1, ensure_ascii=False))
             if elapsed >= budget or step >= args.max_steps:
                 break

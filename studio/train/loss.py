@@ -1,8 +1,8 @@
 """Masked cross-entropy with label smoothing, averaged over real target tokens (not over padding, which
 is what a `reduce_mean` after masking does — a tutorial bug).
 
-Smoothed loss per token = (1-eps) * NLL + eps * mean over the vocabulary of -log p. Both terms come from
-logsumexp, so no [B,T,V] one-hot tensor is built. Written with `keras.ops` (any Keras backend).
+Smoothed loss per token = (1-eps) * NLL + eps * mean over the vocabulary of -log p: the smoothing term comes
+from logsumexp and the mean logit, never from a smoothed [B,T,V] target. Written with `keras.ops` (any backend).
 """
 
 from keras import ops

@@ -15,9 +15,7 @@ from studio.config import BundleConfig, translator_preset
 from studio.data.readers import read_pairs, read_text_lines
 from studio.data.sources import EN_MONO, EVAL_SETS, TUNING_SETS, find_file, koen_source_files, select_sources
 from studio.text import SentencePieceTokenizer, TokenizerPair, pipeline_for
-from studio.text.normalize import dedupe_pairs
-
-BT_TAG = "<bt>"
+from studio.text.tokenizers import BACK_TRANSLATION_TAG
 
 
 def prepare(out: Path, vocab_size: int = 16000, sources: str | None = None, data_dir=None,
@@ -68,7 +66,7 @@ def prepare(out: Path, vocab_size: int = 16000, sources: str | None = None, data
 
     korean, english = [s for s, _, _ in train], [t for _, t, _ in train]
     options = dict(model_type=config.tokenizer.model_type, character_coverage=config.tokenizer.character_coverage,
-                   byte_fallback=True, user_symbols=[BT_TAG])
+                   byte_fallback=True, user_symbols=[BACK_TRANSLATION_TAG])
     if separate_vocab:
         tokenizers = TokenizerPair(SentencePieceTokenizer.train(korean, vocab_size, **options),
                                    SentencePieceTokenizer.train(english + mono[: len(english)], vocab_size, **options))

@@ -7,6 +7,7 @@ files are rewritten whenever the dev loss improves, so an interrupted run still 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ from rich.console import Console
 from studio.bundle import Bundle, save_bundle
 from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
-from studio.data.pipeline import SampledBatches, parse_source_weights
+from studio.data.pipeline import SampledBatches, check_source_weights, parse_source_weights, source_name
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
 from studio.text import TokenizerPair, pipeline_for, train_tokenizer
@@ -78,9 +79,13 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
     task = config.task.task
     m = config.model
     size = f", {metrics['parameters']:,} parameters" if "parameters" in metrics else ""
+    depth = (f"{m.num_layers}-layer" if m.decoder_depth == m.num_layers
+             else f"{m.num_layers}-layer encoder, {m.decoder_depth}-layer decoder")
+    origin = (f"trained with Transformer Studio, starting from the weights of `{metrics['initialized_from']}`"
+              if metrics.get("initialized_from") else "trained from scratch with Transformer Studio")
     lines = [f"# Transformer Studio {task}", "",
-             f"A {m.num_layers}-layer encoder-decoder Transformer (d_model {m.d_model}, {m.num_heads} heads, "
-             f"d_ff {m.d_ff}, {m.norm}-LN{size}) trained from scratch with Transformer Studio.", "",
+             f"A {depth} encoder-decoder Transformer (d_model {m.d_model}, {m.num_heads} heads, "
+             f"d_ff {m.d_ff}, {m.norm}-LN{size}) {origin}.", "",
              "## Training data"]
     names = {Path(f).name for f in source_files}
     known = {Path(s.path).name: s for s in KOEN_SOURCES.values()}
@@ -176,12 +181,15 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         run = json.loads((out / "run.json").read_text())
         config = BundleConfig.from_dict(run["config"])
         requested = apply_overrides(BundleConfig.from_dict(run["config"]), overrides or {})
-        changed = [key for key in (overrides or {}) if not key.startswith("train.")
+        # train.* settings may change (a larger budget, more epochs), except those that decide an epoch's batches
+        fixed = ("train.source_weights", "train.subword_alpha", "train.seed", "train.batch_tokens", "train.batch_size",
+                 "train.bucket_width")
+        changed = [key for key in (overrides or {}) if (not key.startswith("train.") or key in fixed)
                    and getattr(getattr(requested, key.split(".")[0]), key.split(".")[1])
                    != getattr(getattr(config, key.split(".")[0]), key.split(".")[1])]
         if changed:
             raise StudioError(f"cannot change {', '.join(changed)} when resuming (the run was built with other "
-                              "values); only train.* settings can change")
+                              "values); only train.* settings that do not decide the batches can change")
         config = requested  # e.g. a larger time budget or more epochs
         run["config"] = config.to_dict()
         (out / "run.json").write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n")
@@ -194,14 +202,24 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
                               f"{', '.join(k for k in CONFIGS if k.startswith(task))}")
         config = apply_overrides(CONFIGS[chosen](), overrides or {})
         if initial is not None:  # the architecture comes from the bundle; max lengths may change (no weights)
-            lengths = (config.model.max_source_len, config.model.max_target_len)
-            config.model = initial.config.model
-            if any(key in (overrides or {}) for key in ("model.max_source_len", "model.max_target_len")):
-                config.model.max_source_len, config.model.max_target_len = lengths
+            requested_model = config.model
+            config.model = dataclasses.replace(initial.config.model)
+            for key in overrides or {}:
+                section, name = key.split(".", 1)
+                if section != "model":
+                    continue
+                if name in ("max_source_len", "max_target_len", "dropout"):  # no weights depend on these
+                    setattr(config.model, name, getattr(requested_model, name))
+                elif getattr(requested_model, name) != getattr(config.model, name):
+                    raise StudioError(f"--init-from keeps the bundle's architecture; {key} cannot change "
+                                      "(only model.max_source_len, model.max_target_len and model.dropout can)")
             transplanting = tokenizer_dir is not None or (
                 config.task.text_pipeline != initial.config.task.text_pipeline)
             if not transplanting:
                 config.tokenizer = initial.config.tokenizer
+            elif not (config.model.share_embeddings and config.model.tie_output and config.tokenizer.shared):
+                raise StudioError("--init-from with a new tokenizer re-indexes one shared, tied embedding; "
+                                  f"{initial.path} or this preset has separate vocabularies")
     raw_pairs, files = read_task_pairs(task, data_dir, sources, data_files)
     pairs = clean_pairs(raw_pairs, pipeline_for(config.task))
     train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.seed)
@@ -213,6 +231,8 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         started = time.monotonic()
         if tokenizer_dir is not None:
             tokenizers = TokenizerPair.load(Path(tokenizer_dir))
+            config.tokenizer.kind, config.tokenizer.shared = tokenizers.source.kind, tokenizers.shared
+            config.tokenizer.vocab_size = tokenizers.source.vocab_size
         elif initial is not None and not transplanting:
             tokenizers = initial.tokenizers
         else:
@@ -230,13 +250,19 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         config.task.sources = [Path(f).name for f in files]
         out.mkdir(parents=True, exist_ok=True)
         tokenizers.save(out / "tokenizer")
-        (out / "run.json").write_text(json.dumps({"config": config.to_dict(), "data_files": [str(Path(f).resolve()) for f in files]},
+        started_from = {"initialized_from": str(initial.path), "embeddings_reindexed": transplanting} if initial else {}
+        (out / "run.json").write_text(json.dumps({"config": config.to_dict(), "data_files": [str(Path(f).resolve()) for f in files],
+                                                  **started_from},
                                                  indent=2, ensure_ascii=False) + "\n")
     (out / "dev.tsv").write_text("".join(f"{p.source}\t{p.target}\n" for p in dev_pairs), encoding="utf-8")
 
     m, t = config.model, config.train
     max_ratio = 3.0 if task == "translator" else None
-    source_weights = parse_source_weights(t.source_weights)
+    try:
+        source_weights = parse_source_weights(t.source_weights)
+        check_source_weights(source_weights, {source_name(p.origin) for p in pairs})
+    except ValueError as error:
+        raise StudioError(f"train.source_weights: {error}") from None
     train_examples = encode_pairs(train_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio,
                                   source_weights)
     dev_examples = encode_pairs(dev_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio)
@@ -312,6 +338,10 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         assign_arrays(trainer.model.weights, candidates[chosen])
         chosen += " (dev loss " + ", ".join(f"{name} {loss:.4f}" for name, loss in losses.items()) + ")"
     metrics = {"task": task, "weights": chosen, "parameters": trainer.model.parameter_count(),
+               **{key: value for key, value in json.loads((out / "run.json").read_text()).items()
+                  if key in ("initialized_from", "embeddings_reindexed")},
+               "text_pipeline": config.task.text_pipeline, "source_weights": t.source_weights,
+               "subword_alpha": t.subword_alpha,
                "epochs_trained": state.epoch, "steps": state.step,
                "train_seconds": round(state.train_seconds, 1), "train_target_tokens": state.target_tokens,
                "train_target_tokens_per_second": round(state.target_tokens / max(state.train_seconds, 1e-9), 1),

@@ -223,6 +223,7 @@ class Trainer:
             progress = Progress(TextColumn(f"epoch {epoch + 1}/{epochs}"), BarColumn(), MofNCompleteColumn(),
                                 TextColumn("{task.fields[stats]}"), TimeRemainingColumn(),
                                 console=self.console, disable=not interactive, transient=False)
+            interrupted = False  # by max_steps, the time budget or a signal; else the epoch's batches ran out
             with progress:
                 task = progress.add_task("train", total=steps_per_epoch, completed=done_before, stats="")
                 for index, batch in enumerate(self._batches(self.train_batches, epoch, shuffle=True)):
@@ -267,15 +268,15 @@ class Trainer:
                         if not interactive:
                             self.console.print(f"dev loss {point.get('dev_loss', float('nan')):.3f} after "
                                                f"{point['train_seconds'] / 60:.1f} training minutes", highlight=False)
-                    if max_steps and self.state.step >= max_steps:
-                        break
                     if budget and self.state.train_seconds >= budget:
                         self.console.print(f"Training-time budget of {budget / 60:.0f} minutes reached.")
+                    interrupted = bool((max_steps and self.state.step >= max_steps) or signals.stop_requested
+                                       or (budget and self.state.train_seconds >= budget))
+                    if interrupted:
                         break
-                    if signals.stop_requested:
-                        break
-            epoch_done = self.state.batch_in_epoch >= steps_per_epoch
-            if not epoch_done:  # stopped by max_steps, the time budget or a signal
+            # an epoch ends when its batches run out, not at len(): with per-source weights or subword sampling
+            # the number of batches changes a little from epoch to epoch, and len() is only its expected value
+            if interrupted:
                 self.save_checkpoint()
                 break
 

@@ -91,9 +91,14 @@ class ModelService:
                              "Please shorten it" + (" or translate it as a file." if self.task == "translator" else "."))
         from studio.text import pipeline_for
 
-        if self.bundle is not None and not pipeline_for(self.bundle.config.task).source(text):
-            raise InputError("That text has nothing the model can read: it understands Korean, Latin letters, digits "
-                             "and punctuation (emoji, symbols and other scripts are skipped).")
+        # without a bundle the service is unavailable and says so when asked for a generator
+        pipeline = pipeline_for(self.bundle.config.task) if self.bundle is not None else None
+        if pipeline is not None and not pipeline.source(text):
+            if pipeline.name == "tutorial":
+                raise InputError("That text has nothing the model can read: it understands Korean, Latin letters, "
+                                 "digits and punctuation (emoji, symbols and other scripts are skipped).")
+            raise InputError("That text has only invisible characters (control or zero-width characters): "
+                             "there is nothing to read.")
         return text
 
 
