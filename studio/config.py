@@ -159,12 +159,14 @@ def translator_tutorial_preset() -> BundleConfig:
 def translator_preset() -> BundleConfig:
     """The shipped translator: sized to train on a 2-core CPU in hours and ship under 25 MB. One shared
     Korean+English SentencePiece vocabulary (shared embeddings, tied output: one matrix instead of three),
-    a deeper but narrower stack than the tutorial's, pre-LN, token-based batches."""
+    a deeper but narrower stack than the tutorial's, pre-LN, token-based batches; the translator text
+    pipeline (cased text as written), news-like and modern sources weighted up, Bible and UI strings down."""
     return BundleConfig(
         model=ModelConfig(num_layers=3, d_model=256, num_heads=8, d_ff=1024, dropout=0.2, norm="pre",
-                          share_embeddings=True, tie_output=True, max_source_len=64, max_target_len=64),
-        tokenizer=TokenizerConfig(kind="sentencepiece", shared=True, vocab_size=12000),
+                          share_embeddings=True, tie_output=True, max_source_len=96, max_target_len=96),
+        tokenizer=TokenizerConfig(kind="sentencepiece", shared=True, vocab_size=16000),
         train=TrainConfig(epochs=30, batch_size=64, batch_tokens=3072, warmup_steps=2000, dev_fraction=0.02,
-                          patience=4),
+                          patience=4, source_weights="wmt24pp=3,korsts=1.5,bible_krv_web=0.5,libreoffice_ui=0.5,"
+                                                     "gimp_help=0.5"),
         task=TaskConfig(task="translator", source_lang="ko", target_lang="en", text_pipeline="translator"),
     )

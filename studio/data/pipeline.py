@@ -41,9 +41,10 @@ def parse_source_weights(spec: str) -> dict[str, float]:
     return weights
 
 
-def check_source_weights(weights: dict[str, float], names: set[str]) -> None:
-    """A weight for a source the data does not have is a typo: say so instead of ignoring it."""
-    unknown = sorted(set(weights) - names)
+def check_source_weights(weights: dict[str, float], names: set[str], known: set[str] = frozenset()) -> None:
+    """A weight for a name that is neither in the data nor a `known` source (the bundled ones, which a preset's
+    weights may name when training on other files) is a typo: say so instead of ignoring it."""
+    unknown = sorted(set(weights) - names - set(known))
     if unknown:
         raise ValueError(f"source weights name {', '.join(unknown)}, which the training data does not have; "
                          f"its sources are {', '.join(sorted(names))}")

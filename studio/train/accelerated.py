@@ -58,20 +58,12 @@ class Encoder:
     """Source/target text -> ids, deterministic or with unigram subword sampling."""
 
     def __init__(self, tokenizers: TokenizerPair, alpha: float):
-        import sentencepiece as spm
+        self.source, self.target, self.alpha = tokenizers.source, tokenizers.target, alpha
+        tag = self.source.encode(BACK_TRANSLATION_TAG)
+        self.bt_id = tag[-1] if self.source.id_to_piece(tag[-1]) == BACK_TRANSLATION_TAG else None
 
-        self.source = spm.SentencePieceProcessor(model_proto=tokenizers.source._proto)
-        self.target = self.source if tokenizers.shared else spm.SentencePieceProcessor(
-            model_proto=tokenizers.target._proto)
-        self.alpha = alpha
-        tag = self.source.piece_to_id(BACK_TRANSLATION_TAG)
-        self.bt_id = tag if self.source.id_to_piece(tag) == BACK_TRANSLATION_TAG else None
-
-    def __call__(self, processor, texts: list[str], sample: bool) -> list[list[int]]:
-        if sample and self.alpha > 0:
-            return processor.encode(texts, out_type=int, enable_sampling=True, alpha=self.alpha, nbest_size=-1,
-                                    num_threads=8)
-        return processor.encode(texts, out_type=int, num_threads=8)
+    def __call__(self, tokenizer, texts: list[str], sample: bool) -> list[list[int]]:
+        return tokenizer.encode_many(texts, self.alpha if sample else 0.0, threads=8)
 
 
 def make_batches(sources, targets, tags, cfg, batch_tokens: int, rng, eos=2, bos=1, pad=0):
@@ -233,7 +225,10 @@ def train(args) -> None:
         rows += [[s, t, "bt"] for s, t, *_ in synthetic[:cap]]
     origins = [r[2] if len(r) > 2 else "" for r in rows]
     weights = parse_source_weights(args.weights)
-    check_source_weights(weights, set(origins))
+    from studio.data.sources import KOEN_SOURCES
+
+    check_source_weights(weights, set(origins), set(KOEN_SOURCES) | {"bt"})
+    config.train.source_weights, config.train.subword_alpha = args.weights, args.alpha  # recorded in the bundle
     example_weights = np.array([weights.get(o, 1.0) for o in origins])
     src_text, tgt_text = [r[0] for r in rows], [r[1] for r in rows]
     bt_id = encoder.bt_id if args.tag_synthetic else None

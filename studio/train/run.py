@@ -260,7 +260,7 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     max_ratio = 3.0 if task == "translator" else None
     try:
         source_weights = parse_source_weights(t.source_weights)
-        check_source_weights(source_weights, {source_name(p.origin) for p in pairs})
+        check_source_weights(source_weights, {source_name(p.origin) for p in pairs}, set(KOEN_SOURCES))
     except ValueError as error:
         raise StudioError(f"train.source_weights: {error}") from None
     train_examples = encode_pairs(train_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio,
