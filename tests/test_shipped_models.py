@@ -38,16 +38,19 @@ def test_shipped_chatbot_batched_and_single_replies_agree(chatbot):
     assert [g.text for g in chatbot.generate(prompts)] == [chatbot(p) for p in prompts]
 
 
-def test_shipped_translator_translates_the_tutorial_sentences_into_english():
+def test_shipped_translator_writes_cased_english_and_keeps_names():
     path = default_bundle("translator")
     size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and "exports" not in f.parts)
     assert size < 25 * 2**20
     metrics = json.loads((path / "metrics.json").read_text(encoding="utf-8"))
-    for test_set in ("park_test", "jhe_dev"):
-        assert {"greedy", "beam 4"} <= set(metrics["evaluation"][test_set])
+    for test_set in ("park_dev", "wmt24pp_news_dev", "jhe_dev", "park_test"):
+        greedy = metrics["evaluation"][test_set]["greedy"]
+        assert "case:mixed" in greedy["bleu_signature"] and "chrf_lc" in greedy
     assert "non-commercial" in (path / "MODEL_CARD.md").read_text(encoding="utf-8")
     translator = TextGenerator.from_path(path)
+    assert translator.config.task.text_pipeline == "translator"
     outputs = [g.text for g in translator.generate(["오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.",
                                                      "일곱 명의 사망자가 발생했다."])]
-    assert all(re.fullmatch(r"[a-z0-9 .,!?'%-]+", o) for o in outputs), outputs
     assert not any(HANGUL.search(o) for o in outputs)
+    assert all(re.fullmatch(r"[A-Za-z0-9 .,!?'\"%()$:;-]+", o) for o in outputs), outputs
+    assert outputs[0].startswith("Obama")  # cased, as written
