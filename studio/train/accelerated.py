@@ -16,6 +16,11 @@ What it does per run: SentencePiece subword sampling each epoch (free at inferen
 tag as their first source token), fixed length buckets (one compiled shape each), dev loss and greedy dev
 chrF on every tuning set every `--eval-minutes`, and at the end the lowest-dev-loss choice among the last
 weights, the best evaluation and the mean of the last checkpoints, stored as float16.
+
+Two deliberate exceptions to "one home": batches use fixed bucket lengths (`BUCKETS`, few compiled shapes on an
+accelerator) rather than `BucketedBatches`' width grid, and greedy decoding for evaluation and back-translation is
+the model's own `decode_step` under one compiled `jax.lax.scan` rather than `studio.generate`'s per-step NumPy
+loop, which would leave a GPU idle between steps.
 """
 
 from __future__ import annotations
