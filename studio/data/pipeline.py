@@ -192,10 +192,11 @@ class SampledBatches:
     pieces). Length and token count are those of the best segmentation (sampling changes them a little)."""
 
     def __init__(self, pairs: Sequence[Pair], tokenizers: TokenizerPair, alpha: float, encode_args: dict,
-                 batch_args: dict):
+                 batch_args: dict, examples: Sequence[Example] | None = None):
+        """`examples`: the pairs already encoded with `encode_args` (best segmentation), if the caller has them."""
         self.pairs, self.tokenizers, self.alpha = list(pairs), tokenizers, alpha
         self.encode_args, self.batch_args = encode_args, batch_args
-        self.examples = encode_pairs(self.pairs, tokenizers, **encode_args)
+        self.examples = list(examples) if examples is not None else encode_pairs(self.pairs, tokenizers, **encode_args)
         self.reference = BucketedBatches(self.examples, **batch_args)
         self._cached: tuple[int, BucketedBatches] | None = None
 

@@ -57,8 +57,6 @@ def read_tsv(path: Path) -> list[list[str]]:
     return rows
 
 
-
-
 class Encoder:
     """Source/target text -> ids, deterministic or with unigram subword sampling."""
 
@@ -182,7 +180,7 @@ class Run:
             nll, count = nll + float(n), count + float(k)
         return nll / max(count, 1.0)
 
-    def translate(self, state, ids_list: list[list[int]], rows: int = 256, tag: int | None = None) -> list[list[int]]:
+    def translate(self, state, ids_list: list[list[int]], rows: int = 256) -> list[list[int]]:
         trainable, non_trainable = state[0], state[1]
         c = self.config.model
         eos = c.eos_id
@@ -192,7 +190,7 @@ class Run:
             chunk = order[start: start + rows]
             src = np.zeros((rows, c.max_source_len), np.int32)
             for r, i in enumerate(chunk):
-                ids = ([tag] if tag else []) + ids_list[i][: c.max_source_len - 1 - (1 if tag else 0)] + [eos]
+                ids = ids_list[i][: c.max_source_len - 1] + [eos]
                 src[r, :len(ids)] = ids
             out = np.asarray(self.greedy(trainable, non_trainable, src))
             for r, i in enumerate(chunk):

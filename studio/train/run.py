@@ -275,7 +275,7 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     if t.subword_alpha:
         train_batches = SampledBatches(train_pairs, tokenizers, t.subword_alpha, dict(
             max_source_len=m.max_source_len, max_target_len=m.max_target_len, max_ratio=max_ratio,
-            source_weights=source_weights), batch_args)
+            source_weights=source_weights), batch_args, examples=train_examples)
     else:
         train_batches = BucketedBatches(train_examples, **batch_args)
     dev_batches = (BucketedBatches(dev_examples, t.batch_size, t.bucket_width, max(m.max_source_len, m.max_target_len),
