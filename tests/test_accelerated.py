@@ -86,7 +86,7 @@ def test_jax_trained_weights_give_the_same_logits_in_tensorflow(trained, tmp_pat
         "import sys, numpy as np\n"
         "from studio.bundle import load_bundle\nfrom studio.model import Transformer\n"
         "from studio.weights import assign_arrays\n"
-        f"b = load_bundle(sys.argv[1]); m = Transformer(b.config.model).build_weights()\n"
+        "b = load_bundle(sys.argv[1]); m = Transformer(b.config.model).build_weights()\n"
         "assign_arrays(m.weights, b.weights); x = np.load(sys.argv[2])\n"
         "np.save(sys.argv[3], np.asarray(m((x['source'], x['target']), training=False)))\n")
     subprocess.run([sys.executable, "-c", script, str(trained), str(tmp_path / "inputs.npz"),

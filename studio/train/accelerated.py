@@ -249,7 +249,6 @@ def train(args) -> None:
 
     run.compile(config.train.warmup_steps, config.train.lr_scale, config.train.label_smoothing)
     state = run.state()
-    rng = np.random.default_rng(config.train.seed)
     budget = args.minutes * 60
     history, snapshots, best = [], [], (math.inf, None)
     started = time.monotonic()
