@@ -15,15 +15,17 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from studio.bundle import Bundle  # noqa: E402
 from studio.config import BundleConfig  # noqa: E402
 from studio.data import BucketedBatches, Pair, encode_pairs  # noqa: E402
 from studio.inference import TextGenerator  # noqa: E402
+from studio.runtimes.tf_runtime import TFCachedRuntime  # noqa: E402
+from studio.text.preprocess import Preprocessor  # noqa: E402
 from studio.model import Transformer  # noqa: E402
 from studio.text import TokenizerPair  # noqa: E402
 from studio.train.checkpoints import CheckpointStore  # noqa: E402
 from studio.train.loss import masked_sums  # noqa: E402
-from studio.train.run import CHATBOT_PROMPTS, TRANSLATOR_PROMPTS, chrf_on  # noqa: E402
+from studio.tasks import task_named  # noqa: E402
+from studio.train.run import chrf_on  # noqa: E402
 from studio.weights import assign_arrays, load_npz  # noqa: E402
 
 
@@ -56,8 +58,8 @@ def main():
     candidates[f"last ({last.name})"] = load_npz(last / "model.npz")
     candidates[f"average of last {args.average}"] = store.average_weights(args.average)
     model = Transformer(m).build_weights()
-    generator = TextGenerator(Bundle(run, config, tokenizers, {}), model=model)
-    prompts = CHATBOT_PROMPTS if config.task.task == "chatbot" else TRANSLATOR_PROMPTS
+    generator = TextGenerator(Preprocessor(config, tokenizers), TFCachedRuntime(model))
+    prompts = list(task_named(config.task.task).prompts)
     table = Table(title=f"{run}: {len(dev)} dev pairs, greedy")
     for column in ("weights", "dev loss", "token acc", "chrF", "repeating", "distinct"):
         table.add_column(column)

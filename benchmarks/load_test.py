@@ -26,10 +26,11 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-CHAT = ["영화 볼래?", "넌 누구야?", "오늘 날씨는 어때?", "지칠때 어떡하면 좋을까?", "너 좋아하는 사람 있어?",
-        "대학원 합격 하겠지?", "배고파", "주말에 뭐 하지?"]
-TRANSLATE = ["오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.", "일곱 명의 사망자가 발생했다.",
-             "오늘은 날씨가 좋다.", "그는 어제 서울에 도착했다."]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from studio.tasks import CHATBOT, TRANSLATOR  # noqa: E402
+
+CHAT = list(CHATBOT.samples)
+TRANSLATE = list(TRANSLATOR.samples)
 BACKENDS = ["onnx", "tflite", "tf"]
 
 

@@ -1,11 +1,14 @@
-"""Turn a trained bundle into graphs that decode one token per call with a key/value cache:
+"""Turn a trained bundle into the files of its exported variants (the table is `studio.exports.VARIANTS`):
 
     model.tflite / model.float16.tflite / model.int8.tflite   signatures `encode` and `decode_step`
     encode.onnx + decode_step.onnx (and *.int8.onnx)            one ONNX graph per signature
+    ctranslate2/, ctranslate2-int8/                             CTranslate2 models, for `studio bench`
     manifest.json                                               names, shapes, ids, checksums, versions, parity
 
 `export_bundle` writes every file under a temporary name and renames it into place, and writes the
-manifest last: an interrupted export never leaves a file that looks current.
+manifest last: an interrupted export never leaves a file that looks current. Exporting some variants
+keeps the manifest entries of the others when they were made from the same weights.
+`ensure_exported` is the one place that builds what is missing or stale, on demand.
 """
 
 from __future__ import annotations
@@ -14,17 +17,27 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
-from exporters.manifest import MANIFEST, library_versions
-from exporters.signatures import input_names
+from studio.runtimes.signatures import input_names
 from studio.errors import StudioError
+from studio.exports import (EXPORTED_BACKENDS, MANIFEST, VARIANTS, export_dir_for, read_manifest, source_hashes,
+                            stale_reason)
+from studio.files import atomic_write_bytes, sha256_of
 
-TFLITE_FILES = {"none": "model.tflite", "float16": "model.float16.tflite", "dynamic-int8": "model.int8.tflite"}
-ONNX_FILES = {"none": ("encode.onnx", "decode_step.onnx"), "int8": ("encode.int8.onnx", "decode_step.int8.onnx")}
-BACKEND_OF = {"model.tflite": "tflite", "model.float16.tflite": "tflite-float16", "model.int8.tflite": "tflite-int8",
-              "encode.onnx": "onnx", "encode.int8.onnx": "onnx-int8"}
+
+def library_versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = {}
+    for name in ("tensorflow", "keras", "tf2onnx", "onnxruntime", "onnx", "ai-edge-litert", "ctranslate2"):
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
 
 
 def _signature_table(config) -> dict:
@@ -46,17 +59,39 @@ def _signature_table(config) -> dict:
 
 
 def _move_into_place(temp: Path, target: Path) -> None:
-    os.replace(temp, target)
+    if temp.is_dir():  # a CTranslate2 model folder: swap it in whole
+        old = target.with_name(f".{target.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        if target.exists():
+            os.replace(target, old)
+        os.replace(temp, target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(temp, target)
 
 
-def export_bundle(bundle_path, out=None, tflite=("none", "float16", "dynamic-int8"), onnx=("none", "int8"),
-                  verify: bool = True, progress=print) -> dict:
-    """Export `bundle_path`; returns the manifest. `progress(message)` reports each stage."""
+def _previous_entries(out: Path, bundle_path: Path) -> tuple[dict, dict]:
+    """Files and verification results of an earlier export from the same weights (kept when exporting others)."""
+    try:
+        manifest = read_manifest(out)
+    except StudioError:
+        return {}, {}
+    if {k: manifest.get("source", {}).get(k) for k in source_hashes(bundle_path)} != source_hashes(bundle_path):
+        return {}, {}
+    files = {name: entry for name, entry in manifest.get("files", {}).items() if (out / name).is_file()}
+    return files, dict(manifest.get("verification", {}))
+
+
+def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, progress=print) -> dict:
+    """Export `bundle_path` for `backends` (names from `studio.exports.VARIANTS`; default: every backend the
+    app serves); returns the manifest. `progress(message)` reports each stage."""
     from studio.bundle import load_bundle
-    from studio.data.sources import sha256_of
-    from studio.runtimes import export_dir_for
 
     started = time.monotonic()
+    chosen = [VARIANTS[name] for name in (backends or EXPORTED_BACKENDS)]
+    unknown = [v.name for v in chosen if not v.exported]
+    if unknown:
+        raise ValueError(f"{', '.join(unknown)} run the Keras model: nothing to export")
     bundle = load_bundle(Path(bundle_path))
     out = Path(out) if out else export_dir_for(bundle.path)
     try:
@@ -64,39 +99,15 @@ def export_bundle(bundle_path, out=None, tflite=("none", "float16", "dynamic-int
         work = Path(tempfile.mkdtemp(prefix=".export-", dir=out))
     except OSError as error:
         raise StudioError(f"{out}: cannot write the export here ({error.strerror or error}); pass --out DIR") from None
-    files: dict[str, dict] = {}
+    files, verification = _previous_entries(out, bundle.path)
+    written: dict[str, dict] = {}
     try:
-        from exporters import onnx as onnx_export
-        from exporters import tflite as tflite_export
-        from exporters.signatures import DecoderModule
-
-        progress("Tracing encode and decode_step...")
-        module = DecoderModule(bundle.build_model())
-        module.save(work / "saved_model")
-        for variant in tflite:
-            name = TFLITE_FILES[variant]
-            progress(f"Converting {name} (TFLite, quantization: {variant})...")
-            content = tflite_export.convert(work / "saved_model", variant)
-            extra = tflite_export.non_builtin_operators(content)
-            if extra:
-                raise StudioError(f"{name}: the graph needs non-builtin ops {extra}; a mobile app could not run it")
-            (work / name).write_bytes(content)
-            files[name] = {"format": "tflite", "quantization": variant, "operators": tflite_export.operators(content)}
-        if onnx:
-            progress("Converting encode.onnx and decode_step.onnx (tf2onnx)...")
-            onnx_export.convert(module.encode, work / ONNX_FILES["none"][0])
-            onnx_export.convert(module.decode_step, work / ONNX_FILES["none"][1])
-            for variant in onnx:
-                for base, name in zip(ONNX_FILES["none"], ONNX_FILES[variant]):
-                    if variant == "int8":
-                        progress(f"Quantizing {name} (ONNX dynamic int8)...")
-                        onnx_export.quantize_int8(work / base, work / name)
-                    files[name] = {"format": "onnx", "quantization": variant, "opset": onnx_export.OPSET}
-        for name, entry in files.items():
+        written = _convert(bundle, chosen, work, progress)
+        for name, entry in written.items():
             entry["bytes"] = (work / name).stat().st_size
             entry["sha256"] = sha256_of(work / name)
-        for name in files:
-            _move_into_place(work / name, out / name)
+        for top in {name.split("/")[0] for name in written}:
+            _move_into_place(work / top, out / top)
     except Exception as error:  # noqa: BLE001 - TensorFlow reports a full disk as its own error type
         reason = _write_failure(error)
         if reason is None:
@@ -105,6 +116,9 @@ def export_bundle(bundle_path, out=None, tflite=("none", "float16", "dynamic-int
                           "Free some space or pass --out DIR") from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    files.update(written)
+    for v in chosen:
+        verification.pop(v.name, None)
 
     config = bundle.config.model
     manifest = {
@@ -117,21 +131,98 @@ def export_bundle(bundle_path, out=None, tflite=("none", "float16", "dynamic-int
         "vocab_size": config.tgt_vocab_size,
         "tokenizer": {"kind": bundle.config.tokenizer.kind, "shared": bundle.tokenizers.shared,
                       "files": sorted(str(p.relative_to(bundle.path)) for p in (bundle.path / "tokenizer").iterdir())},
-        "source": {"bundle": str(bundle.path), "weights.npz": sha256_of(bundle.path / "weights.npz"),
-                   "config.json": sha256_of(bundle.path / "config.json")},
+        "source": {"bundle": str(bundle.path), **source_hashes(bundle.path)},
         "files": files,
         "versions": library_versions(),
         "export_seconds": round(time.monotonic() - started, 1),
     }
+    if verification:
+        manifest["verification"] = verification
     _write_manifest(out, manifest)
-    if verify:
+    if verify and any(v.serves for v in chosen):
         progress("Verifying against TensorFlow...")
         from exporters.verify import verify_exports
 
-        manifest["verification"] = verify_exports(bundle, out)
+        manifest["verification"] = {**verification, **verify_exports(bundle, out, [v.name for v in chosen if v.serves])}
         _write_manifest(out, manifest)
     progress(f"Exported to {out} in {time.monotonic() - started:.0f}s")
     return manifest
+
+
+def _convert(bundle, chosen, work: Path, progress) -> dict[str, dict]:
+    """Write the files of the `chosen` variants into `work`; returns their manifest entries."""
+    written: dict[str, dict] = {}
+    graphs = [v for v in chosen if v.format in ("tflite", "onnx")]
+    module = None
+    if graphs:
+        from studio.runtimes.signatures import DecoderModule
+
+        progress("Tracing encode and decode_step...")
+        module = DecoderModule(bundle.build_model())
+        module.save(work / "saved_model")
+    onnx_fp32 = None
+    for v in chosen:
+        if v.format == "tflite":
+            from exporters import tflite as tflite_export
+
+            name = v.files[0]
+            progress(f"Converting {name} (TFLite, quantization: {v.quantization})...")
+            content = tflite_export.convert(work / "saved_model", v.quantization)
+            extra = tflite_export.non_builtin_operators(content)
+            if extra:
+                raise StudioError(f"{name}: the graph needs non-builtin ops {extra}; a mobile app could not run it")
+            (work / name).write_bytes(content)
+            written[name] = {"format": "tflite", "quantization": v.quantization,
+                             "operators": tflite_export.operators(content)}
+        elif v.format == "onnx":
+            from exporters import onnx as onnx_export
+
+            if onnx_fp32 is None:  # the int8 graphs are quantized from the fp32 ones
+                progress("Converting encode.onnx and decode_step.onnx (tf2onnx)...")
+                onnx_fp32 = (work / ".fp32.encode.onnx", work / ".fp32.decode_step.onnx")
+                onnx_export.convert(module.encode, onnx_fp32[0])
+                onnx_export.convert(module.decode_step, onnx_fp32[1])
+            for base, name in zip(onnx_fp32, v.files):
+                if v.quantization == "int8":
+                    progress(f"Quantizing {name} (ONNX dynamic int8)...")
+                    onnx_export.quantize_int8(base, work / name)
+                else:
+                    shutil.copyfile(base, work / name)
+                written[name] = {"format": "onnx", "quantization": v.quantization, "opset": onnx_export.OPSET}
+        elif v.format == "ctranslate2":
+            from exporters import ctranslate2 as ct2_export
+
+            folder = v.files[0].split("/")[0]
+            progress(f"Converting {folder}/ (CTranslate2, quantization: {v.quantization})...")
+            ct2_export.convert(bundle, work / folder, v.quantization)
+            written[v.files[0]] = {"format": "ctranslate2", "quantization": v.quantization}
+    return written
+
+
+_EXPORT_LOCKS: dict[str, threading.Lock] = {}
+_EXPORT_LOCKS_GUARD = threading.Lock()
+
+
+def _export_lock(export_dir: Path) -> threading.Lock:
+    with _EXPORT_LOCKS_GUARD:
+        return _EXPORT_LOCKS.setdefault(str(Path(export_dir).resolve()), threading.Lock())
+
+
+def ensure_exported(bundle, backends, export_dir: Path | None = None, progress=print) -> Path:
+    """Build the files of `backends` that are missing or stale (one export at a time per folder; callers
+    that asked meanwhile find them built); returns the export folder."""
+    directory = Path(export_dir) if export_dir else export_dir_for(bundle.path)
+    stale = lambda: {name: stale_reason(bundle.path, directory, VARIANTS[name].files)  # noqa: E731
+                     for name in backends if VARIANTS[name].exported}
+    if not any(stale().values()):
+        return directory
+    with _export_lock(directory):
+        missing = {name: reason for name, reason in stale().items() if reason}
+        if missing:
+            first = next(iter(missing.values()))
+            progress(f"{first}\nExporting {', '.join(missing)} now (once; this takes a little while)...")
+            export_bundle(bundle.path, directory, list(missing), verify=False, progress=progress)
+    return directory
 
 
 def _write_failure(error: BaseException) -> str | None:
@@ -147,6 +238,4 @@ def _write_failure(error: BaseException) -> str | None:
 
 
 def _write_manifest(out: Path, manifest: dict) -> None:
-    from studio.weights import atomic_write_bytes
-
     atomic_write_bytes(out / MANIFEST, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())

@@ -20,13 +20,14 @@ import numpy as np
 from studio.config import BundleConfig
 from studio.errors import BundleError
 from studio.text import TokenizerPair
-from studio.weights import atomic_write_bytes, load_npz, save_npz, variables_to_arrays
+from studio.files import atomic_write_bytes
+from studio.weights import load_npz, save_npz, variables_to_arrays
 
 CHECKSUMMED = ["config.json", "weights.npz"]
 
 
 def _sha256(path: Path) -> str:
-    from studio.data.sources import sha256_of
+    from studio.files import sha256_of
 
     return sha256_of(path)
 
@@ -48,6 +49,13 @@ class Bundle:
     weights: dict[str, np.ndarray]
     metrics: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # damage that does not stop the model from working
+
+    @property
+    def preprocessor(self):
+        """Text in and out for this bundle (normalize, tokenize, truncate; detokenize, tidy)."""
+        from studio.text.preprocess import Preprocessor
+
+        return Preprocessor(self.config, self.tokenizers)
 
     def build_model(self):
         """A Transformer with this bundle's architecture and weights (float32)."""

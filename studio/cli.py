@@ -19,17 +19,21 @@ from studio.errors import StudioError  # noqa: E402
 app = typer.Typer(help="Transformer Studio: a Korean chatbot and a Korean→English translator.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 console = Console(stderr=True, soft_wrap=True)  # never break a path or command across lines
-BACKENDS = ("tf (cached decoder), tf-naive (the tutorials' loop that re-runs the model each step), tflite, "
-            "tflite-float16, tflite-int8, onnx, onnx-int8")
+from studio.exports import backends_help  # noqa: E402
+
+BACKENDS = backends_help()
 
 
 def _load_generator(bundle: Optional[Path], task: str, backend: str, export_missing: bool = True):
     """A generator on `backend`; a missing or stale export is rebuilt first (or reported, when asked not to)."""
-    from studio.bundle import default_bundle, load_bundle
-    from studio.inference import generator_with_exports
+    from studio.serving import ServedModel
 
-    return generator_with_exports(load_bundle(bundle or default_bundle(task)), backend, export_missing,
-                                  progress=lambda message: console.print(message, highlight=False, markup=False))
+    served = ServedModel.load(task, bundle, build_missing=export_missing,
+                              progress=lambda message: console.print(message, highlight=False, markup=False))
+    try:
+        return served.generator(backend)
+    except ValueError as error:  # an unknown backend name
+        raise StudioError(str(error)) from None
 
 
 EXPORT_MISSING = typer.Option(True, help="Build a missing or stale export of the chosen backend instead of failing")
@@ -194,27 +198,28 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
            onnx_quantize: str = typer.Option("all", help="ONNX: none, int8, or all"),
            verify: bool = typer.Option(True, help="Check the graphs reproduce TensorFlow's logits and greedy outputs")):
     """Export a bundle to TFLite (signatures encode/decode_step, builtin ops only) and ONNX, with a manifest."""
-    from exporters import ONNX_FILES, TFLITE_FILES, export_bundle
+    from exporters import export_bundle
     from studio.bundle import default_bundle
+    from studio.exports import EXPORTED_BACKENDS, VARIANTS
 
-    def variants(value, known, option):
+    def variants(value, format_name, option):
+        known = {VARIANTS[name].quantization: name for name in EXPORTED_BACKENDS if VARIANTS[name].format == format_name}
         chosen = list(known) if value == "all" else [v.strip() for v in value.split(",") if v.strip()]
         unknown = [v for v in chosen if v not in known]
         if unknown:
             raise StudioError(f"{option}: unknown variant(s) {', '.join(unknown)}; choose from {', '.join(known)} or all")
-        return ["none"] + [v for v in chosen if v != "none"]
+        return [known["none"]] + [known[v] for v in chosen if v != "none"]
 
-    manifest = export_bundle(bundle or default_bundle("chatbot"), out, variants(quantize, TFLITE_FILES, "--quantize"),
-                             variants(onnx_quantize, ONNX_FILES, "--onnx-quantize"), verify,
+    backends = variants(quantize, "tflite", "--quantize") + variants(onnx_quantize, "onnx", "--onnx-quantize")
+    manifest = export_bundle(bundle or default_bundle("chatbot"), out, backends, verify,
                              progress=lambda message: console.print(message, highlight=False))
     table = Table(title="Exported graphs")
     for column in ("file", "MB", "max |logit diff| vs TF", "greedy match"):
         table.add_column(column)
     verification = manifest.get("verification", {})
-    from exporters import BACKEND_OF
-
+    backend_of = {file: name for name in EXPORTED_BACKENDS for file in VARIANTS[name].files[:1]}
     for name, entry in manifest["files"].items():
-        check = verification.get(BACKEND_OF.get(name, ""), {})
+        check = verification.get(backend_of.get(name, ""), {})
         table.add_row(name, f"{entry['bytes'] / 2**20:.1f}",
                       f"{check['max_abs_logit_diff']:.2e}" if check else "",
                       f"{check['greedy_match_rate']:.0%} of {check['samples']}" if check else "")
@@ -296,7 +301,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     if record:
         from studio.bundle import write_metrics
         from studio.train.run import model_card
-        from studio.weights import atomic_write_bytes
+        from studio.files import atomic_write_bytes
 
         loaded = generator.bundle
         metrics = dict(loaded.metrics)
@@ -313,8 +318,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
 
 @app.command()
 def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the shipped chatbot]"),
-          backends: str = typer.Option("all", help="Comma-separated: tf-naive,tf,tflite,tflite-float16,tflite-int8,"
-                                                   "onnx,onnx-int8,ctranslate2,ctranslate2-int8 — or all"),
+          backends: str = typer.Option("all", help="Comma-separated, or all: " + backends_help(serving=False)),
           lengths: str = typer.Option("8,16,30", help="Output lengths in tokens (short, medium, long)"),
           repeats: int = typer.Option(7, help="Timed runs per backend and length"),
           threads: int = typer.Option(os.cpu_count() or 1, help="CPU threads, the same for every backend"),
@@ -325,9 +329,9 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
 
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see studio/bench/latency.py: no spin-waiting pools
 
-    from studio.bench.latency import VARIANTS, plot, run_benchmark
+    from studio.bench.latency import plot, run_benchmark
     from studio.bundle import default_bundle, load_bundle
-    from studio.runtimes import EXPORTED_FILES, available_backends
+    from studio.exports import VARIANTS
 
     try:
         import tensorflow as tf
@@ -341,11 +345,6 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
     unknown = [b for b in chosen if b not in VARIANTS]
     if unknown:
         raise StudioError(f"unknown backend(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
-    if any(b in EXPORTED_FILES and b not in available_backends(loaded) for b in chosen):
-        from exporters import export_bundle
-
-        console.print("Exports missing or stale; exporting first...")
-        export_bundle(loaded.path, verify=False, progress=lambda message: console.print(message, highlight=False))
     try:
         steps = [int(n) for n in lengths.split(",") if n.strip()]
     except ValueError:

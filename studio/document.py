@@ -41,8 +41,8 @@ def fit_to_length(sentence: str, count_tokens: Callable[[str], int], limit: int)
 def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | None = None, batch_size: int = 32,
                     on_progress: Callable[[int], None] | None = None) -> tuple[list[str], list[str]]:
     """Translate each line; returns (outputs aligned with `lines`, warnings)."""
-    limit = generator.config.model.max_source_len - 1
-    count = lambda text: len(generator.tokenizers.source.encode(generator.pipeline.source(text)))  # noqa: E731 - as the model reads it
+    preprocessor = generator.preprocessor
+    limit, count = preprocessor.source_limit, preprocessor.count_tokens
     plan: list[list[str]] = []
     for line in lines:
         pieces = [] if not line.strip() else [p for s in split_sentences(line) for p in fit_to_length(s, count, limit)]

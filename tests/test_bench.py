@@ -3,7 +3,8 @@ import shutil
 
 import pytest
 
-from studio.bench.ctranslate2_model import CTranslate2Model, convert_bundle
+from exporters.ctranslate2 import convert
+from studio.bench.ctranslate2_model import CTranslate2Model
 from studio.bench.latency import run_benchmark
 from studio.bundle import load_bundle, save_bundle
 from studio.inference import TextGenerator
@@ -20,10 +21,10 @@ def test_ctranslate2_on_our_weights_gives_our_greedy_outputs(tiny_bundle, tmp_pa
 
         save_bundle(tmp_path / "pre", bundle.config, bundle.tokenizers, Transformer(bundle.config.model).build_weights())
         bundle = load_bundle(tmp_path / "pre")
-    generator = TextGenerator(bundle, "tf")
-    sources = [generator.encode_source(p)[0] for p in PROMPTS]
+    generator = TextGenerator.open(bundle, "tf")
+    sources = [bundle.preprocessor.encode(p)[0] for p in PROMPTS]
     ours = [g.ids for g in generator.generate(PROMPTS)]
-    model = CTranslate2Model(convert_bundle(bundle, tmp_path / "ct2"), bundle, threads=1)
+    model = CTranslate2Model(convert(bundle, tmp_path / "ct2"), bundle, threads=1)
     assert model.greedy(sources, bundle.config.model.max_target_len) == ours
 
 
@@ -41,3 +42,21 @@ def test_benchmark_rows_have_the_documented_fields_and_ratios(tiny_bundle, tmp_p
         assert row["total_ms_p50"] > 0 and row["speedup_vs_tf_naive"] > 0
         assert row["ms_per_token_vs_ctranslate2"] is None or row["ms_per_token_vs_ctranslate2"] > 0
     json.dumps(rows)
+
+
+def test_bench_rebuilds_a_stale_ctranslate2_model_after_retraining(tiny_bundle, tmp_path):
+    from studio.model import Transformer
+
+    bundle_dir = tmp_path / "bundle"
+    shutil.copytree(tiny_bundle, bundle_dir, ignore=shutil.ignore_patterns("checkpoints", "exports"))
+    quiet = dict(lengths=(2,), repeats=1, threads=1, prompts=PROMPTS[:2], progress=lambda message: None)
+    assert run_benchmark(load_bundle(bundle_dir), ["ctranslate2"], **quiet)[0]["outputs_match_tf"] == 1.0
+    model_bin = bundle_dir / "exports" / "ctranslate2" / "model.bin"
+    before = model_bin.read_bytes()
+    bundle = load_bundle(bundle_dir)  # "retrain": other weights in the same folder
+    save_bundle(bundle_dir, bundle.config, bundle.tokenizers, Transformer(bundle.config.model).build_weights())
+    messages = []
+    rows = run_benchmark(load_bundle(bundle_dir), ["ctranslate2"], **{**quiet, "progress": messages.append})
+    assert model_bin.read_bytes() != before
+    assert any("weights.npz changed" in m for m in messages), messages
+    assert rows[0]["outputs_match_tf"] == 1.0  # a stale model would decode the old weights

@@ -36,8 +36,8 @@ def test_saved_bundle_reproduces_the_float32_model(tiny_bundle, tmp_path):
 def test_generation_runs_and_cached_equals_naive_greedy(tiny_bundle):
     bundle = load_bundle(tiny_bundle)
     model = bundle.build_model()
-    cached = TextGenerator(bundle, "tf", model=model)
-    naive = TextGenerator(bundle, "tf-naive", model=model)
+    cached = TextGenerator.open(bundle, "tf", model=model)
+    naive = TextGenerator.open(bundle, "tf-naive", model=model)
     prompts = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?"]
     assert [g.ids for g in cached.generate(prompts)] == [g.ids for g in naive.generate(prompts)]
     assert all(isinstance(g.text, str) for g in cached.generate(prompts))

@@ -20,7 +20,7 @@ def test_too_long_sentences_split_at_clauses_then_words():
 
 
 def test_file_translation_keeps_line_count_order_and_empty_lines(tiny_bundle):
-    generator = TextGenerator(load_bundle(tiny_bundle), "tf")
+    generator = TextGenerator.open(load_bundle(tiny_bundle), "tf")
     lines = ["나는 커피를 좋아해?", "", "너는 영화를 봤어? 그는 책을 샀어?", "   ", "우리는 여행을 원해?"]
     outputs, _ = translate_lines(generator, lines)
     assert len(outputs) == len(lines)
@@ -31,7 +31,7 @@ def test_file_translation_keeps_line_count_order_and_empty_lines(tiny_bundle):
 
 
 def test_a_very_long_line_is_split_and_joined_without_truncation(tiny_bundle):
-    generator = TextGenerator(load_bundle(tiny_bundle), "tf")
+    generator = TextGenerator.open(load_bundle(tiny_bundle), "tf")
     long_line = " ".join(["나는 커피를 좋아해, 너는 영화를 봤어"] * 12)
     outputs, warnings = translate_lines(generator, [long_line])
     assert len(outputs) == 1 and not warnings  # every piece fitted the model, nothing was cut

@@ -12,7 +12,8 @@ from exporters.tflite import non_builtin_operators, operators
 from studio.bundle import load_bundle
 from studio.errors import BundleError
 from studio.inference import TextGenerator
-from studio.runtimes import EXPORTED_FILES, ExportError, available_backends, load_runtime
+from studio.exports import EXPORTED_BACKENDS, VARIANTS
+from studio.runtimes import ExportError, available_backends, load_runtime
 
 PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?", "우리는 여행을 원해?", "엄마는 음악을 싫어해?"]
 
@@ -28,7 +29,7 @@ def exported(tiny_bundle, tmp_path_factory):
 def test_export_writes_every_variant_and_a_manifest(exported):
     bundle_dir, manifest = exported
     files = set(manifest["files"])
-    assert files == {f for names in EXPORTED_FILES.values() for f in names}
+    assert files == {f for name in EXPORTED_BACKENDS for f in VARIANTS[name].files}
     on_disk = json.loads((bundle_dir / "exports" / "manifest.json").read_text())
     assert on_disk["signatures"]["decode_step"]["inputs"]["cache_k_0"]["shape"] == ["batch", 4, 16, 8]
     assert on_disk["special_ids"] == {"pad": 0, "bos": 1, "eos": 2}
@@ -75,16 +76,16 @@ def test_fp32_graphs_reproduce_tensorflow(exported):
 def test_every_backend_gives_tensorflows_greedy_output(exported):
     bundle_dir, _ = exported
     bundle = load_bundle(bundle_dir)
-    expected = [g.ids for g in TextGenerator(bundle, "tf").generate(PROMPTS)]
+    expected = [g.ids for g in TextGenerator.open(bundle, "tf").generate(PROMPTS)]
     for backend in ("tf-naive", "tflite", "onnx"):
-        assert [g.ids for g in TextGenerator(bundle, backend).generate(PROMPTS)] == expected, backend
-    assert set(available_backends(bundle)) == {"tf", "tf-naive", *EXPORTED_FILES}
+        assert [g.ids for g in TextGenerator.open(bundle, backend).generate(PROMPTS)] == expected, backend
+    assert set(available_backends(bundle)) == {"tf", "tf-naive", *EXPORTED_BACKENDS}
 
 
 @pytest.mark.parametrize("backend", ["tflite", "onnx"])
 def test_concurrent_decoding_equals_serial_decoding(exported, backend):
     bundle_dir, _ = exported
-    generator = TextGenerator(load_bundle(bundle_dir), backend)
+    generator = TextGenerator.open(load_bundle(bundle_dir), backend)
     serial = [generator(p) for p in PROMPTS]
     results, errors = {}, []
 
@@ -159,13 +160,34 @@ def test_corrupted_graph_without_manifest_check_names_the_file(exported, tmp_pat
 
 def test_long_inputs_are_truncated_with_a_warning_on_exported_backends(exported):
     bundle_dir, _ = exported
-    result = TextGenerator(load_bundle(bundle_dir), "onnx").generate(["나는 커피를 좋아해 " * 40])[0]
+    result = TextGenerator.open(load_bundle(bundle_dir), "onnx").generate(["나는 커피를 좋아해 " * 40])[0]
     assert result.warnings and isinstance(result.text, str)
 
 
 def test_batched_graph_decoding_matches_one_at_a_time(exported):
     bundle_dir, _ = exported
-    generator = TextGenerator(load_bundle(bundle_dir), "tflite")
+    generator = TextGenerator.open(load_bundle(bundle_dir), "tflite")
     assert [g.text for g in generator.generate(PROMPTS)] == [generator(p) for p in PROMPTS]
     state = generator.runtime.encode(np.array([[5, 6, 2], [7, 8, 2]], np.int32))
     assert state.reorder([1, 1]).source_mask.shape == (2, 16)
+
+
+def test_exporting_one_backend_on_demand_keeps_the_others_current(exported, tmp_path):
+    from exporters import ensure_exported
+
+    bundle_dir, _ = exported
+    target = tmp_path / "bundle"
+    shutil.copytree(bundle_dir, target, ignore=shutil.ignore_patterns("exports"))
+    bundle = load_bundle(target)
+    messages = []
+    ensure_exported(bundle, ["tflite"], progress=messages.append)
+    assert available_backends(bundle) == ["tf", "tf-naive", "tflite"]  # only what was asked for was built
+    ensure_exported(bundle, ["onnx-int8"], progress=messages.append)
+    assert available_backends(bundle) == ["tf", "tf-naive", "tflite", "onnx-int8"]
+    messages.clear()
+    ensure_exported(bundle, ["tflite", "onnx-int8"], progress=messages.append)
+    assert messages == []  # current: nothing rebuilt
+    expected = [g.ids for g in TextGenerator.open(bundle, "tf").generate(PROMPTS)]
+    for backend in ("tflite", "onnx-int8"):
+        load_runtime(bundle, backend)
+    assert [g.ids for g in TextGenerator.open(bundle, "tflite").generate(PROMPTS)] == expected

@@ -67,7 +67,7 @@ def test_the_app_serves_the_other_model_and_names_the_broken_file(tiny_bundle, b
     from gradio_client import Client
 
     from studio.ui.app import launch
-    from test_ui import free_port
+    from helpers import free_port
 
     damage(bundle_copy / "weights.npz", "truncate")
     app = launch(bundle_copy, tiny_bundle, port=free_port(), backend="tf", prevent_thread_lock=True,
@@ -96,7 +96,7 @@ def exported(tiny_bundle, tmp_path_factory):
 
     source = tmp_path_factory.mktemp("faults") / "chat"
     shutil.copytree(tiny_bundle, source, ignore=shutil.ignore_patterns("exports", "checkpoints", "tensorboard"))
-    export_bundle(source, tflite=("none",), onnx=("none",), verify=False, progress=lambda _: None)
+    export_bundle(source, backends=["tflite", "onnx"], verify=False, progress=lambda _: None)
     return source
 
 
@@ -118,14 +118,15 @@ def test_a_damaged_export_file_is_named_with_the_export_command(exported_copy, n
 
 
 def test_a_damaged_export_is_rebuilt_on_demand_and_then_agrees_with_tf(exported_copy):
-    from studio.inference import TextGenerator, generator_with_exports
+    from studio.inference import TextGenerator
+    from studio.serving import ServedModel
 
     damage(exported_copy / "exports" / "decode_step.onnx", "truncate")
     bundle = load_bundle(exported_copy)
     messages = []
-    generator = generator_with_exports(bundle, "onnx", progress=messages.append)
+    generator = ServedModel(bundle, progress=messages.append).generator("onnx")
     assert any("decode_step.onnx" in m for m in messages)
-    reference = TextGenerator(bundle, "tf")
+    reference = TextGenerator.open(bundle, "tf")
     for prompt in ("나는 커피를 좋아해?", "너는 영화를 봤어?"):
         assert generator(prompt) == reference(prompt)
 
@@ -175,6 +176,23 @@ def test_a_read_only_output_folder_gives_a_clear_error(exported, read_only_disk)
 
     with pytest.raises(StudioError, match=r"cannot write the export here \(Read-only file system\); pass --out"):
         export_bundle(exported, out=read_only_disk / "exports", verify=False, progress=lambda _: None)
+
+
+def test_bench_on_a_read_only_bundle_builds_its_models_in_the_user_cache(tiny_bundle, tmp_path, monkeypatch):
+    from studio.bench.latency import run_benchmark
+
+    disk = next(_tmpfs(tmp_path / "installed", "size=8m"))
+    shutil.copytree(tiny_bundle, disk / "bundle", ignore=shutil.ignore_patterns("checkpoints", "exports"))
+    assert subprocess.run(["mount", "-o", "remount,ro", str(disk)], capture_output=True).returncode == 0
+    try:
+        monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path / "cache"))
+        rows = run_benchmark(load_bundle(disk / "bundle"), ["tflite", "ctranslate2"], lengths=(2,), repeats=1,
+                             threads=1, progress=lambda message: None)
+        assert {r["runtime"]: r["outputs_match_tf"] for r in rows} == {"tflite": 1.0, "ctranslate2": 1.0}
+        assert list((tmp_path / "cache" / "exports").glob("bundle-*/ctranslate2/model.bin"))
+        assert not (disk / "bundle" / "exports").exists()
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)
 
 
 # ---------------------------------------------------------------- SIGKILL during training

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from studio.bundle import load_bundle
-from studio.generate import DecodeOptions, beam_search, greedy_decode
+from studio.generate import Beam, DecodeOptions, DecodeSpec, TokenByToken, decode, pad_batch
 from studio.generate.constraints import ban_repeated_ngrams
 from studio.inference import TextGenerator
 
@@ -11,23 +11,22 @@ PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 �
 
 @pytest.fixture(scope="module")
 def generator(tiny_bundle):
-    return TextGenerator(load_bundle(tiny_bundle), "tf")
+    return TextGenerator.open(load_bundle(tiny_bundle), "tf")
 
 
 def sources(generator):
-    return [generator.encode_source(p)[0] for p in PROMPTS]
+    return [generator.preprocessor.encode(p)[0] for p in PROMPTS]
 
 
 def test_beam_search_with_one_beam_equals_greedy(generator):
-    c = generator.config.model
-    greedy = greedy_decode(generator.runtime, sources(generator), c.bos_id, c.eos_id, c.max_target_len)
-    beam = beam_search(generator.runtime, sources(generator), c.bos_id, c.eos_id, c.max_target_len, beam_size=1)
+    spec = DecodeSpec.for_model(generator.config.model)
+    greedy = decode(generator.runtime, sources(generator), spec, TokenByToken())
+    beam = decode(generator.runtime, sources(generator), spec, Beam(1))
     assert beam == greedy
 
 
 def test_wider_beams_never_score_worse_than_greedy(generator):
     from studio.generate.constraints import log_softmax
-    from studio.generate.greedy import pad_batch
 
     c = generator.config.model
 
@@ -40,9 +39,9 @@ def test_wider_beams_never_score_worse_than_greedy(generator):
         return total
 
     srcs = sources(generator)
-    greedy = greedy_decode(generator.runtime, srcs, c.bos_id, c.eos_id, c.max_target_len)
-    beam = beam_search(generator.runtime, srcs, c.bos_id, c.eos_id, c.max_target_len, beam_size=4,
-                       length_penalty=0.0)
+    spec = DecodeSpec.for_model(c)
+    greedy = decode(generator.runtime, srcs, spec, TokenByToken())
+    beam = decode(generator.runtime, srcs, spec, Beam(4, length_penalty=0.0))
     for source, g, b in zip(srcs, greedy, beam):
         if len(g) < c.max_target_len - 1:  # greedy finished: beam (unnormalized) must find at least as likely
             assert log_prob(source, b) >= log_prob(source, g) - 1e-4

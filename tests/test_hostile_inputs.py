@@ -19,7 +19,7 @@ from pathlib import Path
 from hostile import hostile_files, hostile_inputs
 from studio.cli import app as cli
 from studio.text import normalize
-from studio.ui.service import InputError, Limits, ModelService
+from studio.serving import InputError, Limits, check_text
 
 INPUTS = hostile_inputs(300)
 FILE_SETTINGS = ["greedy", 4, 1.0, 0.8, 0, 0.9, None, 64, 0]  # the Translate tab's decoding controls
@@ -64,10 +64,8 @@ def test_streaming_answers_hostile_inputs_like_the_batch(generator):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(max_size=300))
 def test_any_text_gets_a_reply_or_a_clear_message(generator, tiny_bundle, text):
-    service = ModelService.__new__(ModelService)  # only check_text is needed: no model load per example
-    service.task, service.limits, service.bundle = "chatbot", Limits(max_input_chars=200), generator.bundle
     try:
-        service.check_text(text)
+        check_text("chatbot", Limits(max_input_chars=200), text, generator.preprocessor.pipeline)
     except InputError as error:
         assert CLEAR_MESSAGES.search(str(error))
     assert isinstance(generator.generate([text])[0].text, str)
@@ -126,7 +124,7 @@ def test_cli_file_translator_rejects_bad_files_by_name(tiny_bundle, tmp_path):
 @pytest.fixture(scope="module")
 def hostile_app(tiny_bundle):
     from studio.ui.app import launch
-    from test_ui import free_port
+    from helpers import free_port
 
     port = free_port()
     app = launch(tiny_bundle, tiny_bundle, port=port, backend="tf", max_input_chars=200,

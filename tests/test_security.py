@@ -8,6 +8,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from helpers import free_port
 from typer.testing import CliRunner
 
 from studio.cli import app as cli
@@ -48,7 +49,6 @@ def test_public_serving_with_a_password_needs_no_consent_and_loopback_is_the_def
 @pytest.fixture(scope="module")
 def app_url(tiny_bundle):
     from studio.ui.app import launch
-    from test_ui import free_port
 
     app = launch(tiny_bundle, tiny_bundle, port=free_port(), backend="tf", prevent_thread_lock=True,
                  progress=lambda _: None)
@@ -72,7 +72,8 @@ def test_no_file_outside_the_app_can_be_downloaded(app_url, path):
 def test_the_file_translator_reads_and_deletes_only_gradio_uploads(app_url, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("커피는 필요 없다.\n", encoding="utf-8")
-    settings = ["tf", "greedy", 4, 1.0, 0.8, 0, 0.9, None, 64, 0]
+    info = json.load(urllib.request.urlopen(f"{app_url}/gradio_api/info", timeout=30))
+    settings = [p["parameter_default"] for p in info["named_endpoints"]["/translate_file"]["parameters"][1:]]
     for target in (str(secret), f"{tmp_path}/../{tmp_path.name}/secret.txt", "/etc/passwd"):
         body = {"data": [{"path": target, "meta": {"_type": "gradio.FileData"}}, *settings]}
         request = urllib.request.Request(f"{app_url}/gradio_api/call/translate_file", json.dumps(body).encode(),

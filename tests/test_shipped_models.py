@@ -7,6 +7,7 @@ import pytest
 
 from studio.bundle import default_bundle, load_bundle
 from studio.inference import TextGenerator
+from studio.tasks import CHATBOT, TRANSLATOR
 
 HANGUL = re.compile(r"[가-힣]")
 
@@ -27,8 +28,7 @@ def test_shipped_chatbot_is_small_and_documents_its_metrics():
 
 
 def test_shipped_chatbot_answers_the_tutorial_prompts_in_korean(chatbot):
-    prompts = ["영화 볼래?", "넌 누구야?", "오늘 날씨는 어때?", "지칠때 어떡하면 좋을까?", "너 좋아하는 사람 있어?", "대학원 합격 하겠지?"]
-    replies = [g.text for g in chatbot.generate(prompts)]
+    replies = [g.text for g in chatbot.generate(list(CHATBOT.prompts))]
     assert all(HANGUL.search(reply) for reply in replies), replies
     assert all(len(reply) < 80 for reply in replies)
 
@@ -49,8 +49,7 @@ def test_shipped_translator_writes_cased_english_and_keeps_names():
     assert "non-commercial" in (path / "MODEL_CARD.md").read_text(encoding="utf-8")
     translator = TextGenerator.from_path(path)
     assert translator.config.task.text_pipeline == "translator"
-    outputs = [g.text for g in translator.generate(["오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.",
-                                                     "일곱 명의 사망자가 발생했다."])]
+    outputs = [g.text for g in translator.generate(list(TRANSLATOR.prompts))]
     assert not any(HANGUL.search(o) for o in outputs)
     assert all(re.fullmatch(r"[A-Za-z0-9 .,!?'\"%()$:;-]+", o) for o in outputs), outputs
     assert outputs[0].startswith("Obama")  # cased, as written

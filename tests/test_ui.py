@@ -2,20 +2,30 @@
 in headless Chromium (marked `browser`; skipped with a message when Chromium is not installed)."""
 
 import shutil
-import socket
 
+import gradio as gr
 import pytest
+from helpers import free_port
 
 from studio.ui.app import build_app
-from studio.ui.service import InputError, Limits, ModelService
+from studio.ui.service import InputError, Limits, ModelService, decode_options
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+MESSAGE = "나는 커피를 좋아해?"
+SAMPLED = {"strategy": "sample", "seed": 1}  # the tiny model's greedy reply is empty; a seeded sample is not
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def ui_settings(**changes):
+    """The Decoding accordion's settings, by name: its defaults with `changes`."""
+    from studio.ui.decoding import DecodingControls
+
+    with gr.Blocks():
+        controls = DecodingControls("probe")
+    return {name: component.value for name, component in controls.components.items()} | changes
+
+
+def expected_reply(service, backend="tf", **settings):
+    return list(service.generator(backend).stream(MESSAGE, decode_options(**settings)))[-1][0]
 
 
 @pytest.fixture(scope="module")
@@ -64,11 +74,54 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
         client.predict("   ", api_name="/chat")
 
 
+def test_chat_history_holds_only_the_messages_and_the_latency_shows_beside_it(services):
+    from studio.ui.chat import chat_reply, retry_reply, shown, typed, undo
+
+    chatbot = services[0]
+    expected = expected_reply(chatbot, **SAMPLED)
+    assert expected
+    history, message_box, latency = list(chat_reply(chatbot, MESSAGE, [], "tf", SAMPLED))[-1]
+    assert history == [{"role": "user", "content": MESSAGE}, {"role": "assistant", "content": shown(expected)}]
+    assert message_box == "" and latency.startswith("tf · first token") and "ms/token" in latency
+
+    # the browser sends the history back in Gradio's own shape; Retry asks the same message again
+    window = gr.Chatbot()
+    returned = window.preprocess(window.postprocess(history))
+    retried, _, latency = list(retry_reply(chatbot, returned, "tf-naive", SAMPLED))[-1]
+    assert [typed(m["content"]) for m in retried] == [MESSAGE, expected] and latency.startswith("tf-naive")
+    assert undo(returned) == ([], "")
+
+    # markup is stored escaped (the chat window renders HTML) and retried as it was typed
+    markup = "<img src=http://127.0.0.1:9/x.png> & <script>"
+    history, _, _ = list(chat_reply(chatbot, markup, [], "tf", SAMPLED))[-1]
+    assert history[0]["content"] == "&lt;img src=http://127.0.0.1:9/x.png&gt; &amp; &lt;script&gt;"
+    retried, _, _ = list(retry_reply(chatbot, window.preprocess(window.postprocess(history)), "tf", SAMPLED))[-1]
+    assert retried[0]["content"] == history[0]["content"]
+
+    with pytest.warns(UserWarning, match="type something"):
+        assert list(chat_reply(chatbot, "  ", history, "tf", SAMPLED))[-1][:2] == (history, "  ")
+
+
+def test_decoding_settings_reach_handlers_by_name_and_the_file_endpoint_keeps_its_parameters(services):
+    import inspect
+
+    assert set(ui_settings()) == set(inspect.signature(decode_options).parameters)  # every control, by its keyword
+    app = build_app(*services, default_backend="tf")
+    translate_file = next(fn for fn in app.fns.values() if fn.api_name == "translate_file")
+    # the API's parameters, as before: `file`, `backend`, then the decoding settings in one declared order
+    info = app.get_api_info()["named_endpoints"]["/translate_file"]["parameters"]
+    assert [p["parameter_name"] for p in info[:2]] == ["file", "backend"]
+    assert [c.elem_id or c.label for c in translate_file.inputs] == [
+        "Korean text file (UTF-8, one paragraph per line)", "translate-backend", "translate-strategy",
+        "translate-beam-size", "translate-length-penalty", "translate-temperature", "translate-top-k",
+        "translate-top-p", "translate-seed", "translate-max-new-tokens", "translate-no-repeat-ngram"]
+
+
 def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
-    from studio.ui.app import build_app
+    from studio.ui.explore import explore as handler
 
     app = build_app(*services, default_backend="tf")
-    explore = next(fn.fn for fn in app.fns.values() if getattr(fn.fn, "__name__", "") == "explore")
+    explore = next(fn.fn for fn in app.fns.values() if getattr(fn.fn, "func", None) is handler)
     summary, encoder, decoder, cross, positional, schedule, config = explore("나는 커피를 좋아해?", "chatbot", 2)
     assert "Parameters:" in summary
     assert len(encoder.axes) == 4 and len(cross.axes) == 4  # one heat-map per head (4 heads)
@@ -89,38 +142,57 @@ def test_compare_runs_every_backend_and_reports_agreement(app_url, services):
 
 
 @pytest.mark.browser
-def test_chat_and_translate_in_a_real_browser(app_url, tmp_path):
+def test_chat_and_translate_in_a_real_browser(app_url, services, tmp_path):
     if not shutil.which("chromium") and not __import__("os").path.exists(CHROMIUM):
         pytest.skip("Debian chromium is not installed (apt-get install chromium)")
     playwright = pytest.importorskip("playwright.sync_api")
+    expected = expected_reply(services[0], **ui_settings(**SAMPLED))
+    assert expected
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(app_url)
-        page.locator("#chat-input textarea").fill("나는 커피를 좋아해?")
+        page.locator("#chat-decoding").get_by_text("Decoding").click()
+        page.locator("#chat-strategy").get_by_label("sample").check()
+        page.locator("#chat-seed input").fill(str(SAMPLED["seed"]))
+        page.locator("#chat-input textarea").fill(MESSAGE)
         page.locator("#chat-send").click()
-        page.get_by_text("ms/token").first.wait_for(timeout=60_000)
-        assert "tf · first token" in page.content()
+        latency = page.locator("#chat-latency")
+        latency.get_by_text("tf · first token").wait_for(timeout=60_000)
+        assert "ms/token" in latency.inner_text()
+        bots = page.locator("[data-testid='bot']")
+        assert bots.all_inner_texts() == [expected]  # the reply alone: its latency is beside the chat
+
+        # the copy button copies the reply, nothing else
+        page.evaluate("navigator.clipboard.writeText = async text => { window.__copied = text }")
+        bots.last.hover()
+        page.get_by_role("button", name="Copy message").last.click()
+        assert page.evaluate("window.__copied") == expected
 
         # switch the backend and get the same reply again, now from the other runtime
         page.locator("#chat-backend input").click()
         page.get_by_role("option", name="tf-naive").click()
-        page.locator("#chat-input textarea").fill("나는 커피를 좋아해?")
+        page.locator("#chat-input textarea").fill(MESSAGE)
         page.locator("#chat-send").click()
-        page.get_by_text("tf-naive · first token").wait_for(timeout=60_000)
-        bubbles = page.locator("[data-testid='bot']").all_inner_texts()
-        replies = [b.split("\n")[0] for b in bubbles if "first token" in b]
-        assert len(replies) == 2 and replies[0] == replies[1]
+        latency.get_by_text("tf-naive · first token").wait_for(timeout=60_000)
+        assert bots.all_inner_texts() == [expected, expected]
 
-        # an injected <img onerror> is shown as text, never run
+        # an injected <img onerror> or <script> is shown as text, never run, and fetches nothing
+        requests = []
+        page.on("request", lambda request: requests.append(request.url))
         page.evaluate("window.__pwned = false")
-        page.locator("#chat-input textarea").fill('<img src=x onerror="window.__pwned=true">')
+        typed = ('<img src=http://127.0.0.1:9/pwned.png onerror="window.__pwned=true">'
+                 "<script>window.__pwned=true</script>")
+        page.locator("#chat-backend input").click()
+        page.get_by_role("option", name="tf", exact=True).click()
+        page.locator("#chat-input textarea").fill(typed)
         page.locator("#chat-send").click()
-        page.get_by_text("ms/token").nth(2).wait_for(timeout=60_000)
-        assert page.evaluate("window.__pwned") is False
+        latency.get_by_text("tf · first token").wait_for(timeout=60_000)
+        assert page.evaluate("window.__pwned") is False and not [url for url in requests if "pwned" in url]
         shown = page.locator("[data-testid='user']").all_inner_texts()[-1]
-        assert '<img src=x onerror="window.__pwned=true">' in shown  # shown as the text that was typed
+        assert typed in shown  # shown as the text that was typed
+        assert bots.count() == 3 and not any("ms/token" in bubble for bubble in bots.all_inner_texts())
 
         page.get_by_role("tab", name="Translate").click()
         page.locator("#translate-input textarea").fill("그는 책을 샀어?")

@@ -23,12 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.generate import greedy_decode, pad_batch
-
-VARIANTS = {"tf-naive": ("tf", "naive"), "tf": ("tf", "cached"), "tflite": ("tflite", "fp32"),
-            "tflite-float16": ("tflite", "float16"), "tflite-int8": ("tflite", "dynamic-int8"),
-            "onnx": ("onnx", "fp32"), "onnx-int8": ("onnx", "int8"),
-            "ctranslate2": ("ctranslate2", "fp32"), "ctranslate2-int8": ("ctranslate2", "int8")}
+from studio.exports import VARIANTS
+from studio.generate import DecodeSpec, TokenByToken, decode, decode_steps
 
 
 @dataclass
@@ -48,20 +44,16 @@ def _percentile(values, q):
     return float(np.percentile(values, q)) * 1000 if values else None  # None: nothing measurable
 
 
-def timed_runtime_decode(runtime, source: list[int], steps: int, bos: int, eos: int, m: Measurement) -> None:
-    start = time.perf_counter()
-    state = runtime.encode(pad_batch([source]))
-    token = np.array([bos], np.int32)
-    for position in range(steps):
-        step_start = time.perf_counter()
-        logits, state = runtime.step(state, token, position)
-        logits = np.array(logits, copy=True)
-        logits[:, eos] = -np.inf
-        token = np.argmax(logits, axis=-1).astype(np.int32)
+def timed_runtime_decode(runtime, source: list[int], spec: DecodeSpec, m: Measurement) -> None:
+    """Decode exactly spec.min_new_tokens tokens (spec.max_new_tokens is the same), timing every step."""
+    start = last = time.perf_counter()
+    for position, _ in enumerate(decode_steps(runtime, [source], spec, TokenByToken())):
         now = time.perf_counter()
-        m.step_seconds.append(now - step_start)
         if position == 0:
             m.first_token_seconds.append(now - start)
+        else:
+            m.step_seconds.append(now - last)
+        last = now
     m.total_seconds.append(time.perf_counter() - start)
 
 
@@ -82,38 +74,36 @@ def timed_ctranslate2_decode(model, source: list[int], steps: int, m: Measuremen
 
 
 def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int = 5, threads: int = 2,
-                  prompts: list[str] | None = None, ctranslate2_dir: Path | None = None,
-                  progress: Callable[[str], None] = print) -> list[dict]:
-    from studio.inference import TextGenerator
+                  prompts: list[str] | None = None, progress: Callable[[str], None] = print) -> list[dict]:
+    """Exported variants that are missing or stale (CTranslate2's too) are built first."""
+    from exporters import ensure_exported
     from studio.runtimes import load_runtime
+    from studio.tasks import task_named
 
     c = bundle.config.model
-    model = bundle.build_model() if any(b.startswith("tf") for b in backends) else None
-    reference = TextGenerator(bundle, "tf", model=model or bundle.build_model())
-    prompts = prompts or ["지칠때 어떡하면 좋을까?"]
-    sources = [reference.encode_source(p)[0] for p in prompts]
-    max_new = c.max_target_len
-    lengths = [min(n, max_new) for n in lengths]
-    expected = greedy_decode(reference.runtime, sources, c.bos_id, c.eos_id, max_new, c.pad_id)
+    model = bundle.build_model() if any(VARIANTS[b].format == "tf" for b in backends) else None
+    prompts = prompts or list(task_named(bundle.config.task.task).prompts[3:4])
+    sources = [bundle.preprocessor.encode(p)[0] for p in prompts]
+    greedy = DecodeSpec.for_model(c)
+    lengths = [min(n, greedy.max_new_tokens) for n in lengths]
+    reference = load_runtime(bundle, "tf", model=model or bundle.build_model())
+    expected = decode(reference, sources, greedy, TokenByToken())
+    export_dir = ensure_exported(bundle, [b for b in backends if VARIANTS[b].exported], progress=progress)
 
     runners, match = {}, {}
     for backend in backends:
         progress(f"Loading {backend}...")
-        if backend.startswith("ctranslate2"):
-            from studio.bench.ctranslate2_model import CTranslate2Model, convert_bundle
+        if VARIANTS[backend].format == "ctranslate2":
+            from studio.bench.ctranslate2_model import CTranslate2Model
 
-            quantization = "int8" if backend.endswith("int8") else None
-            directory = Path(ctranslate2_dir or bundle.path / "exports") / f"{backend}"
-            if not (directory / "model.bin").is_file():
-                convert_bundle(bundle, directory, quantization)
-            ct2 = CTranslate2Model(directory, bundle, threads)
+            ct2 = CTranslate2Model(export_dir / VARIANTS[backend].files[0].split("/")[0], bundle, threads)
             runners[backend] = lambda source, steps, m, ct2=ct2: timed_ctranslate2_decode(ct2, source, steps, m)
-            outputs = ct2.greedy(sources, max_new)
+            outputs = ct2.greedy(sources, greedy.max_new_tokens)
         else:
             runtime = load_runtime(bundle, backend, model=model, threads=threads)
-            runners[backend] = (lambda source, steps, m, rt=runtime:
-                                timed_runtime_decode(rt, source, steps, c.bos_id, c.eos_id, m))
-            outputs = greedy_decode(runtime, sources, c.bos_id, c.eos_id, max_new, c.pad_id)
+            runners[backend] = (lambda source, steps, m, rt=runtime: timed_runtime_decode(
+                rt, source, DecodeSpec(c.bos_id, c.eos_id, steps, c.pad_id, min_new_tokens=steps), m))
+            outputs = decode(runtime, sources, greedy, TokenByToken())
         match[backend] = sum(a == b for a, b in zip(outputs, expected)) / len(expected)
         for steps in lengths:  # warm-up: tracing, allocation, first-call costs
             runners[backend](sources[0], steps, Measurement())
@@ -127,8 +117,7 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
 
     rows = []
     for (backend, steps), m in results.items():
-        name, variant = VARIANTS.get(backend, (backend, ""))
-        rows.append({"backend": name, "variant": variant, "runtime": backend, "output_tokens": steps,
+        rows.append({"backend": VARIANTS[backend].format, "variant": VARIANTS[backend].label, "runtime": backend, "output_tokens": steps,
                      "threads": threads, "repeats": repeats,
                      "ms_per_token_p50": _percentile(m.step_seconds, 50),
                      "ms_per_token_p90": _percentile(m.step_seconds, 90),

@@ -7,7 +7,6 @@ directory), then the download cache (`$STUDIO_CACHE_DIR` or `~/.cache/transforme
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.errors import DataError
+from studio.files import sha256_of
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,14 +131,6 @@ def koen_source_files(sources: list[KoEnSource], data_dir: str | Path | None = N
             raise DataError(source.path, f"training source {source.name!r} not found; {hint}")
         files.append(found)
     return files
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def download(url: str, destination: Path, expected_sha256: str | None = None, timeout: float = 60) -> Path:

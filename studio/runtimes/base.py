@@ -1,5 +1,5 @@
-"""The runtime protocol: every backend implements `encode` and `step`; decode strategies live in
-`studio.generate` and are written once for all backends."""
+"""The runtime protocol: every backend implements `encode`, `step` and `reorder`; the decode loop and its
+strategies live in `studio.generate` and are written once for all backends."""
 
 from __future__ import annotations
 
@@ -16,3 +16,8 @@ class Runtime(Protocol):
 
     def step(self, state: Any, tokens: np.ndarray, position: int) -> tuple[np.ndarray, Any]:
         """tokens [B] at decoder position `position` -> (logits [B,V] float32, updated state)."""
+
+    def reorder(self, state: Any, indices: np.ndarray) -> Any:
+        """Keep the decoder-state rows `indices` (beam search). Each index stays within its row's group of
+        rows decoding one source, so only the self-attention cache moves: cross-attention K/V and the
+        source mask are the same across a group and are left as they are."""

@@ -1,4 +1,4 @@
-"""Decoder state for the exported-graph runtimes (TFLite, ONNX): plain NumPy arrays by tensor name."""
+"""Decoder state of the cached runtimes (TF, TFLite, ONNX): tensors by their exported names."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ class GraphState:
     source_mask: np.ndarray  # [B, S]
 
     def reorder(self, indices) -> "GraphState":
+        """Select cache rows (NumPy arrays). Rows stay within their source's group (see `Runtime.reorder`),
+        so the cross-attention K/V and source mask stay as they are."""
         indices = np.asarray(indices, dtype=np.int64)
-        take = lambda arrays: {name: np.ascontiguousarray(a[indices]) for name, a in arrays.items()}  # noqa: E731
-        return GraphState(take(self.cache), take(self.cross), np.ascontiguousarray(self.source_mask[indices]))
+        return GraphState({name: a[indices] for name, a in self.cache.items()}, self.cross, self.source_mask)
 
 
 def pad_source(source_ids: np.ndarray, length: int, pad_id: int = 0) -> np.ndarray:

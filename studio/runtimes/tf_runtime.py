@@ -1,7 +1,8 @@
 """TensorFlow runtimes over the Keras model.
 
-- `TFCachedRuntime`: `encode` once (cross-attention K/V precomputed), then one `decode_step` per token
-  against the fixed-capacity self-attention cache — the same functions the exporters trace.
+- `TFCachedRuntime`: the very functions the exporters convert (`signatures.DecoderModule`: `encode` once,
+  then one `decode_step` per token against the fixed-capacity self-attention cache), run by TensorFlow,
+  with the same state layout as the exported graphs' runtimes (tensors by their exported names).
 - `TFNaiveRuntime`: the tutorials' loop, kept as the baseline every speed figure is compared with: each
   step re-runs the whole model on the source and the growing output prefix.
 """
@@ -13,12 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
-
-@dataclass
-class CachedState:
-    cache: list  # 2*L tensors [B,h,C,dk]: k0, v0, k1, v1, ...
-    cross: list  # 2*L tensors [B,h,S,dk]
-    source_mask: tf.Tensor  # [B,1,1,S]
+from studio.runtimes.graph_state import GraphState, pad_source
+from studio.runtimes.signatures import DecoderModule, input_names
 
 
 class TFCachedRuntime:
@@ -26,43 +23,31 @@ class TFCachedRuntime:
 
     def __init__(self, model):
         self.model = model
-        config = model.config
-        layers = config.decoder_depth
-        cache_spec = tf.TensorSpec([None, config.num_heads, config.max_target_len, config.head_dim], tf.float32)
-        cross_spec = tf.TensorSpec([None, config.num_heads, None, config.head_dim], tf.float32)
+        self.config = model.config
+        self.module = DecoderModule(model)
+        self._cache_names = [n for n in input_names(self.config.decoder_depth)["decode_step"] if n.startswith("cache_")]
+        self._cross_names = [n for n in input_names(self.config.decoder_depth)["decode_step"] if n.startswith("cross_")]
 
-        @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
-        def encode(source_ids):
-            encoder_output, mask = model.encode(source_ids)
-            cross = [t for kv in model.cross_key_values(encoder_output) for t in kv]
-            return cross, mask
+    def encode(self, source_ids: np.ndarray) -> GraphState:
+        c = self.config
+        source = pad_source(source_ids, c.max_source_len, c.pad_id)
+        outputs = self.module.encode(tf.constant(source))
+        shape = (source.shape[0], c.num_heads, c.max_target_len, c.head_dim)
+        cache = {name: tf.zeros(shape, tf.float32) for name in self._cache_names}
+        return GraphState(cache, {name: outputs[name] for name in self._cross_names}, outputs["source_mask"])
 
-        @tf.function(input_signature=[tf.TensorSpec([None], tf.int32), tf.TensorSpec([], tf.int32),
-                                      [cache_spec] * (2 * layers), [cross_spec] * (2 * layers),
-                                      tf.TensorSpec([None, 1, 1, None], tf.float32)])
-        def step(tokens, position, cache, cross, source_mask):
-            pairs = lambda flat: [(flat[2 * i], flat[2 * i + 1]) for i in range(layers)]  # noqa: E731
-            logits, new_cache = model.decode_step(tokens, position, pairs(cache), pairs(cross), source_mask)
-            return logits, [t for kv in new_cache for t in kv]
+    def step(self, state: GraphState, tokens: np.ndarray, position: int):
+        outputs = self.module.decode_step(tf.constant(np.asarray(tokens, dtype=np.int32)),
+                                          tf.constant(position, tf.int32),
+                                          *[state.cache[n] for n in self._cache_names],
+                                          *[state.cross[n] for n in self._cross_names], state.source_mask)
+        cache = {name: outputs[f"new_{name}"] for name in self._cache_names}
+        return outputs["logits"].numpy(), GraphState(cache, state.cross, state.source_mask)
 
-        self._encode, self._step = encode, step
-
-    def encode(self, source_ids: np.ndarray) -> CachedState:
-        source_ids = tf.constant(np.asarray(source_ids, dtype=np.int32))
-        cross, mask = self._encode(source_ids)
-        cache = [t for kv in self.model.empty_cache(int(source_ids.shape[0])) for t in kv]
-        return CachedState(cache, list(cross), mask)
-
-    def step(self, state: CachedState, tokens: np.ndarray, position: int):
-        logits, cache = self._step(tf.constant(np.asarray(tokens, dtype=np.int32)), tf.constant(position, tf.int32),
-                                   state.cache, state.cross, state.source_mask)
-        return logits.numpy(), CachedState(list(cache), state.cross, state.source_mask)
-
-    def reorder(self, state: CachedState, indices: np.ndarray) -> CachedState:
-        """Select/reorder batch rows (beam search)."""
+    def reorder(self, state: GraphState, indices: np.ndarray) -> GraphState:
         indices = tf.constant(np.asarray(indices, dtype=np.int32))
-        take = lambda tensors: [tf.gather(t, indices) for t in tensors]  # noqa: E731
-        return CachedState(take(state.cache), take(state.cross), tf.gather(state.source_mask, indices))
+        return GraphState({name: tf.gather(t, indices) for name, t in state.cache.items()}, state.cross,
+                          state.source_mask)
 
 
 @dataclass
@@ -93,5 +78,5 @@ class TFNaiveRuntime:
         return logits.numpy(), NaiveState(state.source_ids, prefix)
 
     def reorder(self, state: NaiveState, indices: np.ndarray) -> NaiveState:
-        indices = np.asarray(indices, dtype=np.int32)
-        return NaiveState(tf.gather(state.source_ids, indices), state.prefix[indices])
+        """Rows stay within their source's group (see `Runtime.reorder`): only the prefixes move."""
+        return NaiveState(state.source_ids, state.prefix[np.asarray(indices, dtype=np.int64)])

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.weights import atomic_write_bytes, load_npz, save_npz
+from studio.files import atomic_write_bytes
+from studio.weights import load_npz, save_npz
 
 
 @dataclass

@@ -14,18 +14,15 @@ from pathlib import Path
 
 from rich.console import Console
 
-from studio.bundle import Bundle, save_bundle
+from studio.bundle import save_bundle
 from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
 from studio.data.pipeline import SampledBatches, check_source_weights, parse_source_weights, source_name
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
+from studio.tasks import task_named
 from studio.text import TokenizerPair, pipeline_for, train_tokenizer
 from studio.weights import load_npz, save_npz, variables_to_arrays
-
-CHATBOT_PROMPTS = ["영화 볼래?", "넌 누구야?", "오늘 날씨는 어때?", "지칠때 어떡하면 좋을까?", "너 좋아하는 사람 있어?",
-                   "대학원 합격 하겠지?"]
-TRANSLATOR_PROMPTS = ["오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.", "일곱 명의 사망자가 발생했다."]
 
 PRESETS = {"chatbot": chatbot_preset, "translator": translator_preset}
 CONFIGS = {"chatbot": chatbot_preset, "translator": translator_preset, "translator-tutorial": translator_tutorial_preset}
@@ -281,12 +278,15 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     dev_batches = (BucketedBatches(dev_examples, t.batch_size, t.bucket_width, max(m.max_source_len, m.max_target_len),
                                    m.bos_id, m.eos_id, m.pad_id, batch_tokens=batch_tokens, seed=t.seed)
                    if dev_examples else None)
-    prompts = CHATBOT_PROMPTS if task == "chatbot" else TRANSLATOR_PROMPTS
+    prompts = list(task_named(task).prompts)
     holder = {}
 
     def generator_for(trainer):
         if "generator" not in holder:
-            holder["generator"] = TextGenerator(Bundle(out, config, tokenizers, {}), model=trainer.model)
+            from studio.runtimes.tf_runtime import TFCachedRuntime
+            from studio.text.preprocess import Preprocessor
+
+            holder["generator"] = TextGenerator(Preprocessor(config, tokenizers), TFCachedRuntime(trainer.model))
         return holder["generator"]
 
     def on_epoch_end(trainer, record):
@@ -370,4 +370,4 @@ def config_from_args(overrides: list[str]) -> dict:
     return parsed
 
 
-__all__ = ["train_task", "apply_overrides", "config_from_args", "CHATBOT_PROMPTS", "TRANSLATOR_PROMPTS"]
+__all__ = ["train_task", "apply_overrides", "config_from_args"]

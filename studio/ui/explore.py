@@ -1,86 +1,69 @@
-"""Figures for the Explore tab: what the tutorials draw, for the current input and model."""
+"""The Explore tab: inside the model for one input (attention of every head), plus its other figures."""
 
 from __future__ import annotations
 
-import numpy as np
+import html
+from functools import partial
 
-_KOREAN_FONT = None
+import gradio as gr
 
-
-def _korean_font() -> str | None:
-    """A font with Hangul for tick labels (Noto CJK, Nanum, Malgun, AppleGothic...), if the system has one."""
-    global _KOREAN_FONT
-    if _KOREAN_FONT is None:
-        from matplotlib import font_manager
-
-        _KOREAN_FONT = ""
-        for path in font_manager.findSystemFonts():
-            name = path.lower()
-            if any(k in name for k in ("notosanscjk", "noto sans cjk", "nanum", "malgun", "applegothic", "notosanskr")):
-                font_manager.fontManager.addfont(path)
-                _KOREAN_FONT = font_manager.FontProperties(fname=path).get_name()
-                break
-    return _KOREAN_FONT or None
+from studio.tasks import CHATBOT
+from studio.ui.service import InputError, ModelService
 
 
-def new_figure(**options):
-    """A figure outside pyplot's global registry: a long-running app must not keep every figure it drew."""
-    import matplotlib
-    from matplotlib.figure import Figure
+def explore(services: dict[str, ModelService], text: str, task: str, layer):
+    """Attention maps of the TF model on `text` and its greedy output, plus the model's other figures.
+    Returns (summary, encoder, decoder and cross attention, positional encoding, lr schedule, config)."""
+    import numpy as np
 
-    font = _korean_font()
-    if font:
-        matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
-    return Figure(**options)
+    from studio.ui.figures import attention_figure, positional_figure, schedule_figure
 
-
-def attention_figure(weights: np.ndarray, rows: list[str], columns: list[str], title: str):
-    """weights [heads, len(rows), len(columns)] -> one heat-map per head, like the translator tutorial."""
-    heads = weights.shape[0]
-    cols = min(4, heads)
-    grid_rows = int(np.ceil(heads / cols))
-    size = max(2.6, 0.28 * max(len(rows), len(columns)))
-    figure = new_figure(figsize=(cols * size, grid_rows * size))
-    axes = figure.subplots(grid_rows, cols, squeeze=False)
-    for head in range(grid_rows * cols):
-        axis = axes[head // cols][head % cols]
-        if head >= heads:
-            axis.axis("off")
-            continue
-        axis.imshow(weights[head], cmap="viridis", vmin=0, vmax=1, aspect="auto")
-        axis.set_title(f"head {head + 1}", fontsize=9)
-        axis.set_xticks(range(len(columns)), columns, rotation=90, fontsize=7)
-        axis.set_yticks(range(len(rows)), rows, fontsize=7)
-    figure.suptitle(title)
-    figure.tight_layout()
-    return figure
-
-
-def positional_figure(table: np.ndarray, shown: int = 50):
-    figure = new_figure(figsize=(9, 3.6))
-    axis = figure.subplots()
-    image = axis.pcolormesh(table[:shown], cmap="RdBu", vmin=-1, vmax=1)
-    axis.set_xlabel("depth (embedding dimension)")
-    axis.set_ylabel("position")
-    axis.set_title(f"Sinusoidal positional encoding ({min(shown, len(table))} positions x {table.shape[1]} dims)")
-    figure.colorbar(image, ax=axis)
-    figure.tight_layout()
-    return figure
+    service = services["chatbot" if task == "chatbot" else "translator"]
+    try:
+        service.check_text(text)
+        generator = service.generator("tf")
+    except InputError as error:
+        raise gr.Error(str(error), print_exception=False) from None
+    config = service.bundle.config
+    layer = min(max(int(layer or 1), 1), config.model.num_layers) - 1
+    source, _ = generator.preprocessor.encode(text)
+    output = generator.generate([text])[0]
+    target_in = [config.model.bos_id] + output.ids[: config.model.max_target_len - 1]
+    model = generator.runtime.model
+    maps = model.attention_maps(np.array([source], np.int32), np.array([target_in], np.int32))
+    source_pieces = [generator.tokenizers.source.id_to_piece(i) for i in source]
+    target_pieces = [generator.tokenizers.target.id_to_piece(i) for i in target_in]
+    figures = []
+    for name, rows, cols, title in (("encoder_self", source_pieces, source_pieces, "Encoder self-attention"),
+                                    ("decoder_self", target_pieces, target_pieces, "Decoder self-attention"),
+                                    ("decoder_cross", target_pieces, source_pieces, "Encoder-decoder attention")):
+        shown = min(layer, len(maps[name]) - 1)  # a deep encoder may have more layers than the decoder
+        figures.append(attention_figure(np.asarray(maps[name][shown])[0], rows, cols, f"{title}, layer {shown + 1}"))
+    summary = (f"**Output:** {html.escape(output.text)}  \n**Parameters:** {model.parameter_count():,} · "
+               f"{config.model.num_layers} encoder / {config.model.decoder_depth} decoder layers · "
+               f"d_model {config.model.d_model} · {config.model.num_heads} heads · {config.model.norm}-LN · "
+               f"source pieces: {len(source_pieces)} · target pieces: {len(target_pieces)}")
+    schedule = schedule_figure(config.model.d_model, config.train.warmup_steps, config.train.lr_scale,
+                               service.bundle.metrics.get("steps"))
+    return (summary, *figures, positional_figure(model.positional_table), schedule, config.to_dict())
 
 
-def schedule_figure(d_model: int, warmup: int, scale: float, trained_steps: int | None = None, steps: int = 200_000):
-    from studio.train.schedule import transformer_lr
-
-    x = np.arange(1, steps + 1, max(1, steps // 2000))
-    figure = new_figure(figsize=(9, 3.4))
-    axis = figure.subplots()
-    axis.plot(x, transformer_lr(x, d_model, warmup, scale))
-    axis.axvline(warmup, color="gray", linestyle=":", label=f"warm-up ({warmup} steps)")
-    if trained_steps:
-        axis.axvline(trained_steps, color="#d62728", linestyle="--", label=f"this model stopped at step {trained_steps}")
-    axis.set_xlabel("train step")
-    axis.set_ylabel("learning rate")
-    axis.set_title(f"lr = {scale:g} · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5), d_model={d_model}")
-    axis.legend()
-    figure.tight_layout()
-    return figure
+def explore_tab(services: dict[str, ModelService]) -> None:
+    gr.Markdown("Look inside the model for an input: attention of every head in every layer (encoder "
+                "self-attention, decoder self-attention, encoder-decoder attention), the positional "
+                "encoding, the learning-rate schedule and the configuration.")
+    with gr.Row():
+        task = gr.Radio(["chatbot", "translator"], value="chatbot", label="Model", scale=1)
+        text = gr.Textbox(value=CHATBOT.prompts[0], label="Input", scale=3, elem_id="explore-input",
+                          max_length=services["chatbot"].limits.max_input_chars)
+        layer = gr.Number(value=1, precision=0, minimum=1, label="Layer", scale=1)
+    button = gr.Button("Show attention", variant="primary", elem_id="explore-button")
+    summary = gr.Markdown(elem_id="explore-output")
+    plots = [gr.Plot(label=title) for title in
+             ("Encoder self-attention", "Decoder self-attention", "Encoder-decoder attention")]
+    with gr.Accordion("Positional encoding, learning-rate schedule, configuration", open=False):
+        positional = gr.Plot(label="Positional encoding")
+        schedule = gr.Plot(label="Learning-rate schedule")
+        config = gr.JSON(label="Configuration")
+    button.click(partial(explore, services), [text, task, layer], [summary, *plots, positional, schedule, config],
+                 api_visibility="private")

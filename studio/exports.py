@@ -1,0 +1,129 @@
+"""Every way to run a bundle, in one table, and the folder its exported files live in.
+
+A *variant* is a backend a user can name (`--backend tflite-int8`, `studio bench --backends ctranslate2`):
+its format, its quantization, and the files an export writes for it. The runtimes (`studio.runtimes`),
+the converters (`exporters`), the CLI's choices and help, the benchmark and the tests all read this table.
+
+Exported files live in `<bundle>/exports`, or in the user cache when the bundle is read-only (a
+pip-installed bundle). `manifest.json` beside them records each file's sha256 and the sha256 of the
+bundle files it was made from, so a stale or damaged file is never used (`stale_reason`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.errors import BundleError
+from studio.files import sha256_of
+
+MANIFEST = "manifest.json"
+SOURCE_FILES = ("weights.npz", "config.json")  # what an export is made from
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str  # the backend name users type
+    format: str  # tf, tflite, onnx, ctranslate2
+    quantization: str  # the converter's setting: none, float16, dynamic-int8, int8
+    label: str  # how tables show it: cached, naive, fp32, float16, dynamic-int8, int8
+    files: tuple[str, ...] = ()  # written by an export, relative to the export folder; () = the Keras model
+    serves: bool = True  # False: measured by `studio bench` only (no step-by-step runtime of ours)
+    description: str = ""
+
+    @property
+    def exported(self) -> bool:
+        return bool(self.files)
+
+
+VARIANTS: dict[str, Variant] = {v.name: v for v in (
+    Variant("tf", "tf", "none", "cached", description="the Keras model, cached decoder"),
+    Variant("tf-naive", "tf", "none", "naive", description="the tutorials' loop that re-runs the model each step"),
+    Variant("tflite", "tflite", "none", "fp32", ("model.tflite",), description="LiteRT"),
+    Variant("tflite-float16", "tflite", "float16", "float16", ("model.float16.tflite",),
+            description="LiteRT, float16 weights"),
+    Variant("tflite-int8", "tflite", "dynamic-int8", "dynamic-int8", ("model.int8.tflite",),
+            description="LiteRT, int8 weights"),
+    Variant("onnx", "onnx", "none", "fp32", ("encode.onnx", "decode_step.onnx"), description="ONNX Runtime"),
+    Variant("onnx-int8", "onnx", "int8", "int8", ("encode.int8.onnx", "decode_step.int8.onnx"),
+            description="ONNX Runtime, dynamic int8"),
+    Variant("ctranslate2", "ctranslate2", "none", "fp32", ("ctranslate2/model.bin",), serves=False,
+            description="CTranslate2, for comparison"),
+    Variant("ctranslate2-int8", "ctranslate2", "int8", "int8", ("ctranslate2-int8/model.bin",), serves=False,
+            description="CTranslate2 int8, for comparison"),
+)}
+BACKENDS = [v.name for v in VARIANTS.values() if v.serves]  # what the app, chat, translate and eval can run
+EXPORTED_BACKENDS = [v.name for v in VARIANTS.values() if v.serves and v.exported]  # what `studio export` builds
+
+
+def variant(name: str, serving: bool = True) -> Variant:
+    """The variant called `name`; unknown names (or, with serving=True, bench-only ones) raise ValueError."""
+    known = BACKENDS if serving else list(VARIANTS)
+    if name not in known:
+        raise ValueError(f"unknown backend {str(name)[:40]!r}; choose one of {', '.join(known)}")
+    return VARIANTS[name]
+
+
+def backends_help(serving: bool = True) -> str:
+    return ", ".join(f"{v.name} ({v.description})" for v in VARIANTS.values() if v.serves or not serving)
+
+
+def export_dir_for(bundle_path: Path) -> Path:
+    """`<bundle>/exports`, or a per-bundle folder in the user cache when the bundle is read-only
+    (e.g. the shipped models inside site-packages)."""
+    bundle_path = Path(bundle_path).resolve()
+    local = bundle_path / "exports"
+    if local.is_dir() and os.access(local, os.W_OK) or os.access(bundle_path, os.W_OK):
+        return local
+    key = hashlib.sha256(str(bundle_path).encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("STUDIO_CACHE_DIR", Path.home() / ".cache" / "transformer-studio"))
+    return cache / "exports" / f"{bundle_path.name}-{key}"
+
+
+def read_manifest(export_dir: Path) -> dict:
+    path = Path(export_dir) / MANIFEST
+    if not path.is_file():
+        raise BundleError(path, "missing: this bundle has not been exported",
+                          f"studio export {Path(export_dir).parent}")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(manifest, dict):
+            raise ValueError("not a JSON object")
+        return manifest
+    except ValueError as error:
+        raise BundleError(path, f"corrupted ({error})", f"studio export {Path(export_dir).parent}") from None
+
+
+def source_hashes(bundle_dir: Path) -> dict[str, str]:
+    return {name: sha256_of(Path(bundle_dir) / name) for name in SOURCE_FILES}
+
+
+def stale_reason(bundle_dir: Path, export_dir: Path, files) -> str | None:
+    """Why the exported `files` cannot be used as they are, or None if they match the bundle."""
+    try:
+        manifest = read_manifest(export_dir)
+    except BundleError as error:
+        return str(error).splitlines()[0]
+    source = manifest.get("source", {})
+    for name, digest in source_hashes(bundle_dir).items():
+        if source.get(name) != digest:
+            return f"{name} changed since the export (the export was made from other weights)"
+    for name in files:
+        path = Path(export_dir) / name
+        if name not in manifest.get("files", {}):
+            return f"{name} was not exported"
+        if not path.is_file():
+            return f"{path} is missing"
+        if sha256_of(path) != manifest["files"][name]["sha256"]:
+            return f"{path} is corrupted or was modified (its sha256 differs from the manifest)"
+    return None
+
+
+def usable_backends(bundle_dir: Path, export_dir: Path | None = None, serving: bool = True) -> list[str]:
+    """The backends that can run now: the Keras ones, and exported ones whose files are current."""
+    directory = Path(export_dir) if export_dir else export_dir_for(bundle_dir)
+    return [v.name for v in VARIANTS.values() if (v.serves or not serving)
+            and (not v.exported or stale_reason(bundle_dir, directory, v.files) is None)]

@@ -1,0 +1,222 @@
+"""How the decode loop chooses tokens: token by token (greedy or sampling), beam search, or teacher forcing.
+
+A strategy has `rows_per_source`, `start(batch, spec)` -> the first tokens, `advance(logits, position)` ->
+(next tokens, rows to keep or None), `finished`, and `outputs()` -> generated ids per source (without
+<s> and </s>). `strategy_for(options)` is the one place that turns `DecodeOptions` into a strategy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from studio.generate.constraints import ban_repeated_ngrams, log_softmax
+from studio.generate.options import DecodeOptions
+
+
+def argmax(logits: np.ndarray) -> np.ndarray:
+    return np.argmax(logits, axis=-1).astype(np.int32)
+
+
+def _filter_top_k_top_p(logits: np.ndarray, top_k: int, top_p: float) -> np.ndarray:
+    logits = logits.copy()
+    if top_k and top_k < logits.shape[-1]:
+        kth = np.partition(logits, -top_k, axis=-1)[:, -top_k][:, None]
+        logits[logits < kth] = -np.inf
+    if top_p < 1.0:
+        order = np.argsort(-logits, axis=-1)
+        sorted_logits = np.take_along_axis(logits, order, axis=-1)
+        probs = np.exp(sorted_logits - sorted_logits[:, :1])
+        probs /= probs.sum(-1, keepdims=True)
+        # keep the smallest prefix whose mass reaches top_p (always at least the best token)
+        remove_sorted = np.cumsum(probs, axis=-1) - probs >= top_p
+        remove = np.zeros_like(remove_sorted)
+        np.put_along_axis(remove, order, remove_sorted, axis=-1)
+        logits[remove] = -np.inf
+    return logits
+
+
+def sampler(temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int | None = None):
+    """A token chooser that samples from the (temperature-scaled, top-k/top-p filtered) distribution.
+    With a seed, the same inputs give the same outputs."""
+    rng = np.random.default_rng(seed)
+
+    def choose(logits: np.ndarray) -> np.ndarray:
+        filtered = _filter_top_k_top_p(logits.astype(np.float64) / temperature, top_k, top_p)
+        probs = np.exp(filtered - np.max(filtered, axis=-1, keepdims=True))
+        probs /= probs.sum(-1, keepdims=True)
+        return np.array([rng.choice(len(p), p=p) for p in probs], dtype=np.int32)
+
+    return choose
+
+
+class TokenByToken:
+    """Greedy decoding (argmax) or sampling (a `sampler`): one token per row per step until every row ends."""
+
+    rows_per_source = 1
+
+    def __init__(self, choose: Callable[[np.ndarray], np.ndarray] = argmax, no_repeat_ngram_size: int = 0):
+        self.choose = choose
+        self.no_repeat_ngram_size = no_repeat_ngram_size
+
+    def start(self, batch: int, spec) -> np.ndarray:
+        self.spec = spec
+        self.histories: list[list[int]] = [[] for _ in range(batch)]
+        self.ended = np.zeros(batch, dtype=bool)
+        return np.full(batch, spec.bos, dtype=np.int32)
+
+    def advance(self, logits: np.ndarray, position: int):
+        logits = ban_repeated_ngrams(logits, self.histories, self.no_repeat_ngram_size)
+        tokens = self.choose(logits)
+        tokens[self.ended] = self.spec.pad
+        for row in np.flatnonzero(~self.ended):
+            if tokens[row] == self.spec.eos:
+                self.ended[row] = True
+            else:
+                self.histories[row].append(int(tokens[row]))
+        self.last_tokens = tokens
+        return tokens, None
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.ended.all())
+
+    def outputs(self) -> list[list[int]]:
+        return self.histories
+
+
+class Forced:
+    """Teacher forcing: feeds `targets[:, t]` at step t (targets start with <s>), whatever the logits say;
+    export verification compares two runtimes' logits on the same prefixes."""
+
+    rows_per_source = 1
+
+    def __init__(self, targets: np.ndarray):
+        self.targets = np.asarray(targets, dtype=np.int32)
+
+    def start(self, batch: int, spec) -> np.ndarray:
+        self.position = 0
+        return self.targets[:, 0]
+
+    def advance(self, logits: np.ndarray, position: int):
+        self.position = position + 1
+        return (self.targets[:, self.position] if not self.finished else self.targets[:, -1]), None
+
+    @property
+    def finished(self) -> bool:
+        return self.position >= self.targets.shape[1]
+
+    def outputs(self) -> list[list[int]]:
+        return [list(row[1:]) for row in self.targets.tolist()]
+
+
+class Beam:
+    """Beam search. Each source keeps `size` live hypotheses. Every step, each live hypothesis is extended by
+    its best tokens; among the 2*size best candidates, those ending in </s> within the best `size` join the
+    finished list, the best `size` others stay live. A source is done when it has `size` finished hypotheses or no live one can
+    still beat its best finished one. Finished hypotheses are ranked by
+    log-probability / length**length_penalty (length counts </s>).
+
+    The rows kept each step always come from the same source's group of rows, so a runtime's `reorder`
+    only moves the self-attention cache: the cross-attention K/V and source mask are the same in a group."""
+
+    def __init__(self, size: int = 4, length_penalty: float = 1.0, no_repeat_ngram_size: int = 0):
+        self.rows_per_source = size
+        self.length_penalty = length_penalty
+        self.no_repeat_ngram_size = no_repeat_ngram_size
+
+    def start(self, batch: int, spec) -> np.ndarray:
+        K = self.rows_per_source
+        self.spec, self.batch = spec, batch
+        self.scores = np.full((batch, K), -np.inf)
+        self.scores[:, 0] = 0.0  # all beams start identical: only the first may expand at step 0
+        self.histories: list[list[int]] = [[] for _ in range(batch * K)]
+        self.done_hypotheses: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
+        self.done = np.zeros(batch, dtype=bool)
+        return np.full(batch * K, spec.bos, dtype=np.int32)
+
+    def _normalize(self, score: float, length: int) -> float:
+        return score / (length ** self.length_penalty)
+
+    def advance(self, logits: np.ndarray, position: int):
+        K, batch, eos = self.rows_per_source, self.batch, self.spec.eos
+        logits = ban_repeated_ngrams(logits, self.histories, self.no_repeat_ngram_size)
+        candidates = self.scores.reshape(-1, 1) + log_softmax(logits.astype(np.float64))  # [B*K, V]
+        vocab = candidates.shape[1]
+        candidates = candidates.reshape(batch, K * vocab)
+        # the 2K best of each row, best first (a partition, then a sort of 2K values, not of K*V)
+        top = np.argpartition(-candidates, 2 * K - 1, axis=1)[:, : 2 * K]
+        top = np.take_along_axis(top, np.argsort(-np.take_along_axis(candidates, top, axis=1), axis=1), axis=1)
+        new_rows, new_tokens, new_scores = [], [], []
+        for b in range(batch):
+            kept = []
+            if not self.done[b]:
+                for rank, flat in enumerate(top[b]):
+                    score = candidates[b, flat]
+                    if not np.isfinite(score):
+                        break
+                    beam, token = divmod(int(flat), vocab)
+                    history = self.histories[b * K + beam]
+                    if token == eos:
+                        if rank < K:  # as fairseq: an ending below the K best is not worth finishing
+                            self.done_hypotheses[b].append((self._normalize(score, len(history) + 1), history))
+                    else:
+                        kept.append((b * K + beam, token, score))
+                    if len(kept) == K:
+                        break
+                finished = self.done_hypotheses[b]
+                if len(finished) >= K:
+                    self.done[b] = True
+                elif finished and kept:
+                    best_finished = max(s for s, _ in finished)
+                    # a live hypothesis only gets worse; at best it ends at the longest length allowed
+                    best_possible = max(self._normalize(s, self.spec.max_new_tokens + 1)
+                                        if self.length_penalty > 0 else s for _, _, s in kept)
+                    if best_possible < best_finished:
+                        self.done[b] = True
+            if self.done[b] or not kept:
+                self.done[b] = True
+                kept = [(b * K, self.spec.pad, -np.inf)] * K
+            kept += [kept[-1][:2] + (-np.inf,)] * (K - len(kept))
+            for row, token, score in kept:
+                new_rows.append(row)
+                new_tokens.append(token)
+                new_scores.append(score)
+        if self.finished:
+            return np.array(new_tokens, dtype=np.int32), None
+        self.histories = [self.histories[row] + [token] for row, token in zip(new_rows, new_tokens)]
+        self.scores = np.array(new_scores).reshape(batch, K)
+        return np.array(new_tokens, dtype=np.int32), np.array(new_rows)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.done.all())
+
+    def outputs(self) -> list[list[int]]:
+        K, results = self.rows_per_source, []
+        for b in range(self.batch):
+            if self.done_hypotheses[b]:
+                results.append(max(self.done_hypotheses[b], key=lambda item: item[0])[1])
+            else:  # nothing ended within the limit: the best live hypothesis
+                results.append(self.histories[b * K + int(np.argmax(self.scores[b]))])
+        return results
+
+
+def strategy_for(options: DecodeOptions | None = None):
+    """A fresh strategy for these options (strategies hold one decode's state: never share one)."""
+    options = (options or DecodeOptions()).validate()
+    if options.strategy == "beam" and options.beam_size > 1:
+        return Beam(options.beam_size, options.length_penalty, options.no_repeat_ngram_size)
+    if options.strategy == "sample":
+        return TokenByToken(sampler(options.temperature, options.top_k, options.top_p, options.seed),
+                            options.no_repeat_ngram_size)
+    return TokenByToken(argmax, options.no_repeat_ngram_size)
+
+
+def streams_tokens(options: DecodeOptions | None) -> bool:
+    """Whether partial outputs mean anything while decoding (not for beam search, whose best changes)."""
+    options = options or DecodeOptions()
+    return not (options.strategy == "beam" and options.beam_size > 1)
+
+
+__all__ = ["TokenByToken", "Beam", "Forced", "strategy_for", "streams_tokens", "sampler", "argmax"]

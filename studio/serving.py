@@ -1,0 +1,104 @@
+"""Serving a bundle: loaded once, one generator per backend, exports built on demand (only the backend
+asked for, once, under one lock), warm-up before the first user's timing. `studio chat/translate/eval`
+and the app all get their generators here. Input checks are a pure function of (task, limits, text)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.errors import StudioError
+from studio.exports import variant
+from studio.tasks import task_named
+
+
+class InputError(StudioError):
+    """The user's input cannot be processed; the message says why, in plain words."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Enforced on the server for every request, whatever the browser allows."""
+    max_input_chars: int = 1000
+    max_file_bytes: int = 2_000_000
+    max_file_lines: int = 5_000
+
+
+def check_text(task: str, limits: Limits, text, pipeline=None) -> str:
+    """`text` if the model can take it, else an InputError saying why. `pipeline`: the bundle's text
+    pipeline, to refuse input it would reduce to nothing."""
+    if not isinstance(text, str):
+        raise InputError("Please send text.")
+    wording = task_named(task)
+    if not text.strip():
+        raise InputError(wording.empty_input)
+    if len(text) > limits.max_input_chars:
+        raise InputError(f"That is {len(text):,} characters; the limit is {limits.max_input_chars:,}. "
+                         f"Please shorten it{wording.long_input_hint}")
+    if pipeline is not None and not pipeline.source(text):
+        if pipeline.name == "tutorial":
+            raise InputError("That text has nothing the model can read: it understands Korean, Latin letters, "
+                             "digits and punctuation (emoji, symbols and other scripts are skipped).")
+        raise InputError("That text has only invisible characters (control or zero-width characters): "
+                         "there is nothing to read.")
+    return text
+
+
+class ServedModel:
+    """One bundle, served: `generator(backend)` gives a ready generator, exporting first if needed."""
+
+    def __init__(self, bundle, build_missing: bool = True, progress=print, threads: int | None = None):
+        self.bundle = bundle
+        self.build_missing = build_missing
+        self.progress = progress
+        self.threads = threads
+        self._generators: dict = {}
+        self._model = None
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}  # one per backend: preparing one never blocks another
+
+    @classmethod
+    def load(cls, task: str, bundle_path: Path | None = None, **options) -> "ServedModel":
+        from studio.bundle import default_bundle, load_bundle
+
+        return cls(load_bundle(Path(bundle_path) if bundle_path else default_bundle(task)), **options)
+
+    @property
+    def task(self) -> str:
+        return self.bundle.config.task.task
+
+    def keras_model(self):
+        """The bundle's Keras model, built once and shared by the tf and tf-naive backends."""
+        with self._guard:
+            if self._model is None:
+                self._model = self.bundle.build_model()
+            return self._model
+
+    def ready(self, backend: str) -> bool:
+        return backend in self._generators
+
+    def generator(self, backend: str, warm_up: bool = False):
+        """The generator for `backend`. A missing or stale export is built first (or, with build_missing=False,
+        its ExportError, which names the rebuild command, is raised). With `warm_up`, tracing and buffer
+        allocation happen now rather than inside a user's first timing."""
+        if backend in self._generators:
+            return self._generators[backend]
+        chosen = variant(backend)
+        with self._guard:
+            lock = self._locks.setdefault(backend, threading.Lock())
+        with lock:
+            if backend not in self._generators:
+                from studio.inference import TextGenerator
+
+                if chosen.exported and self.build_missing:
+                    from exporters import ensure_exported
+
+                    ensure_exported(self.bundle, [backend], progress=self.progress)
+                model = self.keras_model() if chosen.format == "tf" else None
+                generator = TextGenerator.open(self.bundle, backend, model=model, threads=self.threads)
+                if warm_up:
+                    for _ in generator.stream(task_named(self.task).prompts[0]):
+                        pass
+                self._generators[backend] = generator
+            return self._generators[backend]

@@ -1,0 +1,38 @@
+"""A bundle's text in and out, in one place: normalize -> tokenize -> truncate (with a warning) -> `</s>`,
+and ids -> detokenize -> tidy. Needs the bundle's config and tokenizers only, never a model."""
+
+from __future__ import annotations
+
+from studio.text.pipelines import pipeline_for
+
+UNREADABLE = ("the input has no characters this model reads (with the tutorial pipeline: Korean, Latin letters, "
+              "digits, punctuation; otherwise only invisible characters); the output is a guess from an empty input")
+
+
+class Preprocessor:
+    def __init__(self, config, tokenizers):
+        self.config = config
+        self.tokenizers = tokenizers
+        self.pipeline = pipeline_for(config.task)
+        self.source_limit = config.model.max_source_len - 1  # room for </s>
+
+    def count_tokens(self, text: str) -> int:
+        """Source tokens of `text` as the model reads it (before truncation, without `</s>`)."""
+        return len(self.tokenizers.source.encode(self.pipeline.source(text)))
+
+    def encode(self, text: str) -> tuple[list[int], list[str]]:
+        """Source ids ending in `</s>`, and warnings (unreadable input, truncation)."""
+        warnings = []
+        normalized = self.pipeline.source(text)
+        if not normalized and text.strip():
+            warnings.append(UNREADABLE)
+        ids = self.tokenizers.source.encode(normalized)
+        if len(ids) > self.source_limit:
+            warnings.append(f"input was {len(ids)} tokens; only the first {self.source_limit} were used "
+                            f"(this model reads at most {self.source_limit})")
+            ids = ids[: self.source_limit]
+        return ids + [self.tokenizers.source.eos_id], warnings
+
+    def decode(self, ids) -> str:
+        """Generated target ids (without `<s>`/`</s>`) as text to show."""
+        return self.pipeline.output(self.tokenizers.target.decode(list(ids)))

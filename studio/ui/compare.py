@@ -1,0 +1,81 @@
+"""The Compare tab: one input through every backend, greedy decoding, with each backend's latency."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import gradio as gr
+
+from studio.tasks import CHATBOT
+from studio.ui.service import InputError, ModelService
+
+COLUMNS = ["backend", "output", "first token ms", "ms/token", "tokens", "total ms", "same as TF"]
+
+
+def compare_all(services: dict[str, ModelService], text: str, task: str):
+    """Returns (TF output, summary, rows as COLUMNS, latency figure or None)."""
+    service = services["chatbot" if task == "chatbot" else "translator"]
+    try:
+        service.check_text(text)
+    except InputError as error:
+        raise gr.Error(str(error), print_exception=False) from None
+    rows, bars, outputs, latency = [], [], {}, None
+    for backend in service.backends():
+        try:
+            output, latency, _ = list(service.generator(backend).stream(text))[-1]
+        except Exception as error:  # noqa: BLE001 - one broken backend must not hide the others
+            rows.append([backend, f"unavailable: {error}", None, None, None, None, ""])
+            continue
+        outputs[backend] = output
+        rows.append([backend, output, round(latency.first_token_ms, 2), round(latency.ms_per_token, 2),
+                     latency.tokens, round(latency.total_ms, 1), ""])
+        bars.append({"runtime": backend, "ms_per_token_p50": latency.ms_per_token,
+                     "first_token_ms_p50": latency.first_token_ms, "total_ms_p50": latency.total_ms})
+    reference = outputs.get("tf")
+    for row in rows:
+        if row[0] in outputs:
+            row[-1] = "yes" if outputs[row[0]] == reference else "no"
+    agree = sum(1 for o in outputs.values() if o == reference)
+    naive = next((r for r in rows if r[0] == "tf-naive" and r[5]), None)
+    fastest = min((r for r in rows if r[5]), key=lambda r: r[5], default=None)
+    summary = f"**{agree} of {len(outputs)} backends** give the TF output."
+    if naive and fastest and fastest[0] != "tf-naive":
+        summary += (f" Fastest: **{fastest[0]}**, {naive[5] / fastest[5]:.1f}× faster end to end than the "
+                    "naive TF loop on this input.")
+    figure = None
+    if bars:
+        from studio.bench.latency import latency_figure
+
+        figure = latency_figure(bars, f"{task}: {latency.tokens if outputs else 0} tokens, one run each")
+    return reference or "", summary, rows, figure
+
+
+def compare_view(services: dict[str, ModelService], text: str, task: str):
+    """What the tab shows: (summary, rows, figure)."""
+    return compare_all(services, text, task)[1:]
+
+
+def compare_api(services: dict[str, ModelService]):
+    """The `/compare` endpoint (a closure: its signature is the API's)."""
+
+    def compare(text: str, task: str = "chatbot") -> tuple[str, str, list]:
+        """Run `text` through every backend. Returns (TF output, summary, rows: backend, output,
+        first-token ms, ms/token, tokens, total ms, same as TF)."""
+        reference, summary, rows, _ = compare_all(services, text, task)
+        return reference, summary, rows
+
+    return compare
+
+
+def compare_tab(services: dict[str, ModelService]) -> None:
+    gr.Markdown("One input through every backend, greedy decoding. The naive TF loop re-runs the whole "
+                "model for every token (as the tutorials do); the others decode with a key/value cache.")
+    with gr.Row():
+        task = gr.Radio(["chatbot", "translator"], value="chatbot", label="Model", scale=1)
+        text = gr.Textbox(value=CHATBOT.prompts[3], label="Input", scale=4, elem_id="compare-input",
+                          max_length=services["chatbot"].limits.max_input_chars)
+    button = gr.Button("Run on every backend", variant="primary", elem_id="compare-button")
+    summary = gr.Markdown(elem_id="compare-summary")
+    table = gr.Dataframe(headers=COLUMNS, interactive=False, elem_id="compare-table", wrap=True)
+    plot = gr.Plot(label="Latency (log scale; lower is better)", elem_id="compare-plot")
+    button.click(partial(compare_view, services), [text, task], [summary, table, plot], api_visibility="private")

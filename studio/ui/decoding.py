@@ -1,0 +1,62 @@
+"""The controls the Chat and Translate tabs share: the backend selector and the decoding settings.
+
+Decoding settings reach handlers by name, never by position: an event takes its inputs as a *set* of
+components, Gradio then passes one {component: value} dict, and `DecodingControls.settings` turns it into
+{keyword of `decode_options`: value}. (A set's values are ordered by component creation, which is also the
+order of an endpoint's API parameters.)"""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from studio.ui.service import ModelService
+
+STRATEGIES = ["greedy", "beam", "sample"]
+
+
+def backend_dropdown(service: ModelService, default: str, elem_id: str) -> gr.Dropdown:
+    choices = service.backends() or ["tf"]
+    return gr.Dropdown(choices, value=default if default in choices else choices[0], label="Backend",
+                       interactive=service.available, elem_id=elem_id)
+
+
+class DecodingControls:
+    """The decoding accordion of one tab; `components` maps `decode_options`' keywords to its components."""
+
+    def __init__(self, tab: str):
+        """`tab` prefixes the element ids: "chat" gives #chat-decoding, #chat-strategy, #chat-beam-size…"""
+        self.components: dict[str, gr.components.Component] = {}
+
+        def control(name, component, *args, **kwargs):
+            self.components[name] = component(*args, elem_id=f"{tab}-{name.replace('_', '-')}", **kwargs)
+
+        with gr.Accordion("Decoding", open=False, elem_id=f"{tab}-decoding"):
+            control("strategy", gr.Radio, STRATEGIES, value="greedy", label="Strategy")
+            with gr.Row():
+                control("beam_size", gr.Slider, 1, 8, value=4, step=1, label="Beam size")
+                control("length_penalty", gr.Slider, 0, 2, value=1.0, step=0.1, label="Length penalty")
+            with gr.Row():
+                control("temperature", gr.Slider, 0.1, 2.0, value=0.8, step=0.05, label="Temperature")
+                control("top_k", gr.Slider, 0, 100, value=0, step=1, label="Top-k (0 = off)")
+                control("top_p", gr.Slider, 0.05, 1.0, value=0.9, step=0.05, label="Top-p")
+            with gr.Row():
+                control("seed", gr.Number, value=None, precision=0, label="Seed (empty = random)")
+                control("max_new_tokens", gr.Slider, 1, 64, value=64, step=1, label="Max new tokens")
+                control("no_repeat_ngram", gr.Slider, 0, 5, value=0, step=1, label="No-repeat n-gram (0 = off)")
+
+    def inputs(self, *others: gr.components.Component) -> set:
+        """An event's inputs: `others` and every decoding control, as a set (see the module's docstring)."""
+        return {*others, *self.components.values()}
+
+    def settings(self, values: dict) -> dict:
+        """{keyword of `decode_options`: value} out of the {component: value} dict of a set of inputs."""
+        return {name: values[component] for name, component in self.components.items()}
+
+    def listed(self) -> list:
+        """The controls as a list, for an endpoint whose other parameters keep their own API names
+        (a set of inputs reaches the API as one parameter named `values`); see `named`."""
+        return list(self.components.values())
+
+    def named(self, values) -> dict:
+        """{keyword of `decode_options`: value} out of the values of `listed()`, in that order."""
+        return dict(zip(self.components, values))

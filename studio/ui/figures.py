@@ -1,0 +1,86 @@
+"""Figures for the Explore tab: what the tutorials draw, for the current input and model."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_KOREAN_FONT = None
+
+
+def _korean_font() -> str | None:
+    """A font with Hangul for tick labels (Noto CJK, Nanum, Malgun, AppleGothic...), if the system has one."""
+    global _KOREAN_FONT
+    if _KOREAN_FONT is None:
+        from matplotlib import font_manager
+
+        _KOREAN_FONT = ""
+        for path in font_manager.findSystemFonts():
+            name = path.lower()
+            if any(k in name for k in ("notosanscjk", "noto sans cjk", "nanum", "malgun", "applegothic", "notosanskr")):
+                font_manager.fontManager.addfont(path)
+                _KOREAN_FONT = font_manager.FontProperties(fname=path).get_name()
+                break
+    return _KOREAN_FONT or None
+
+
+def new_figure(**options):
+    """A figure outside pyplot's global registry: a long-running app must not keep every figure it drew."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    font = _korean_font()
+    if font:
+        matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
+    return Figure(**options)
+
+
+def attention_figure(weights: np.ndarray, rows: list[str], columns: list[str], title: str):
+    """weights [heads, len(rows), len(columns)] -> one heat-map per head, like the translator tutorial."""
+    heads = weights.shape[0]
+    cols = min(4, heads)
+    grid_rows = int(np.ceil(heads / cols))
+    size = max(2.6, 0.28 * max(len(rows), len(columns)))
+    figure = new_figure(figsize=(cols * size, grid_rows * size))
+    axes = figure.subplots(grid_rows, cols, squeeze=False)
+    for head in range(grid_rows * cols):
+        axis = axes[head // cols][head % cols]
+        if head >= heads:
+            axis.axis("off")
+            continue
+        axis.imshow(weights[head], cmap="viridis", vmin=0, vmax=1, aspect="auto")
+        axis.set_title(f"head {head + 1}", fontsize=9)
+        axis.set_xticks(range(len(columns)), columns, rotation=90, fontsize=7)
+        axis.set_yticks(range(len(rows)), rows, fontsize=7)
+    figure.suptitle(title)
+    figure.tight_layout()
+    return figure
+
+
+def positional_figure(table: np.ndarray, shown: int = 50):
+    figure = new_figure(figsize=(9, 3.6))
+    axis = figure.subplots()
+    image = axis.pcolormesh(table[:shown], cmap="RdBu", vmin=-1, vmax=1)
+    axis.set_xlabel("depth (embedding dimension)")
+    axis.set_ylabel("position")
+    axis.set_title(f"Sinusoidal positional encoding ({min(shown, len(table))} positions x {table.shape[1]} dims)")
+    figure.colorbar(image, ax=axis)
+    figure.tight_layout()
+    return figure
+
+
+def schedule_figure(d_model: int, warmup: int, scale: float, trained_steps: int | None = None, steps: int = 200_000):
+    from studio.train.schedule import transformer_lr
+
+    x = np.arange(1, steps + 1, max(1, steps // 2000))
+    figure = new_figure(figsize=(9, 3.4))
+    axis = figure.subplots()
+    axis.plot(x, transformer_lr(x, d_model, warmup, scale))
+    axis.axvline(warmup, color="gray", linestyle=":", label=f"warm-up ({warmup} steps)")
+    if trained_steps:
+        axis.axvline(trained_steps, color="#d62728", linestyle="--", label=f"this model stopped at step {trained_steps}")
+    axis.set_xlabel("train step")
+    axis.set_ylabel("learning rate")
+    axis.set_title(f"lr = {scale:g} · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5), d_model={d_model}")
+    axis.legend()
+    figure.tight_layout()
+    return figure

@@ -1,0 +1,159 @@
+"""The Translate tab: Korean text or a .txt file to English, with the latency of each translation."""
+
+from __future__ import annotations
+
+import html
+import tempfile
+import time
+from pathlib import Path
+
+import gradio as gr
+
+from studio.tasks import TRANSLATOR
+from studio.ui.decoding import DecodingControls, backend_dropdown
+from studio.ui.service import InputError, Limits, ModelService, decode_options
+
+
+def translate_text(service: ModelService, text: str, backend: str, settings: dict) -> tuple[str, str]:
+    """Translate one or more lines; returns (translation, latency summary)."""
+    from studio.document import split_sentences, translate_lines
+
+    try:
+        service.check_text(text)
+        options = decode_options(**settings)
+        generator = service.generator(backend)
+    except InputError as error:
+        raise gr.Error(str(error), print_exception=False) from None
+    lines = text.split("\n")
+    filled = [line for line in lines if line.strip()]
+    if len(filled) == 1 and len(split_sentences(filled[0])) == 1:  # one sentence: decode once, with latency
+        output, latency, warnings = list(generator.stream(filled[0].strip(), options))[-1]
+        outputs, summary = [output if line.strip() else "" for line in lines], latency.summary()
+    else:
+        started = time.perf_counter()
+        outputs, warnings = translate_lines(generator, lines, options)
+        sentences = sum(len(split_sentences(line)) for line in filled)
+        summary = f"{backend} · {sentences} sentences · {(time.perf_counter() - started) * 1000:.0f} ms total"
+    for warning in sorted(set(warnings)):
+        gr.Warning(warning)
+    return "\n".join(outputs), summary
+
+
+def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,
+                   progress=None) -> str:
+    """Translate an uploaded text file line by line into a new file under `outputs_dir`; returns its path.
+    The upload is deleted as soon as it is read: uploads are read, never executed or kept."""
+    from studio.document import translate_lines
+
+    if file is None:
+        raise gr.Error("Please choose a .txt file first.", print_exception=False)
+    try:
+        lines = _read_upload(file, service.limits)
+        options = decode_options(**settings)
+        generator = service.generator(backend)
+    except InputError as error:
+        raise gr.Error(str(error), print_exception=False) from None
+    total = max(1, sum(1 for line in lines if line.strip()))
+    done = 0
+
+    def advance(count):
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(min(done / total, 1.0), desc="Translating")
+
+    outputs, _ = translate_lines(generator, lines, options, on_progress=advance)
+    _remove_old_files(outputs_dir, max_age_s=3600)
+    out = Path(tempfile.mkdtemp(dir=outputs_dir)) / "translation.en.txt"
+    out.write_text("".join(o + "\n" for o in outputs), encoding="utf-8")
+    return str(out)
+
+
+def translate_api(service: ModelService, default_backend: str):
+    """The `/translate` endpoint. Its signature is the API's, so the default backend is bound here."""
+
+    def translate(text: str, backend: str = default_backend, strategy: str = "greedy",
+                  beam_size: int = 4) -> tuple[str, str]:
+        """Translate Korean text (one or more lines) to English. Returns (translation, latency summary)."""
+        return translate_text(service, text, backend, {"strategy": strategy, "beam_size": beam_size})
+
+    return translate
+
+
+class TranslateTab:
+    """The tab's components, and its events bound to the handlers above."""
+
+    def __init__(self, service: ModelService, default_backend: str):
+        self.service = service
+        self.outputs_dir = Path(tempfile.mkdtemp(prefix="studio-translations-"))
+        if not service.available:
+            gr.Markdown(f"**The translator is unavailable.** {html.escape(service.unavailable)}")
+        with gr.Row():
+            self.source = gr.Textbox(label="Korean", lines=5, max_length=service.limits.max_input_chars,
+                                     elem_id="translate-input")
+            target = gr.Textbox(label="English", lines=5, interactive=False, elem_id="translate-output",
+                                buttons=["copy"])
+        translate_button = gr.Button("Translate", variant="primary", elem_id="translate-button")
+        latency = gr.Markdown(elem_id="translate-latency")
+        gr.Examples(list(TRANSLATOR.prompts), inputs=self.source, label="Try")
+        self.backend = backend_dropdown(service, default_backend, "translate-backend")
+        self.decoding = DecodingControls("translate")
+        with gr.Accordion("Translate a .txt file", open=False):
+            self.upload = gr.File(label="Korean text file (UTF-8, one paragraph per line)", file_types=[".txt"])
+            file_button = gr.Button("Translate file")
+            download = gr.File(label="English translation", interactive=False)
+
+        translate_button.click(self.translate_source, self.decoding.inputs(self.source, self.backend),
+                               [target, latency], api_visibility="private")
+        # `/translate_file(file, backend, *settings)`: the API keeps the parameter names `file` and `backend`
+        file_button.click(self.translate_upload, [self.upload, self.backend, *self.decoding.listed()], download,
+                          api_name="translate_file")
+
+    def translate_source(self, values: dict):
+        return translate_text(self.service, values[self.source], values[self.backend],
+                              self.decoding.settings(values))
+
+    def translate_upload(self, file, backend: str, *settings, progress=gr.Progress()):
+        """Translate an uploaded UTF-8 text file line by line; returns the path of the English file.
+        The upload is deleted as soon as it is read: uploads are read, never executed or kept."""
+        return translate_file(self.service, self.outputs_dir, file, backend, self.decoding.named(settings), progress)
+
+
+def _read_upload(file, limits: Limits) -> list[str]:
+    """The lines of an uploaded text file, checked against the server's limits; the upload is then deleted."""
+    from studio.data.readers import read_text_lines
+    from studio.errors import DataError
+
+    path = Path(file if isinstance(file, str) else getattr(file, "path", None) or file.name)
+    try:
+        lines = read_text_lines(path, max_bytes=limits.max_file_bytes)
+    except DataError as error:
+        raise InputError(str(error).replace(str(path), "The uploaded file")) from None
+    except OSError:
+        raise InputError("The uploaded file could not be read; please upload it again.") from None
+    finally:
+        _delete_upload(path)
+    if not any(line.strip() for line in lines):
+        raise InputError("That file has no text to translate.")
+    if len(lines) > limits.max_file_lines:
+        raise InputError(f"That file has {len(lines):,} lines; the limit is {limits.max_file_lines:,}. Please split it.")
+    return lines
+
+
+def _delete_upload(path: Path) -> None:
+    """Delete Gradio's copy of an upload; never a file outside Gradio's upload folder."""
+    from gradio.utils import get_upload_folder
+
+    try:
+        if path.resolve().is_relative_to(Path(get_upload_folder()).resolve()):
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _remove_old_files(directory: Path, max_age_s: float) -> None:
+    import shutil
+
+    for entry in directory.iterdir():
+        if time.time() - entry.stat().st_mtime > max_age_s:
+            shutil.rmtree(entry, ignore_errors=True)
