@@ -78,6 +78,15 @@ class ServedModel:
     def ready(self, backend: str) -> bool:
         return backend in self._generators
 
+    def needs_export(self, backend: str) -> str | None:
+        """Why `generator(backend)` would export first (the stale reason), or None."""
+        chosen = variant(backend)
+        if backend in self._generators or not chosen.exported:
+            return None
+        from studio.exports import export_dir_for, stale_reason
+
+        return stale_reason(self.bundle.path, export_dir_for(self.bundle.path), chosen.files)
+
     def generator(self, backend: str, warm_up: bool = False):
         """The generator for `backend`. A missing or stale export is built first (or, with build_missing=False,
         its ExportError, which names the rebuild command, is raised). With `warm_up`, tracing and buffer

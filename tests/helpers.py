@@ -1,11 +1,54 @@
-"""Helpers shared by test modules (test modules never import each other)."""
+"""Helpers shared by test modules (test modules never import each other or the conftest)."""
 
 from __future__ import annotations
 
+import random
 import socket
+from pathlib import Path
+
+SUBJECTS = ["나는", "너는", "그는", "우리는", "친구는", "엄마는", "동생은"]
+OBJECTS = ["사과를", "책을", "영화를", "커피를", "음악을", "운동을", "여행을"]
+VERBS = ["좋아해", "싫어해", "샀어", "봤어", "원해", "했어"]
+ENGLISH = {"나는": "i", "너는": "you", "그는": "he", "우리는": "we", "친구는": "my friend", "엄마는": "mom",
+           "동생은": "my brother", "사과를": "apples", "책을": "books", "영화를": "movies", "커피를": "coffee",
+           "음악을": "music", "운동을": "exercise", "여행을": "travel", "좋아해": "likes", "싫어해": "hates",
+           "샀어": "bought", "봤어": "saw", "원해": "wants", "했어": "did"}
+
+# the tiny model every integration test uses; XLA is off: compiling costs more than it saves at this size
+TINY = {"model.d_model": 32, "model.num_heads": 4, "model.d_ff": 64, "model.num_layers": 2, "model.num_decoder_layers": 1,
+        "model.max_source_len": 16, "model.max_target_len": 16, "tokenizer.vocab_size": 300,
+        "train.epochs": 2, "train.warmup_steps": 10, "train.batch_size": 8, "train.dev_fraction": 0.2,
+        "train.jit_compile": False}
+NO_XLA = ["--set", "train.jit_compile=false"]  # the same, for `studio train` command lines
+
+
+def generated_pairs(count=40, seed=0):
+    """Tiny Korean chat pairs and a matching English translation of each question."""
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(count):
+        s, o, v = rng.choice(SUBJECTS), rng.choice(OBJECTS), rng.choice(VERBS)
+        rows.append((f"{s} {o} {v}?", f"{o} {v}? 정말요!", f"{ENGLISH[s]} {ENGLISH[v]} {ENGLISH[o]} ?"))
+    return rows
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+FAULTS = ("delete", "truncate", "overwrite")
+
+
+def damage(path: Path, fault: str) -> None:
+    if fault == "delete":
+        path.unlink()
+    elif fault == "truncate":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    else:  # overwrite a stretch in the middle with bytes that are neither valid UTF-8 nor the original
+        data = bytearray(path.read_bytes())
+        middle = len(data) // 2
+        data[middle: middle + 16] = b"\xff\x00\xfe garbage \x00\xff\xfe"[:16]
+        path.write_bytes(bytes(data))

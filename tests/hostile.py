@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 KOREAN = ["영화 볼래?", "오바마는 대통령이다.", "커피는 필요 없다.", "시민들은 도시 속에 산다."]
 
@@ -67,3 +68,12 @@ def hostile_files() -> dict[str, bytes]:
         "script.txt": b"<script>alert(1)</script>\n#!/bin/sh\nrm -rf /\n",
         "one_long_line.txt": ("커피는 필요 없다 " * 200).encode("utf-8"),
     }
+
+
+# what the hostile-input tests send and accept
+INPUTS = hostile_inputs(300)
+FILE_SETTINGS = ["greedy", 4, 1.0, 0.8, 0, 0.9, None, 64, 0]  # the Translate tab's decoding controls
+GENERIC_ERROR = "has not enabled verbose error reporting"  # what Gradio says for an unexpected exception
+CLEAR_MESSAGES = re.compile(r"type something|Korean text to translate|the limit is|nothing the model can read|nothing to read|"
+                            r"Unknown backend|Invalid decoding settings|not valid UTF-8|NUL bytes|no text to translate|"
+                            r"Please choose|exceeds the maximum file size")

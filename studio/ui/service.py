@@ -39,6 +39,9 @@ class ModelService:
             raise InputError(f"The {self.task} is unavailable: {self.unavailable}")
         if backend not in self.backends():
             raise InputError(f"Unknown backend {str(backend)[:40]!r}; choose one of {', '.join(self.backends())}.")
+        if self.served.needs_export(backend):
+            _notify(f"Preparing the {backend} backend for the {self.task}: exporting the model once "
+                    "(this takes a little while; later requests start at once)...")
         try:
             return self.served.generator(backend, warm_up=True)
         except StudioError as error:
@@ -47,6 +50,17 @@ class ModelService:
     def check_text(self, text) -> str:
         # without a bundle the service is unavailable and says so when asked for a generator
         return check_text(self.task, self.limits, text, self.bundle.preprocessor.pipeline if self.bundle else None)
+
+
+def _notify(message: str) -> None:
+    """A toast in the browser when called from a request; nothing otherwise (e.g. at start-up)."""
+    import warnings
+
+    import gradio as gr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gr.Info(message)
 
 
 def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalty: float = 1.0,

@@ -10,7 +10,7 @@ from studio.errors import StudioError
 from studio.text import SentencePieceTokenizer, TextPipeline, TokenizerPair
 from studio.train.checkpoints import CheckpointStore
 from studio.train.trainer import Trainer
-from tests.conftest import generated_pairs
+from helpers import generated_pairs
 
 QUIET = Console(quiet=True)
 
@@ -96,7 +96,7 @@ def test_time_budget_stops_training_resumably_and_records_a_curve(corpus, tmp_pa
 
 def test_training_can_start_from_a_bundles_weights(tiny_bundle, chat_csv, tmp_path):
     from studio.train.run import train_task
-    from tests.conftest import TINY
+    from helpers import TINY
 
     settings = dict(TINY, **{"train.epochs": 1})
     continued = train_task("chatbot", tmp_path / "continued", data_files=[chat_csv], overrides=settings,
@@ -193,7 +193,7 @@ def test_weighted_and_sampled_epochs_all_run_although_their_batch_counts_vary(ko
     """An epoch ends when its batches run out: with weight 0.5 and subword sampling the count differs from
     len() from epoch to epoch, and an epoch with fewer batches must not be taken for an interrupted one."""
     from studio.train.run import train_task
-    from tests.conftest import TINY
+    from helpers import TINY
 
     settings = dict(TINY, **{"train.epochs": 3, "train.source_weights": "pairs=0.5", "train.subword_alpha": 0.1,
                              "train.patience": 0, "tokenizer.vocab_size": 200})

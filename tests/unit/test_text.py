@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studio.text import SentencePieceTokenizer, SubwordTokenizer, TokenizerPair, dedupe_pairs, keep_pair, normalize, tidy
-from tests.conftest import generated_pairs
+from helpers import generated_pairs
 
 
 def test_normalize_spaces_out_punctuation_and_collapses_spaces():

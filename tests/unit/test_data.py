@@ -10,7 +10,7 @@ from studio.data.pipeline import encode_pairs
 from studio.data.sources import select_sources
 from studio.errors import DataError
 from studio.text import SentencePieceTokenizer, TextPipeline, TokenizerPair
-from tests.conftest import generated_pairs
+from helpers import generated_pairs
 
 
 def write(path, text, encoding="utf-8"):

@@ -8,7 +8,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-from helpers import free_port
 from typer.testing import CliRunner
 
 from studio.cli import app as cli
@@ -46,16 +45,6 @@ def test_public_serving_with_a_password_needs_no_consent_and_loopback_is_the_def
     assert isinstance(bad.exception, StudioError) and "users.txt:1" in str(bad.exception)
 
 
-@pytest.fixture(scope="module")
-def app_url(tiny_bundle):
-    from studio.ui.app import launch
-
-    app = launch(tiny_bundle, tiny_bundle, port=free_port(), backend="tf", prevent_thread_lock=True,
-                 progress=lambda _: None)
-    yield app.local_url.rstrip("/")
-    app.close()
-
-
 def _status(url: str) -> int:
     try:
         return urllib.request.urlopen(url, timeout=30).status
@@ -66,21 +55,21 @@ def _status(url: str) -> int:
 @pytest.mark.parametrize("path", ["/etc/passwd", "../../../../etc/passwd", "..%2F..%2F..%2F..%2Fetc%2Fpasswd",
                                   "%2Fetc%2Fpasswd", "/proc/self/environ"])
 def test_no_file_outside_the_app_can_be_downloaded(app_url, path):
-    assert _status(f"{app_url}/gradio_api/file={path}") in (403, 404)
+    assert _status(f"{app_url.rstrip('/')}/gradio_api/file={path}") in (403, 404)
 
 
 def test_the_file_translator_reads_and_deletes_only_gradio_uploads(app_url, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("커피는 필요 없다.\n", encoding="utf-8")
-    info = json.load(urllib.request.urlopen(f"{app_url}/gradio_api/info", timeout=30))
+    info = json.load(urllib.request.urlopen(f"{app_url.rstrip('/')}/gradio_api/info", timeout=30))
     settings = [p["parameter_default"] for p in info["named_endpoints"]["/translate_file"]["parameters"][1:]]
     for target in (str(secret), f"{tmp_path}/../{tmp_path.name}/secret.txt", "/etc/passwd"):
         body = {"data": [{"path": target, "meta": {"_type": "gradio.FileData"}}, *settings]}
-        request = urllib.request.Request(f"{app_url}/gradio_api/call/translate_file", json.dumps(body).encode(),
+        request = urllib.request.Request(f"{app_url.rstrip('/')}/gradio_api/call/translate_file", json.dumps(body).encode(),
                                          headers={"Content-Type": "application/json"})
         try:
             event = json.load(urllib.request.urlopen(request, timeout=30))["event_id"]
-            stream = urllib.request.urlopen(f"{app_url}/gradio_api/call/translate_file/{event}", timeout=60).read()
+            stream = urllib.request.urlopen(f"{app_url.rstrip('/')}/gradio_api/call/translate_file/{event}", timeout=60).read()
         except urllib.error.HTTPError as error:
             stream = error.read()
         assert b"event: complete" not in stream and b"event: error" in stream, (target, stream)  # refused

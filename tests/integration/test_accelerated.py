@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from studio.config import BundleConfig, ModelConfig, TaskConfig, TokenizerConfig, TrainConfig
-from tests.conftest import generated_pairs
+from helpers import generated_pairs
 
 pytest.importorskip("jax", reason="the accelerated trainer needs JAX (installed with the dev extras)")
 

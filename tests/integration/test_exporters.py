@@ -7,7 +7,6 @@ import threading
 import numpy as np
 import pytest
 
-from exporters import export_bundle
 from exporters.tflite import non_builtin_operators, operators
 from studio.bundle import load_bundle
 from studio.errors import BundleError
@@ -16,14 +15,6 @@ from studio.exports import EXPORTED_BACKENDS, VARIANTS
 from studio.runtimes import ExportError, available_backends, load_runtime
 
 PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?", "우리는 여행을 원해?", "엄마는 음악을 싫어해?"]
-
-
-@pytest.fixture(scope="module")
-def exported(tiny_bundle, tmp_path_factory):
-    bundle_dir = tmp_path_factory.mktemp("exported") / "bundle"
-    shutil.copytree(tiny_bundle, bundle_dir, ignore=shutil.ignore_patterns("checkpoints", "tensorboard"))
-    manifest = export_bundle(bundle_dir, progress=lambda message: None)
-    return bundle_dir, manifest
 
 
 def test_export_writes_every_variant_and_a_manifest(exported):

@@ -15,25 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers import FAULTS, NO_XLA, damage
+
 from studio.bundle import load_bundle
 from studio.errors import BundleError, StudioError
 from studio.runtimes import ExportError, load_runtime
 
-FAULTS = ("delete", "truncate", "overwrite")
 REQUIRED = ["config.json", "weights.npz", "checksums.json", "tokenizer/tokenizer.json", "tokenizer/shared.spm.model"]
-
-
-def damage(path: Path, fault: str) -> None:
-    if fault == "delete":
-        path.unlink()
-    elif fault == "truncate":
-        data = path.read_bytes()
-        path.write_bytes(data[: len(data) // 2])
-    else:  # overwrite a stretch in the middle with bytes that are neither valid UTF-8 nor the original
-        data = bytearray(path.read_bytes())
-        middle = len(data) // 2
-        data[middle: middle + 16] = b"\xff\x00\xfe garbage \x00\xff\xfe"[:16]
-        path.write_bytes(bytes(data))
 
 
 def test_the_bundle_has_the_files_this_suite_damages(tiny_bundle):
@@ -63,48 +51,10 @@ def test_damaged_metrics_or_model_card_do_not_stop_the_model(bundle_copy, fault)
         assert any("metrics.json" in warning for warning in bundle.warnings)
 
 
-def test_the_app_serves_the_other_model_and_names_the_broken_file(tiny_bundle, bundle_copy):
-    from gradio_client import Client
-
-    from studio.ui.app import launch
-    from helpers import free_port
-
-    damage(bundle_copy / "weights.npz", "truncate")
-    app = launch(bundle_copy, tiny_bundle, port=free_port(), backend="tf", prevent_thread_lock=True,
-                 progress=lambda _: None)
-    try:
-        client = Client(app.local_url, verbose=False)
-        with pytest.raises(Exception, match=r"chatbot is unavailable: .*weights.npz"):
-            client.predict("나는 커피를 좋아해?", api_name="/chat")
-        translation, _ = client.predict("나는 커피를 좋아해?", api_name="/translate")
-        assert isinstance(translation, str)
-        page = __import__("urllib.request").request.urlopen(app.local_url, timeout=30).read().decode()
-        assert "The chatbot is unavailable" in page and "weights.npz" in page
-    finally:
-        app.close()
-
-
 # ---------------------------------------------------------------- exports
 
 EXPORT_FILES = {"model.tflite": "tflite", "encode.onnx": "onnx", "decode_step.onnx": "onnx",
                 "manifest.json": "tflite"}
-
-
-@pytest.fixture(scope="module")
-def exported(tiny_bundle, tmp_path_factory):
-    from exporters import export_bundle
-
-    source = tmp_path_factory.mktemp("faults") / "chat"
-    shutil.copytree(tiny_bundle, source, ignore=shutil.ignore_patterns("exports", "checkpoints", "tensorboard"))
-    export_bundle(source, backends=["tflite", "onnx"], verify=False, progress=lambda _: None)
-    return source
-
-
-@pytest.fixture
-def exported_copy(exported, tmp_path):
-    target = tmp_path / "chat"
-    shutil.copytree(exported, target)
-    return target
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -160,7 +110,7 @@ def test_a_full_disk_during_export_gives_a_clear_error_and_leaves_no_partial_fil
 
     out = small_disk / "exports"
     with pytest.raises(StudioError, match=r"No space left on device|disk is full") as error:
-        export_bundle(exported, out=out, verify=False, progress=lambda _: None)
+        export_bundle(exported[0], out=out, verify=False, progress=lambda _: None)
     assert "Traceback" not in str(error.value)
     left = sorted(p.name for p in out.rglob("*")) if out.exists() else []
     assert left == [] or set(left) <= {"model.tflite", "model.float16.tflite", "model.int8.tflite"}, left
@@ -168,14 +118,14 @@ def test_a_full_disk_during_export_gives_a_clear_error_and_leaves_no_partial_fil
         assert (out / name).stat().st_size > 1000
     assert not (out / "manifest.json").exists()  # so no runtime ever takes the folder for a finished export
     with pytest.raises(ExportError, match="manifest.json: missing"):
-        load_runtime(load_bundle(exported), "tflite", export_dir=out)
+        load_runtime(load_bundle(exported[0]), "tflite", export_dir=out)
 
 
 def test_a_read_only_output_folder_gives_a_clear_error(exported, read_only_disk):
     from exporters import export_bundle
 
     with pytest.raises(StudioError, match=r"cannot write the export here \(Read-only file system\); pass --out"):
-        export_bundle(exported, out=read_only_disk / "exports", verify=False, progress=lambda _: None)
+        export_bundle(exported[0], out=read_only_disk / "exports", verify=False, progress=lambda _: None)
 
 
 def test_bench_on_a_read_only_bundle_builds_its_models_in_the_user_cache(tiny_bundle, tmp_path, monkeypatch):
@@ -202,7 +152,7 @@ def test_training_killed_with_sigkill_resumes_from_its_last_checkpoint(chat_csv,
     command = [sys.executable, "-m", "studio.cli", "train", "chatbot", "--data", str(chat_csv), "--out", str(out),
                "--set", "model.d_model=32", "--set", "model.num_heads=4", "--set", "model.d_ff=64",
                "--set", "model.num_layers=1", "--set", "tokenizer.vocab_size=300", "--set", "train.batch_size=8",
-               "--set", "train.patience=1000", "--set", "train.keep_checkpoints=3"]
+               "--set", "train.patience=1000", "--set", "train.keep_checkpoints=3", *NO_XLA]
     process = subprocess.Popen(command + ["--epochs", "500"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latest = out / "checkpoints" / "latest.json"
     deadline = time.monotonic() + 240

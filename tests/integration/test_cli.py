@@ -1,3 +1,4 @@
+from helpers import NO_XLA
 from typer.testing import CliRunner
 
 from studio.cli import app
@@ -58,7 +59,7 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
                                  "--set", "model.d_model=32", "--set", "model.num_heads=4", "--set", "model.d_ff=64",
                                  "--set", "tokenizer.vocab_size=300", "--set", "train.batch_size=8", "--epochs", "1",
                                  "--set", "model.max_source_len=24", "--set", "model.max_target_len=24",
-                                 "--set", "train.batch_tokens=0", "--set", "model.num_layers=1"])
+                                 "--set", "train.batch_tokens=0", "--set", "model.num_layers=1", *NO_XLA])
     assert result.exit_code == 0, result.output
     translated = runner.invoke(app, ["translate", "나는 커피를 좋아해?", "--bundle", str(out)])
     assert translated.exit_code == 0, translated.output

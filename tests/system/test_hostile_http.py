@@ -1,0 +1,109 @@
+"""Hundreds of hostile inputs through each Gradio endpoint of a running app (the session's `app_url`): each
+gets a reply or a clear message; nothing crashes, nothing leaks a traceback or a server path."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from hostile import CLEAR_MESSAGES, FILE_SETTINGS, GENERIC_ERROR, INPUTS, hostile_files
+
+
+def _call(client, *args, api_name):
+    """('ok', result) or ('error', message) for one request."""
+    if any(isinstance(a, str) and re.search("[\ud800-\udfff]", a) for a in args):
+        return _raw_call(client.src, api_name, list(args))  # gradio_client cannot send lone surrogates
+    try:
+        return "ok", client.predict(*args, api_name=api_name)
+    except Exception as error:  # gradio_client raises AppError (or ValueError) with the server's message
+        return "error", f"{type(error).__name__}: {error}"
+
+
+def _raw_call(url: str, api_name: str, data: list):
+    """One request over Gradio's plain HTTP API; JSON escapes (\\ud800) deliver what no UTF-8 client can."""
+    import json
+    import urllib.request
+
+    defaults = {"/chat": ["tf", "greedy", 4, 0.8, 0, 0.9, None], "/translate": ["tf", "greedy", 4],
+                "/compare": ["chatbot"]}[api_name]
+    data = data + defaults[len(data) - 1:]
+    base = url.rstrip("/") + "/gradio_api/call" + api_name
+    request = urllib.request.Request(base, data=json.dumps({"data": data}).encode("ascii"),
+                                     headers={"Content-Type": "application/json"})
+    event_id = json.load(urllib.request.urlopen(request, timeout=60))["event_id"]
+    stream = urllib.request.urlopen(f"{base}/{event_id}", timeout=60).read().decode("utf-8", "replace")
+    event = re.findall(r"^event: (\w+)", stream, re.M)[-1]
+    payload = re.findall(r"^data: (.*)$", stream, re.M)[-1]
+    if event == "complete":
+        outputs = json.loads(payload)
+        return "ok", outputs[0] if len(outputs) == 1 else outputs
+    return "error", str(json.loads(payload) if payload.strip() not in ("", "null") else "")
+
+
+@pytest.mark.parametrize("endpoint", ["/chat", "/translate"])
+def test_every_gradio_endpoint_answers_every_hostile_input(app_url, endpoint):
+    from gradio_client import Client
+
+    local = threading.local()  # one client per user: a gradio_client Client is not meant to be shared by threads
+
+    def call(text):
+        if not hasattr(local, "client"):
+            local.client = Client(app_url, verbose=False)
+        return _call(local.client, text, api_name=endpoint)
+
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(call, [t for _, t in INPUTS]))
+    client = Client(app_url, verbose=False)
+    for (category, text), (status, value) in zip(INPUTS, outcomes):
+        if status == "ok":
+            assert isinstance(value[0], str) and "ms" in value[1], (category, text[:40])
+        else:
+            assert GENERIC_ERROR not in value and CLEAR_MESSAGES.search(value), (category, text[:40], value)
+    assert sum(status == "ok" for status, _ in outcomes) > len(INPUTS) // 3  # most are answered, not refused
+    assert _call(client, "나는 커피를 좋아해?", api_name=endpoint)[0] == "ok"  # and the server still works
+
+
+def test_compare_endpoint_and_bad_settings_get_clear_messages(app_url):
+    from gradio_client import Client
+
+    client = Client(app_url, verbose=False)
+    for _, text in INPUTS[::60]:
+        status, value = _call(client, text, "chatbot", api_name="/compare")
+        assert status == "ok" or (GENERIC_ERROR not in value and CLEAR_MESSAGES.search(value)), value
+    for args in (("안녕", "no-such-backend"), ("안녕", "../../etc/passwd"), ("안녕", "tf", "beam", -3),
+                 ("안녕", "tf", "shout"), ("안녕", "tf", "sample", 4, "hot"), ("안녕", "tf", "sample", 4, -1.0),
+                 ("안녕", "tf", "sample", 4, 1.0, -5), ("안녕", "tf", "sample", 4, 1.0, 0, 7.0)):
+        status, value = _call(client, *args, api_name="/chat")
+        assert status == "error" and GENERIC_ERROR not in value and CLEAR_MESSAGES.search(value), (args, value)
+
+
+def test_file_translator_endpoint_handles_bad_files_and_keeps_no_upload(app_url, tmp_path):
+    from gradio_client import Client, handle_file
+
+    client = Client(app_url, verbose=False)
+    for name, content in hostile_files().items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        status, value = _call(client, handle_file(str(path)), "tf", *FILE_SETTINGS, api_name="/translate_file")
+        if status == "ok":
+            text = open(value, encoding="utf-8").read()
+            assert text.count("\n") >= 1, name
+        else:
+            assert GENERIC_ERROR not in value and CLEAR_MESSAGES.search(value), (name, value)
+            assert "gradio/" not in value  # the server's own paths never appear in a message
+    # the server itself refuses an oversized upload, whatever the client checks
+    import httpx
+
+    response = httpx.post(app_url.rstrip("/") + "/gradio_api/upload",
+                          files={"files": ("huge.txt", hostile_files()["huge.txt"], "text/plain")}, timeout=60)
+    assert response.status_code == 413, response.status_code
+    cache = Path(os.environ.get("GRADIO_TEMP_DIR") or Path(tempfile.gettempdir()) / "gradio")
+    kept = [p.name for p in cache.rglob("*") if p.name in hostile_files()]
+    assert not kept, f"uploads left on the server: {kept}"
+    assert _call(client, "나는 커피를 좋아해?", api_name="/chat")[0] == "ok"
