@@ -25,3 +25,9 @@ def ban_repeated_ngrams(logits: np.ndarray, histories: Sequence[Sequence[int]], 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits - np.max(logits, axis=-1, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def log_sum_exp(logits: np.ndarray) -> np.ndarray:
+    """log(sum(exp(logits))) per row, [rows, 1], in float64 (the normalizer of log_softmax)."""
+    top = np.max(logits, axis=-1, keepdims=True)
+    return top.astype(np.float64) + np.log(np.sum(np.exp(logits - top), axis=-1, keepdims=True, dtype=np.float64))

@@ -37,7 +37,8 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> np.ndarray
 
 def decode_steps(runtime, source_ids: Sequence[Sequence[int]], spec: DecodeSpec, strategy) -> Iterator[np.ndarray]:
     """Run the loop one step per `next()`, yielding each step's logits [rows, V] (after the spec's
-    constraints) once the strategy has chosen from them; `strategy` holds the outputs so far."""
+    constraints) once the strategy has chosen from them; `strategy` holds the outputs so far. Once at most
+    half of the rows still decode, the others leave the batch (`runtime.select`)."""
     rows = strategy.rows_per_source
     sources = [s for s in source_ids for _ in range(rows)]  # beam search: each source once per beam
     state = runtime.encode(pad_batch(sources, spec.pad))
@@ -47,12 +48,16 @@ def decode_steps(runtime, source_ids: Sequence[Sequence[int]], spec: DecodeSpec,
         if position < spec.min_new_tokens:
             logits = np.array(logits, copy=True)
             logits[:, spec.eos] = -np.inf
-        tokens, keep = strategy.advance(logits, position)
-        if keep is not None:
-            state = runtime.reorder(state, keep)
+        tokens, order = strategy.advance(logits, position)
+        if order is not None:
+            state = runtime.reorder(state, order)
         yield logits
         if strategy.finished:
             break
+        rows = strategy.shrink()  # rows whose sources have ended stop costing decode steps
+        if rows is not None:
+            state = runtime.select(state, rows)
+            tokens = tokens[rows]
 
 
 def decode(runtime, source_ids: Sequence[Sequence[int]], spec: DecodeSpec, strategy) -> list[list[int]]:

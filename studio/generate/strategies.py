@@ -1,8 +1,8 @@
 """How the decode loop chooses tokens: token by token (greedy or sampling), beam search, or teacher forcing.
 
 A strategy has `rows_per_source`, `start(batch, spec)` -> the first tokens, `advance(logits, position)` ->
-(next tokens, rows to keep or None), `finished`, and `outputs()` -> generated ids per source (without
-<s> and </s>). `strategy_for(options)` is the one place that turns `DecodeOptions` into a strategy."""
+(next tokens, rows to reorder to or None), `shrink()` -> the rows still worth decoding once many have ended
+(or None), `finished`, and `outputs()` -> generated ids per source (without <s> and </s>). `strategy_for(options)` is the one place that turns `DecodeOptions` into a strategy."""
 
 from __future__ import annotations
 
@@ -10,8 +10,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from studio.generate.constraints import ban_repeated_ngrams, log_softmax
+from studio.generate.constraints import ban_repeated_ngrams, log_sum_exp
 from studio.generate.options import DecodeOptions
+
+
+# rows of ended sources leave the batch once at most this share of its sources still decode: each
+# `select` copies the decoder state once, each step saved skips the model on those rows
+SHRINK_AT = 0.75
 
 
 def argmax(logits: np.ndarray) -> np.ndarray:
@@ -63,19 +68,29 @@ class TokenByToken:
         self.spec = spec
         self.histories: list[list[int]] = [[] for _ in range(batch)]
         self.ended = np.zeros(batch, dtype=bool)
+        self.sources = np.arange(batch)  # the source each current row decodes (rows of ended ones leave)
         return np.full(batch, spec.bos, dtype=np.int32)
 
     def advance(self, logits: np.ndarray, position: int):
-        logits = ban_repeated_ngrams(logits, self.histories, self.no_repeat_ngram_size)
+        logits = ban_repeated_ngrams(logits, [self.histories[s] for s in self.sources], self.no_repeat_ngram_size)
         tokens = self.choose(logits)
-        tokens[self.ended] = self.spec.pad
-        for row in np.flatnonzero(~self.ended):
+        ended = self.ended[self.sources]
+        tokens[ended] = self.spec.pad
+        for row in np.flatnonzero(~ended):
+            source = self.sources[row]
             if tokens[row] == self.spec.eos:
-                self.ended[row] = True
+                self.ended[source] = True
             else:
-                self.histories[row].append(int(tokens[row]))
-        self.last_tokens = tokens
+                self.histories[source].append(int(tokens[row]))
         return tokens, None
+
+    def shrink(self) -> np.ndarray | None:
+        """The rows worth keeping once few enough still decode (`SHRINK_AT`; None: keep all)."""
+        live = np.flatnonzero(~self.ended[self.sources])
+        if 0 < len(live) <= SHRINK_AT * len(self.sources):
+            self.sources = self.sources[live]
+            return live
+        return None
 
     @property
     def finished(self) -> bool:
@@ -101,6 +116,9 @@ class Forced:
     def advance(self, logits: np.ndarray, position: int):
         self.position = position + 1
         return (self.targets[:, self.position] if not self.finished else self.targets[:, -1]), None
+
+    def shrink(self) -> None:
+        return None
 
     @property
     def finished(self) -> bool:
@@ -128,9 +146,10 @@ class Beam:
     def start(self, batch: int, spec) -> np.ndarray:
         K = self.rows_per_source
         self.spec, self.batch = spec, batch
-        self.scores = np.full((batch, K), -np.inf)
+        self.sources = np.arange(batch)  # the source of each current group of K rows (done ones leave)
+        self.scores = np.full((batch, K), -np.inf)  # per current group
         self.scores[:, 0] = 0.0  # all beams start identical: only the first may expand at step 0
-        self.histories: list[list[int]] = [[] for _ in range(batch * K)]
+        self.histories: list[list[int]] = [[] for _ in range(batch * K)]  # per current row
         self.done_hypotheses: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
         self.done = np.zeros(batch, dtype=bool)
         return np.full(batch * K, spec.bos, dtype=np.int32)
@@ -139,29 +158,30 @@ class Beam:
         return score / (length ** self.length_penalty)
 
     def advance(self, logits: np.ndarray, position: int):
-        K, batch, eos = self.rows_per_source, self.batch, self.spec.eos
+        K, groups, eos = self.rows_per_source, len(self.sources), self.spec.eos
         logits = ban_repeated_ngrams(logits, self.histories, self.no_repeat_ngram_size)
-        candidates = self.scores.reshape(-1, 1) + log_softmax(logits.astype(np.float64))  # [B*K, V]
-        vocab = candidates.shape[1]
-        candidates = candidates.reshape(batch, K * vocab)
-        # the 2K best of each row, best first (a partition, then a sort of 2K values, not of K*V)
-        top = np.argpartition(-candidates, 2 * K - 1, axis=1)[:, : 2 * K]
-        top = np.take_along_axis(top, np.argsort(-np.take_along_axis(candidates, top, axis=1), axis=1), axis=1)
+        # a group's 2K best extensions are among its rows' own 2K best tokens: only those are scored
+        width = min(2 * K, logits.shape[1])
+        tokens = np.argpartition(-logits, width - 1, axis=1)[:, :width]  # [G*K, 2K]
+        log_probs = np.take_along_axis(logits, tokens, axis=1).astype(np.float64) - log_sum_exp(logits)
+        candidates = (self.scores.reshape(-1, 1) + log_probs).reshape(groups, K * width)
+        order = np.argsort(-candidates, axis=1)[:, : 2 * K]  # best first
         new_rows, new_tokens, new_scores = [], [], []
-        for b in range(batch):
+        for g, b in enumerate(self.sources):
             kept = []
             if not self.done[b]:
-                for rank, flat in enumerate(top[b]):
-                    score = candidates[b, flat]
+                for rank, flat in enumerate(order[g]):
+                    score = candidates[g, flat]
                     if not np.isfinite(score):
                         break
-                    beam, token = divmod(int(flat), vocab)
-                    history = self.histories[b * K + beam]
+                    beam = int(flat) // width
+                    token = int(tokens[g * K + beam, int(flat) % width])
+                    history = self.histories[g * K + beam]
                     if token == eos:
                         if rank < K:  # as fairseq: an ending below the K best is not worth finishing
                             self.done_hypotheses[b].append((self._normalize(score, len(history) + 1), history))
                     else:
-                        kept.append((b * K + beam, token, score))
+                        kept.append((g * K + beam, token, score))
                     if len(kept) == K:
                         break
                 finished = self.done_hypotheses[b]
@@ -176,7 +196,7 @@ class Beam:
                         self.done[b] = True
             if self.done[b] or not kept:
                 self.done[b] = True
-                kept = [(b * K, self.spec.pad, -np.inf)] * K
+                kept = [(g * K, self.spec.pad, -np.inf)] * K
             kept += [kept[-1][:2] + (-np.inf,)] * (K - len(kept))
             for row, token, score in kept:
                 new_rows.append(row)
@@ -185,8 +205,21 @@ class Beam:
         if self.finished:
             return np.array(new_tokens, dtype=np.int32), None
         self.histories = [self.histories[row] + [token] for row, token in zip(new_rows, new_tokens)]
-        self.scores = np.array(new_scores).reshape(batch, K)
+        self.scores = np.array(new_scores).reshape(groups, K)
         return np.array(new_tokens, dtype=np.int32), np.array(new_rows)
+
+    def shrink(self) -> np.ndarray | None:
+        """The rows worth keeping once few enough groups still search (`SHRINK_AT`; None: keep all). Only groups
+        with a finished hypothesis leave: a group without one answers with its best live hypothesis."""
+        K = self.rows_per_source
+        stay = ~self.done[self.sources] | np.array([not self.done_hypotheses[b] for b in self.sources], dtype=bool)
+        live = np.flatnonzero(stay)
+        if 0 < len(live) <= SHRINK_AT * len(self.sources):
+            rows = (live[:, None] * K + np.arange(K)).ravel()
+            self.sources, self.scores = self.sources[live], self.scores[live]
+            self.histories = [self.histories[row] for row in rows]
+            return rows
+        return None
 
     @property
     def finished(self) -> bool:
@@ -194,11 +227,13 @@ class Beam:
 
     def outputs(self) -> list[list[int]]:
         K, results = self.rows_per_source, []
+        group_of = {int(b): g for g, b in enumerate(self.sources)}
         for b in range(self.batch):
             if self.done_hypotheses[b]:
                 results.append(max(self.done_hypotheses[b], key=lambda item: item[0])[1])
             else:  # nothing ended within the limit: the best live hypothesis
-                results.append(self.histories[b * K + int(np.argmax(self.scores[b]))])
+                g = group_of[b]
+                results.append(self.histories[g * K + int(np.argmax(self.scores[g]))])
         return results
 
 

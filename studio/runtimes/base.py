@@ -1,4 +1,4 @@
-"""The runtime protocol: every backend implements `encode`, `step` and `reorder`; the decode loop and its
+"""The runtime protocol: every backend implements `encode`, `step`, `reorder` and `select`; the decode loop and its
 strategies live in `studio.generate` and are written once for all backends."""
 
 from __future__ import annotations
@@ -21,3 +21,7 @@ class Runtime(Protocol):
         """Keep the decoder-state rows `indices` (beam search). Each index stays within its row's group of
         rows decoding one source, so only the self-attention cache moves: cross-attention K/V and the
         source mask are the same across a group and are left as they are."""
+
+    def select(self, state: Any, rows: np.ndarray) -> Any:
+        """Keep only the decoder-state rows `rows` (whole sources' groups, in order): the decode loop drops
+        the rows of sources that have ended. Everything row-wise moves: cache, cross-attention K/V, mask."""

@@ -19,6 +19,12 @@ class GraphState:
         indices = np.asarray(indices, dtype=np.int64)
         return GraphState({name: a[indices] for name, a in self.cache.items()}, self.cross, self.source_mask)
 
+    def select(self, rows) -> "GraphState":
+        """Keep only `rows` of everything (sources that ended leave the batch)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        take = lambda arrays: {name: a[rows] for name, a in arrays.items()}  # noqa: E731
+        return GraphState(take(self.cache), take(self.cross), self.source_mask[rows])
+
 
 def pad_source(source_ids: np.ndarray, length: int, pad_id: int = 0) -> np.ndarray:
     """Exported graphs take sources of exactly `length` tokens (the model's max_source_len)."""

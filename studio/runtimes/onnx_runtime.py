@@ -55,3 +55,6 @@ class ONNXRuntime:
 
     def reorder(self, state: GraphState, indices) -> GraphState:
         return state.reorder(indices)
+
+    def select(self, state: GraphState, rows) -> GraphState:
+        return state.select(rows)

@@ -49,6 +49,11 @@ class TFCachedRuntime:
         return GraphState({name: tf.gather(t, indices) for name, t in state.cache.items()}, state.cross,
                           state.source_mask)
 
+    def select(self, state: GraphState, rows: np.ndarray) -> GraphState:
+        rows = tf.constant(np.asarray(rows, dtype=np.int32))
+        take = lambda tensors: {name: tf.gather(t, rows) for name, t in tensors.items()}  # noqa: E731
+        return GraphState(take(state.cache), take(state.cross), tf.gather(state.source_mask, rows))
+
 
 @dataclass
 class NaiveState:
@@ -80,3 +85,7 @@ class TFNaiveRuntime:
     def reorder(self, state: NaiveState, indices: np.ndarray) -> NaiveState:
         """Rows stay within their source's group (see `Runtime.reorder`): only the prefixes move."""
         return NaiveState(state.source_ids, state.prefix[np.asarray(indices, dtype=np.int64)])
+
+    def select(self, state: NaiveState, rows: np.ndarray) -> NaiveState:
+        rows = np.asarray(rows, dtype=np.int64)
+        return NaiveState(tf.gather(state.source_ids, rows), state.prefix[rows])

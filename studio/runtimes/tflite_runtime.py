@@ -88,3 +88,6 @@ class TFLiteRuntime:
 
     def reorder(self, state: GraphState, indices) -> GraphState:
         return state.reorder(indices)
+
+    def select(self, state: GraphState, rows) -> GraphState:
+        return state.select(rows)

@@ -21,6 +21,7 @@ class FakeRuntime:
         self.table = table
         self.group = rows_per_source
         self.steps = 0
+        self.selected = []  # batch sizes after each `select`
 
     def encode(self, source_ids):
         source_ids = np.asarray(source_ids)
@@ -41,6 +42,12 @@ class FakeRuntime:
         indices = np.asarray(indices)
         assert all(i // self.group == row // self.group for row, i in enumerate(indices)), indices
         return {"source": state["source"], "previous": state["previous"][indices]}
+
+    def select(self, state, rows):
+        rows = np.asarray(rows)
+        assert all(len({r // self.group for r in rows[i:i + self.group]}) == 1 for i in range(0, len(rows), self.group))
+        self.selected.append(len(rows))
+        return {"source": state["source"][rows], "previous": state["previous"][rows]}
 
 
 # source A: greedy takes B (0.5) and then has only weak choices; beam finds C (0.4) then D (0.9)
@@ -115,3 +122,14 @@ def test_teacher_forcing_feeds_the_targets_and_yields_every_step():
                                            (DecodeOptions("sample", seed=1), TokenByToken)])
 def test_options_choose_the_strategy(options, kind):
     assert isinstance(strategy_for(options), kind)
+
+
+@pytest.mark.parametrize("make, rows", [(TokenByToken, 1), (lambda: Beam(3, length_penalty=0.0), 3)])
+def test_rows_of_ended_sources_leave_the_batch_and_outputs_stay_the_same(make, rows):
+    sources = [[A, EOS]] * 5 + [[B, EOS]]  # five end after two tokens; source B goes on (greedy) or ends soon
+    runtime = FakeRuntime(TABLE, rows_per_source=rows)
+    together = decode(runtime, sources, SPEC, make())
+    alone = [decode(FakeRuntime(TABLE, rows), [s], SPEC, make())[0] for s in sources]
+    assert together == alone
+    if rows == 1:  # greedy: the one loop left decodes on a batch of one
+        assert runtime.selected == [1]
