@@ -5,6 +5,8 @@ text first; `/translate_file` and `/compare` are the file translator and the Com
 
 from __future__ import annotations
 
+import threading
+
 import gradio as gr
 
 from studio.ui.chat import ChatTab, chat_api
@@ -43,13 +45,22 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     for service in services:
         if not service.available:
             progress(f"warning: the {service.task} is unavailable: {service.unavailable.splitlines()[0]}")
-        elif backend != "tf":
-            try:  # first launch builds missing exports here, with progress, not on the first request
-                service.generator(backend)
-            except Exception as error:  # noqa: BLE001 - keep serving on the TF backend
-                progress(f"warning: could not prepare {backend} for the {service.task} ({error}); using tf")
+    if backend != "tf":  # serve at once; the default backend is exported (first launch) and warmed up meanwhile
+        threading.Thread(target=_prepare, args=([s for s in services if s.available], backend, progress),
+                         name="prepare-default-backend", daemon=True).start()
     app = build_app(*services, default_backend=backend)
     app.queue(default_concurrency_limit=concurrency)
     app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
                max_file_size=limits.max_file_bytes, prevent_thread_lock=prevent_thread_lock, quiet=False)
     return app  # with prevent_thread_lock: still serving, at app.local_url
+
+
+def _prepare(services, backend: str, progress) -> None:
+    """Build (first launch) and warm up `backend` for each service, one after the other: a request that
+    comes meanwhile waits for its own model only, and the TF backend answers at once."""
+    for service in services:
+        try:
+            service.generator(backend)
+            progress(f"{service.task}: {backend} ready")
+        except Exception as error:  # noqa: BLE001 - keep serving; the backend's own requests report the error
+            progress(f"warning: could not prepare {backend} for the {service.task} ({error}); tf still works")
