@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 OPSET = 17
-QUANTIZATIONS = ("none", "int8")
 
 
 def convert(function, output_path: Path) -> None:

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-QUANTIZATIONS = ("none", "float16", "dynamic-int8")
-
 
 def convert(saved_model_dir, quantize: str = "none") -> bytes:
-    if quantize not in QUANTIZATIONS:
-        raise ValueError(f"unknown TFLite quantization {quantize!r}; choose {', '.join(QUANTIZATIONS)}")
+    """`quantize`: a TFLite variant's quantization in `studio.exports.VARIANTS` (none, float16, dynamic-int8)."""
     converter = tf.lite.TFLiteConverter.from_saved_model(str(saved_model_dir),
                                                          signature_keys=["encode", "decode_step"])
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]

@@ -67,34 +67,38 @@ class TokenByToken:
     def start(self, batch: int, spec) -> np.ndarray:
         self.spec = spec
         self.histories: list[list[int]] = [[] for _ in range(batch)]
-        self.ended = np.zeros(batch, dtype=bool)
-        self.sources = np.arange(batch)  # the source each current row decodes (rows of ended ones leave)
+        self.ended = [False] * batch  # per source
+        self.live = batch  # sources not ended
+        self.sources = list(range(batch))  # the source each current row decodes (rows of ended ones leave)
         return np.full(batch, spec.bos, dtype=np.int32)
 
     def advance(self, logits: np.ndarray, position: int):
-        logits = ban_repeated_ngrams(logits, [self.histories[s] for s in self.sources], self.no_repeat_ngram_size)
-        tokens = self.choose(logits)
-        ended = self.ended[self.sources]
-        tokens[ended] = self.spec.pad
-        for row in np.flatnonzero(~ended):
-            source = self.sources[row]
-            if tokens[row] == self.spec.eos:
+        # plain Python over the rows: at batch 1 each step's bookkeeping must cost microseconds, not tens
+        if self.no_repeat_ngram_size:
+            logits = ban_repeated_ngrams(logits, [self.histories[s] for s in self.sources], self.no_repeat_ngram_size)
+        chosen = self.choose(logits).tolist()
+        eos, pad = self.spec.eos, self.spec.pad
+        for row, source in enumerate(self.sources):
+            if self.ended[source]:
+                chosen[row] = pad
+            elif chosen[row] == eos:
                 self.ended[source] = True
+                self.live -= 1
             else:
-                self.histories[source].append(int(tokens[row]))
-        return tokens, None
+                self.histories[source].append(chosen[row])
+        return np.array(chosen, dtype=np.int32), None
 
     def shrink(self) -> np.ndarray | None:
         """The rows worth keeping once few enough still decode (`SHRINK_AT`; None: keep all)."""
-        live = np.flatnonzero(~self.ended[self.sources])
-        if 0 < len(live) <= SHRINK_AT * len(self.sources):
-            self.sources = self.sources[live]
-            return live
+        if 0 < self.live <= SHRINK_AT * len(self.sources):
+            keep = [row for row, source in enumerate(self.sources) if not self.ended[source]]
+            self.sources = [self.sources[row] for row in keep]
+            return np.array(keep)
         return None
 
     @property
     def finished(self) -> bool:
-        return bool(self.ended.all())
+        return self.live == 0
 
     def outputs(self) -> list[list[int]]:
         return self.histories

@@ -19,6 +19,7 @@ from helpers import FAULTS, NO_XLA, damage
 
 from studio.bundle import load_bundle
 from studio.errors import BundleError, StudioError
+from studio.exports import VARIANTS
 from studio.runtimes import ExportError, load_runtime
 
 REQUIRED = ["config.json", "weights.npz", "checksums.json", "tokenizer/tokenizer.json", "tokenizer/shared.spm.model"]
@@ -53,8 +54,7 @@ def test_damaged_metrics_or_model_card_do_not_stop_the_model(bundle_copy, fault)
 
 # ---------------------------------------------------------------- exports
 
-EXPORT_FILES = {"model.tflite": "tflite", "encode.onnx": "onnx", "decode_step.onnx": "onnx",
-                "manifest.json": "tflite"}
+EXPORT_FILES = {file: name for name in ("tflite", "onnx") for file in VARIANTS[name].files} | {"manifest.json": "tflite"}
 
 
 @pytest.mark.parametrize("fault", FAULTS)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from studio.bundle import load_bundle
-from studio.generate import Beam, DecodeOptions, DecodeSpec, TokenByToken, decode, pad_batch
+from studio.generate import Beam, DecodeOptions, DecodeSpec, TokenByToken, decode
 from studio.generate.constraints import ban_repeated_ngrams
 from studio.inference import TextGenerator
 
@@ -26,17 +26,17 @@ def test_beam_search_with_one_beam_equals_greedy(generator):
 
 
 def test_wider_beams_never_score_worse_than_greedy(generator):
+    from studio.generate import Forced, decode_steps
     from studio.generate.constraints import log_softmax
 
     c = generator.config.model
 
     def log_prob(source, output):
-        state = generator.runtime.encode(pad_batch([source]))
-        total, tokens = 0.0, [c.bos_id] + output
-        for position, token in enumerate(output + [c.eos_id]):
-            logits, state = generator.runtime.step(state, np.array([tokens[position]]), position)
-            total += float(log_softmax(logits.astype(np.float64))[0, token])
-        return total
+        """log P(output </s> | source), teacher-forced through the same decode loop."""
+        targets = np.array([[c.bos_id] + output])
+        steps = decode_steps(generator.runtime, [source], DecodeSpec.for_model(c), Forced(targets))
+        return sum(float(log_softmax(np.asarray(logits, np.float64))[0, token])
+                   for logits, token in zip(steps, output + [c.eos_id]))
 
     srcs = sources(generator)
     spec = DecodeSpec.for_model(c)
