@@ -144,15 +144,18 @@ def latency_figure(rows: list[dict], title: str):
     axes = figure.subplots(1, 3)
     for axis, key, label in zip(axes, ("ms_per_token_p50", "first_token_ms_p50", "total_ms_p50"),
                                 ("ms per token", "time to first token, ms", "total ms")):
-        values = [r[key] or 0.0 for r in chosen]
-        axis.barh(names, values, color=["#d62728" if n == "tf-naive" else "#1f77b4" for n in names])
+        values = [r[key] or 0.0 for r in chosen]  # 0: not measured (e.g. below timing noise)
+        floor = min((v for v in values if v > 0), default=1.0)
+        axis.barh(names, [v if v > 0 else np.nan for v in values],
+                  color=["#d62728" if n == "tf-naive" else "#1f77b4" for n in names])
         axis.set_title(label)
         axis.set_xscale("log")
         axis.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         axis.invert_yaxis()
-        for y, value in enumerate(values):
-            axis.text(value, y, f" {value:.2f}", va="center", fontsize=8)
+        for y, value in enumerate(values):  # on a log axis a label at 0 would be drawn at -infinity
+            axis.text(value if value > 0 else floor, y, f" {value:.2f}" if value > 0 else " not measured",
+                      va="center", fontsize=8)
     figure.suptitle(title)
     figure.tight_layout()
     return figure
