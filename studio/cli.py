@@ -28,8 +28,8 @@ def _load_generator(bundle: Optional[Path], task: str, backend: str, export_miss
     """A generator on `backend`; a missing or stale export is rebuilt first (or reported, when asked not to)."""
     from studio.serving import ServedModel
 
-    served = ServedModel.load(task, bundle, build_missing=export_missing,
-                              progress=lambda message: console.print(message, highlight=False, markup=False))
+    served = ServedModel.shared(task, bundle, build_missing=export_missing,
+                                progress=lambda message: console.print(message, highlight=False, markup=False))
     try:
         return served.generator(backend)
     except ValueError as error:  # an unknown backend name

@@ -64,6 +64,29 @@ class ServedModel:
 
         return cls(load_bundle(Path(bundle_path) if bundle_path else default_bundle(task)), **options)
 
+    @classmethod
+    def shared(cls, task: str, bundle_path: Path | None = None, build_missing: bool = True,
+               progress=print) -> "ServedModel":
+        """The process's ServedModel for this bundle folder, so commands run many times in one process
+        (scripts, tests) load a bundle and trace its model once. Reloaded when the bundle's files change;
+        a cached exported backend whose files changed since is prepared again."""
+        from studio.bundle import default_bundle
+
+        path = Path(bundle_path) if bundle_path else default_bundle(task)
+        key = str(path.resolve())
+        with _SHARED_GUARD:
+            served = _SHARED.get(key)
+            if served is None or served._fingerprint != _fingerprint(path):
+                served = _SHARED[key] = cls.load(task, path)
+                served._fingerprint = _fingerprint(path)
+        served.build_missing, served.progress = build_missing, progress
+        for backend in [b for b in list(served._generators) if variant(b).exported]:
+            from studio.exports import export_dir_for, stale_reason
+
+            if stale_reason(served.bundle.path, export_dir_for(served.bundle.path), variant(backend).files):
+                served._generators.pop(backend, None)
+        return served
+
     @property
     def task(self) -> str:
         return self.bundle.config.task.task
@@ -111,3 +134,13 @@ class ServedModel:
                         pass
                 self._generators[backend] = generator
             return self._generators[backend]
+
+
+_SHARED: dict[str, ServedModel] = {}
+_SHARED_GUARD = threading.Lock()
+
+
+def _fingerprint(path: Path) -> tuple:
+    """What changes when a bundle is retrained, replaced or damaged: its files' sizes and times."""
+    files = [path / "config.json", path / "weights.npz", path / "checksums.json", *sorted((path / "tokenizer").glob("*"))]
+    return tuple((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.is_file())
