@@ -23,7 +23,12 @@ def main(url: str) -> None:
         for count, text in enumerate(("영화 볼래?", "넌 누구야?", "지칠때 어떡하면 좋을까?"), start=1):
             page.locator("#chat-input textarea").fill(text)
             page.locator("#chat-send").click()
-            page.get_by_text("ms/token").nth(count - 1).wait_for(timeout=60_000)
+            # the latency beside the chat is replaced when a reply ends; wait for this reply's bubble and timing
+            page.locator("[data-testid='bot']").nth(count - 1).wait_for(timeout=60_000)
+            page.wait_for_function("""n => document.querySelectorAll("[data-testid='bot']").length >= n &&
+                document.querySelector('#chat-latency').innerText.includes('ms/token') &&
+                !document.querySelector('#chat-send').disabled""", arg=count, timeout=60_000)
+            time.sleep(0.5)
         page.screenshot(path=str(OUT / "chat.png"), full_page=True)
         page.get_by_role("tab", name="Translate").click()
         page.locator("#translate-input textarea").fill("시민들은 도시 속에 산다.\n커피는 필요 없다.")
