@@ -24,7 +24,7 @@ from pathlib import Path
 from studio.runtimes.signatures import input_names
 from studio.errors import StudioError
 from studio.exports import (EXPORTED_BACKENDS, MANIFEST, VARIANTS, export_dir_for, read_manifest, source_hashes,
-                            stale_reason)
+                            stale_reasons)
 from studio.files import atomic_write_bytes, sha256_of
 
 
@@ -70,13 +70,14 @@ def _move_into_place(temp: Path, target: Path) -> None:
         os.replace(temp, target)
 
 
-def _previous_entries(out: Path, bundle_path: Path) -> tuple[dict, dict]:
-    """Files and verification results of an earlier export from the same weights (kept when exporting others)."""
+def _previous_entries(out: Path, sources: dict[str, str]) -> tuple[dict, dict]:
+    """Files and verification results of an earlier export from the same weights (kept when exporting others);
+    `sources`: the bundle's `source_hashes`."""
     try:
         manifest = read_manifest(out)
     except StudioError:
         return {}, {}
-    if {k: manifest.get("source", {}).get(k) for k in source_hashes(bundle_path)} != source_hashes(bundle_path):
+    if {k: manifest.get("source", {}).get(k) for k in sources} != sources:
         return {}, {}
     files = {name: entry for name, entry in manifest.get("files", {}).items() if (out / name).is_file()}
     return files, dict(manifest.get("verification", {}))
@@ -99,7 +100,8 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
         work = Path(tempfile.mkdtemp(prefix=".export-", dir=out))
     except OSError as error:
         raise StudioError(f"{out}: cannot write the export here ({error.strerror or error}); pass --out DIR") from None
-    files, verification = _previous_entries(out, bundle.path)
+    sources = source_hashes(bundle.path)
+    files, verification = _previous_entries(out, sources)
     written: dict[str, dict] = {}
     try:
         written = _convert(bundle, chosen, work, progress)
@@ -131,7 +133,7 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
         "vocab_size": config.tgt_vocab_size,
         "tokenizer": {"kind": bundle.config.tokenizer.kind, "shared": bundle.tokenizers.shared,
                       "files": sorted(str(p.relative_to(bundle.path)) for p in (bundle.path / "tokenizer").iterdir())},
-        "source": {"bundle": str(bundle.path), **source_hashes(bundle.path)},
+        "source": {"bundle": str(bundle.path), **sources},
         "files": files,
         "versions": library_versions(),
         "export_seconds": round(time.monotonic() - started, 1),
@@ -212,12 +214,10 @@ def ensure_exported(bundle, backends, export_dir: Path | None = None, progress=p
     """Build the files of `backends` that are missing or stale (one export at a time per folder; callers
     that asked meanwhile find them built); returns the export folder."""
     directory = Path(export_dir) if export_dir else export_dir_for(bundle.path)
-    stale = lambda: {name: stale_reason(bundle.path, directory, VARIANTS[name].files)  # noqa: E731
-                     for name in backends if VARIANTS[name].exported}
-    if not any(stale().values()):
+    if not any(stale_reasons(bundle.path, backends, directory).values()):
         return directory
-    with _export_lock(directory):
-        missing = {name: reason for name, reason in stale().items() if reason}
+    with _export_lock(directory):  # another thread may have built them meanwhile: look again
+        missing = {name: reason for name, reason in stale_reasons(bundle.path, backends, directory).items() if reason}
         if missing:
             first = next(iter(missing.values()))
             progress(f"{first}\nExporting {', '.join(missing)} now (once; this takes a little while)...")

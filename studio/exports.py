@@ -6,7 +6,7 @@ the converters (`exporters`), the CLI's choices and help, the benchmark and the 
 
 Exported files live in `<bundle>/exports`, or in the user cache when the bundle is read-only (a
 pip-installed bundle). `manifest.json` beside them records each file's sha256 and the sha256 of the
-bundle files it was made from, so a stale or damaged file is never used (`stale_reason`).
+bundle files it was made from, so a stale or damaged file is never used (`stale_reasons`).
 """
 
 from __future__ import annotations
@@ -101,29 +101,39 @@ def source_hashes(bundle_dir: Path) -> dict[str, str]:
     return {name: sha256_of(Path(bundle_dir) / name) for name in SOURCE_FILES}
 
 
-def stale_reason(bundle_dir: Path, export_dir: Path, files) -> str | None:
-    """Why the exported `files` cannot be used as they are, or None if they match the bundle."""
+def stale_reasons(bundle_dir: Path, backends, export_dir: Path | None = None) -> dict[str, str | None]:
+    """{backend: why its exported files cannot be used as they are, or None if they match the bundle}. The
+    manifest is read and the bundle's weights hashed once for all of them. Keras backends are always None."""
+    directory = Path(export_dir) if export_dir else export_dir_for(bundle_dir)
+    exported = [name for name in backends if VARIANTS[name].exported]
+    reasons: dict[str, str | None] = {name: None for name in backends}
+    if not exported:
+        return reasons
     try:
-        manifest = read_manifest(export_dir)
+        manifest = read_manifest(directory)
     except BundleError as error:
-        return str(error).splitlines()[0]
+        return reasons | {name: str(error).splitlines()[0] for name in exported}
     source = manifest.get("source", {})
     for name, digest in source_hashes(bundle_dir).items():
         if source.get(name) != digest:
-            return f"{name} changed since the export (the export was made from other weights)"
-    for name in files:
-        path = Path(export_dir) / name
-        if name not in manifest.get("files", {}):
-            return f"{name} was not exported"
-        if not path.is_file():
-            return f"{path} is missing"
-        if sha256_of(path) != manifest["files"][name]["sha256"]:
-            return f"{path} is corrupted or was modified (its sha256 differs from the manifest)"
-    return None
+            return reasons | {n: f"{name} changed since the export (the export was made from other weights)"
+                              for n in exported}
+    listed = manifest.get("files", {})
+    for backend in exported:
+        for name in VARIANTS[backend].files:
+            path = directory / name
+            if name not in listed:
+                reasons[backend] = f"{name} was not exported"
+            elif not path.is_file():
+                reasons[backend] = f"{path} is missing"
+            elif sha256_of(path) != listed[name]["sha256"]:
+                reasons[backend] = f"{path} is corrupted or was modified (its sha256 differs from the manifest)"
+            if reasons[backend]:
+                break
+    return reasons
 
 
 def usable_backends(bundle_dir: Path, export_dir: Path | None = None, serving: bool = True) -> list[str]:
     """The backends that can run now: the Keras ones, and exported ones whose files are current."""
-    directory = Path(export_dir) if export_dir else export_dir_for(bundle_dir)
-    return [v.name for v in VARIANTS.values() if (v.serves or not serving)
-            and (not v.exported or stale_reason(bundle_dir, directory, v.files) is None)]
+    names = [v.name for v in VARIANTS.values() if v.serves or not serving]
+    return [name for name, reason in stale_reasons(bundle_dir, names, export_dir).items() if reason is None]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.errors import StudioError
-from studio.exports import variant
+from studio.exports import stale_reasons, variant
 from studio.tasks import task_named
 
 
@@ -80,10 +80,8 @@ class ServedModel:
                 served = _SHARED[key] = cls.load(task, path)
                 served._fingerprint = _fingerprint(path)
         served.build_missing, served.progress = build_missing, progress
-        for backend in [b for b in list(served._generators) if variant(b).exported]:
-            from studio.exports import export_dir_for, stale_reason
-
-            if stale_reason(served.bundle.path, export_dir_for(served.bundle.path), variant(backend).files):
+        for backend, reason in stale_reasons(served.bundle.path, list(served._generators)).items():
+            if reason:
                 served._generators.pop(backend, None)
         return served
 
@@ -98,17 +96,10 @@ class ServedModel:
                 self._model = self.bundle.build_model()
             return self._model
 
-    def ready(self, backend: str) -> bool:
-        return backend in self._generators
-
     def needs_export(self, backend: str) -> str | None:
         """Why `generator(backend)` would export first (the stale reason), or None."""
-        chosen = variant(backend)
-        if backend in self._generators or not chosen.exported:
-            return None
-        from studio.exports import export_dir_for, stale_reason
-
-        return stale_reason(self.bundle.path, export_dir_for(self.bundle.path), chosen.files)
+        variant(backend)  # an unknown name raises
+        return None if backend in self._generators else stale_reasons(self.bundle.path, [backend])[backend]
 
     def generator(self, backend: str, warm_up: bool = False):
         """The generator for `backend`. A missing or stale export is built first (or, with build_missing=False,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.errors import BundleError
-from studio.exports import BACKENDS, export_dir_for, stale_reason, usable_backends, variant
+from studio.exports import BACKENDS, export_dir_for, stale_reasons, usable_backends, variant
 from studio.runtimes.base import Runtime
 
 
@@ -24,7 +24,7 @@ def load_runtime(bundle, backend: str, model=None, threads: int | None = None, e
         model = model if model is not None else bundle.build_model()
         return (TFNaiveRuntime if chosen.label == "naive" else TFCachedRuntime)(model)
     directory = Path(export_dir) if export_dir else export_dir_for(bundle.path)
-    reason = stale_reason(bundle.path, directory, chosen.files)
+    reason = stale_reasons(bundle.path, [backend], directory)[backend]
     if reason:
         raise ExportError(directory, f"the {backend} export cannot be used: {reason}",
                           f"studio export {bundle.path}" + (f" --out {export_dir}" if export_dir else ""))

@@ -25,8 +25,9 @@ class TFCachedRuntime:
         self.model = model
         self.config = model.config
         self.module = DecoderModule(model)
-        self._cache_names = [n for n in input_names(self.config.decoder_depth)["decode_step"] if n.startswith("cache_")]
-        self._cross_names = [n for n in input_names(self.config.decoder_depth)["decode_step"] if n.startswith("cross_")]
+        step_inputs = input_names(self.config.decoder_depth)["decode_step"]
+        self._cache_names = [n for n in step_inputs if n.startswith("cache_")]
+        self._cross_names = [n for n in step_inputs if n.startswith("cross_")]
 
     def encode(self, source_ids: np.ndarray) -> GraphState:
         c = self.config
