@@ -13,12 +13,14 @@ keeps the manifest entries of the others when they were made from the same weigh
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 from studio.runtimes.signatures import input_names
@@ -104,7 +106,7 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
     files, verification = _previous_entries(out, sources)
     written: dict[str, dict] = {}
     try:
-        written = _convert(bundle, chosen, work, progress)
+        written = _convert(bundle, chosen, work, sources, progress)
         for name, entry in written.items():
             entry["bytes"] = (work / name).stat().st_size
             entry["sha256"] = sha256_of(work / name)
@@ -151,17 +153,38 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
     return manifest
 
 
-def _convert(bundle, chosen, work: Path, progress) -> dict[str, dict]:
-    """Write the files of the `chosen` variants into `work`; returns their manifest entries."""
-    written: dict[str, dict] = {}
-    graphs = [v for v in chosen if v.format in ("tflite", "onnx")]
-    module = None
-    if graphs:
+# weights → (traced DecoderModule, its SavedModel): a later export of the same weights in this process (the
+# app exports each backend when it is first chosen) skips tracing; the two most recent bundles are kept
+_TRACED: OrderedDict[tuple, tuple] = OrderedDict()
+_TRACED_LOCK = threading.Lock()
+_TRACED_KEEP = 2
+
+
+def _traced(bundle, sources: dict, progress):
+    key = tuple(sorted(sources.items()))  # the same weights and config, wherever the bundle lies: one graph
+    with _TRACED_LOCK:
+        if key in _TRACED:
+            _TRACED.move_to_end(key)
+            return _TRACED[key]
         from studio.runtimes.signatures import DecoderModule
 
         progress("Tracing encode and decode_step...")
         module = DecoderModule(bundle.build_model())
-        module.save(work / "saved_model")
+        folder = Path(tempfile.mkdtemp(prefix="studio-saved-model-"))
+        atexit.register(shutil.rmtree, folder, True)
+        module.save(folder)
+        _TRACED[key] = (module, folder)
+        while len(_TRACED) > _TRACED_KEEP:
+            _, (_, old) = _TRACED.popitem(last=False)
+            shutil.rmtree(old, ignore_errors=True)
+        return module, folder
+
+
+def _convert(bundle, chosen, work: Path, sources: dict, progress) -> dict[str, dict]:
+    """Write the files of the `chosen` variants into `work`; returns their manifest entries."""
+    written: dict[str, dict] = {}
+    graphs = [v for v in chosen if v.format in ("tflite", "onnx")]
+    module, saved_model = _traced(bundle, sources, progress) if graphs else (None, None)
     onnx_fp32 = None
     for v in chosen:
         if v.format == "tflite":
@@ -169,7 +192,7 @@ def _convert(bundle, chosen, work: Path, progress) -> dict[str, dict]:
 
             name = v.files[0]
             progress(f"Converting {name} (TFLite, quantization: {v.quantization})...")
-            content = tflite_export.convert(work / "saved_model", v.quantization)
+            content = tflite_export.convert(saved_model, v.quantization)
             extra = tflite_export.non_builtin_operators(content)
             if extra:
                 raise StudioError(f"{name}: the graph needs non-builtin ops {extra}; a mobile app could not run it")

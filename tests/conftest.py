@@ -1,9 +1,13 @@
 """Session fixtures: generated corpora, one tiny bundle (trained once, without XLA), one exported copy of it
 (every variant, exported once), and one app server on that copy. Tests that change or damage files work on
-copies (`bundle_copy`, `exported_copy`)."""
+copies (`bundle_copy`, `exported_copy`).
+
+The suite runs on every core (pytest-xdist): the tiny bundle and its export are built once per test run,
+by whichever worker needs them first, and read by the others (`built_once`)."""
 
 import os
 import shutil
+from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -28,6 +32,24 @@ def koen_tsv(tmp_path_factory):
     return path
 
 
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """The folder `name`, built by `build(folder)` once per test run: under pytest-xdist the workers share
+    one base folder, and a lock makes the others wait for the first worker's build and reuse it."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's own
+    folder, done = base / "shared" / name, base / "shared" / f"{name}.done"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder) + ".lock"):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build that failed half-way is not reused
+            build(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def tiny_bundle(tmp_path_factory, chat_csv):
     """A chatbot bundle trained for two tiny epochs on the generated corpus. Never change its files."""
@@ -35,19 +57,24 @@ def tiny_bundle(tmp_path_factory, chat_csv):
 
     from studio.train.run import train_task
 
-    out = tmp_path_factory.mktemp("bundle") / "chat"
-    train_task("chatbot", out, data_files=[chat_csv], overrides=dict(TINY), console=Console(quiet=True))
-    return out
+    def train(out):
+        train_task("chatbot", out, data_files=[chat_csv], overrides=dict(TINY), console=Console(quiet=True))
+
+    return built_once(tmp_path_factory, "chat", train)
 
 
 @pytest.fixture(scope="session")
 def exported(tiny_bundle, tmp_path_factory):
     """(a copy of the tiny bundle with every backend exported and verified, its manifest). Never change it."""
     from exporters import export_bundle
+    from studio.exports import read_manifest
 
-    target = tmp_path_factory.mktemp("exported") / "bundle"
-    shutil.copytree(tiny_bundle, target, ignore=BUNDLE_FILES)
-    return target, export_bundle(target, progress=lambda message: None)
+    def export(target):
+        shutil.copytree(tiny_bundle, target, ignore=BUNDLE_FILES)
+        export_bundle(target, progress=lambda message: None)
+
+    target = built_once(tmp_path_factory, "exported", export)
+    return target, read_manifest(target / "exports")
 
 
 @pytest.fixture

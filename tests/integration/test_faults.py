@@ -1,21 +1,16 @@
 """Faults: every file of a bundle and of its exports deleted, truncated or overwritten in turn; a full or
-read-only disk during export; training killed with SIGKILL and resumed."""
+read-only disk during export (training killed with SIGKILL: tests/system/test_processes.py)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import signal
 import subprocess
-import sys
-import time
-import uuid
 from pathlib import Path
 
 import pytest
 
-from helpers import FAULTS, NO_XLA, damage
+from helpers import FAULTS, damage
 
 from studio.bundle import load_bundle
 from studio.errors import BundleError, StudioError
@@ -143,42 +138,3 @@ def test_bench_on_a_read_only_bundle_builds_its_models_in_the_user_cache(tiny_bu
         assert not (disk / "bundle" / "exports").exists()
     finally:
         subprocess.run(["umount", str(disk)], capture_output=True)
-
-
-# ---------------------------------------------------------------- SIGKILL during training
-
-def test_training_killed_with_sigkill_resumes_from_its_last_checkpoint(chat_csv, tmp_path):
-    out = tmp_path / f"run-{uuid.uuid4().hex[:6]}"
-    command = [sys.executable, "-m", "studio.cli", "train", "chatbot", "--data", str(chat_csv), "--out", str(out),
-               "--set", "model.d_model=32", "--set", "model.num_heads=4", "--set", "model.d_ff=64",
-               "--set", "model.num_layers=1", "--set", "tokenizer.vocab_size=300", "--set", "train.batch_size=8",
-               "--set", "train.patience=1000", "--set", "train.keep_checkpoints=3", *NO_XLA]
-    process = subprocess.Popen(command + ["--epochs", "500"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    latest = out / "checkpoints" / "latest.json"
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and process.poll() is None:
-        if latest.exists() and json.loads(latest.read_text())["checkpoint"] >= "ckpt-00000012":
-            break
-        time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    assert process.returncode == -signal.SIGKILL
-
-    from studio.train.checkpoints import CheckpointStore
-
-    store = CheckpointStore(out / "checkpoints")
-    newest = store.latest()
-    assert newest is not None
-    for checkpoint in store.all():  # every checkpoint in place is complete and readable
-        state = json.loads((checkpoint / "state.json").read_text())
-        assert state["step"] == int(checkpoint.name.split("-")[1])
-    killed_at = json.loads((newest / "state.json").read_text())
-    resumed = subprocess.run(command + ["--epochs", str(killed_at["epoch"] + 2), "--resume"], capture_output=True,
-                             text=True, timeout=300)
-    assert resumed.returncode == 0, resumed.stderr[-2000:]
-    assert f"Resumed from {newest}" in resumed.stdout + resumed.stderr
-    history = json.loads((out / "metrics.json").read_text())["history"]
-    epochs = [record["epoch"] for record in history]
-    assert epochs == list(range(1, killed_at["epoch"] + 3))  # the curve continues, no gap, no repeat
-    steps = [record["step"] for record in history]
-    assert steps == sorted(set(steps)) and steps[killed_at["epoch"] - 1] == killed_at["step"]

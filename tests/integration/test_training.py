@@ -23,6 +23,9 @@ def corpus():
 
 
 def make_trainer(corpus, out, dropout=0.1, **train):
+    """A trainer on the tiny corpus; without XLA unless `jit_compile=True` (compiling costs more than it
+    saves at this size: one test keeps the product's XLA path)."""
+    train.setdefault("jit_compile", False)
     tokenizers, pairs = corpus
     vocab = tokenizers.source.vocab_size
     config = BundleConfig(
@@ -36,7 +39,7 @@ def make_trainer(corpus, out, dropout=0.1, **train):
 
 
 def test_a_few_steps_on_a_40_pair_corpus_reduce_the_loss(corpus, tmp_path):
-    trainer = make_trainer(corpus, tmp_path)
+    trainer = make_trainer(corpus, tmp_path, jit_compile=True)  # the product's default: XLA
     before = trainer.evaluate()["dev_loss"]
     trainer.fit(epochs=2)
     after = trainer.evaluate()["dev_loss"]
@@ -128,13 +131,13 @@ def test_ctrl_c_or_kill_stops_after_the_step_with_a_checkpoint_to_resume_from(co
     import signal
 
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-    trainer = make_trainer(corpus, tmp_path, dropout=0.0, jit_compile=False)
+    trainer = make_trainer(corpus, tmp_path, dropout=0.0)
     interrupt_at_step(trainer, 3, getattr(signal, signal_name))
     state = trainer.fit(epochs=2)
     assert state.step == 3
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before  # handlers restored
 
-    resumed = make_trainer(corpus, tmp_path, dropout=0.0, jit_compile=False)
+    resumed = make_trainer(corpus, tmp_path, dropout=0.0)
     assert resumed.resume() and resumed.state.step == 3 and resumed.state.batch_in_epoch == 3
     resumed.fit(epochs=2)
     assert resumed.state.step == 2 * len(resumed.train_batches)
@@ -145,7 +148,7 @@ def test_a_second_ctrl_c_quits_at_once(corpus, tmp_path):
     import signal
 
     before = signal.getsignal(signal.SIGINT)  # SIG_IGN when the suite runs in the background
-    trainer = make_trainer(corpus, tmp_path, jit_compile=False)
+    trainer = make_trainer(corpus, tmp_path)
     train_step = trainer._train_step
 
     def step_with_two_interrupts(*batch):
@@ -160,7 +163,7 @@ def test_a_second_ctrl_c_quits_at_once(corpus, tmp_path):
 
 
 def test_a_resumed_run_evaluates_once_not_once_per_missed_interval(corpus, tmp_path):
-    trainer = make_trainer(corpus, tmp_path, eval_minutes=1.0, jit_compile=False)
+    trainer = make_trainer(corpus, tmp_path, eval_minutes=1.0)
     trainer.state.train_seconds = 5 * 60 - 1e-6  # as if resumed from a checkpoint just before the 5th slot
     trainer.fit(epochs=1, max_steps=3)
     assert len(trainer.state.curve) == 1
@@ -171,7 +174,7 @@ def test_time_the_process_spends_stopped_with_ctrl_z_is_not_training_time(corpus
     import signal
     import subprocess
 
-    trainer = make_trainer(corpus, tmp_path, jit_compile=False)
+    trainer = make_trainer(corpus, tmp_path)
     train_step = trainer._train_step
     counted_before_step = []
 
