@@ -39,9 +39,7 @@ def decode_steps(runtime, source_ids: Sequence[Sequence[int]], spec: DecodeSpec,
     """Run the loop one step per `next()`, yielding each step's logits [rows, V] (after the spec's
     constraints) once the strategy has chosen from them; `strategy` holds the outputs so far. Once at most
     half of the rows still decode, the others leave the batch (`runtime.select`)."""
-    rows = strategy.rows_per_source
-    sources = [s for s in source_ids for _ in range(rows)]  # beam search: each source once per beam
-    state = runtime.encode(pad_batch(sources, spec.pad))
+    state = runtime.encode(pad_batch(source_ids, spec.pad))
     tokens = strategy.start(len(source_ids), spec)
     for position in range(spec.max_new_tokens):
         logits, state = runtime.step(state, tokens, position)
@@ -49,8 +47,9 @@ def decode_steps(runtime, source_ids: Sequence[Sequence[int]], spec: DecodeSpec,
             logits = np.array(logits, copy=True)
             logits[:, spec.eos] = -np.inf
         tokens, order = strategy.advance(logits, position)
-        if order is not None:
-            state = runtime.reorder(state, order)
+        if order is not None:  # beam search: a group's rows continue from its best rows (after the first
+            # step, which runs one row per source, each source's row is copied to every beam: a `select`)
+            state = runtime.reorder(state, order) if len(order) == len(logits) else runtime.select(state, order)
         yield logits
         if strategy.finished:
             break

@@ -1,7 +1,7 @@
 """How the decode loop chooses tokens: token by token (greedy or sampling), beam search, or teacher forcing.
 
-A strategy has `rows_per_source`, `start(batch, spec)` -> the first tokens, `advance(logits, position)` ->
-(next tokens, rows to reorder to or None), `shrink()` -> the rows still worth decoding once many have ended
+A strategy has `start(batch, spec)` -> the first tokens (one row per source), `advance(logits, position)` ->
+(next tokens, rows to continue from or None: a `reorder`, or a `select` when the row count changes), `shrink()` -> the rows still worth decoding once many have ended
 (or None), `finished`, and `outputs()` -> generated ids per source (without <s> and </s>). `strategy_for(options)` is the one place that turns `DecodeOptions` into a strategy."""
 
 from __future__ import annotations
@@ -58,8 +58,6 @@ def sampler(temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: 
 class TokenByToken:
     """Greedy decoding (argmax) or sampling (a `sampler`): one token per row per step until every row ends."""
 
-    rows_per_source = 1
-
     def __init__(self, choose: Callable[[np.ndarray], np.ndarray] = argmax, no_repeat_ngram_size: int = 0):
         self.choose = choose
         self.no_repeat_ngram_size = no_repeat_ngram_size
@@ -108,8 +106,6 @@ class Forced:
     """Teacher forcing: feeds `targets[:, t]` at step t (targets start with <s>), whatever the logits say;
     export verification compares two runtimes' logits on the same prefixes."""
 
-    rows_per_source = 1
-
     def __init__(self, targets: np.ndarray):
         self.targets = np.asarray(targets, dtype=np.int32)
 
@@ -143,32 +139,33 @@ class Beam:
     only moves the self-attention cache: the cross-attention K/V and source mask are the same in a group."""
 
     def __init__(self, size: int = 4, length_penalty: float = 1.0, no_repeat_ngram_size: int = 0):
-        self.rows_per_source = size
+        self.size = size
         self.length_penalty = length_penalty
         self.no_repeat_ngram_size = no_repeat_ngram_size
 
     def start(self, batch: int, spec) -> np.ndarray:
-        K = self.rows_per_source
         self.spec, self.batch = spec, batch
-        self.sources = np.arange(batch)  # the source of each current group of K rows (done ones leave)
-        self.scores = np.full((batch, K), -np.inf)  # per current group
-        self.scores[:, 0] = 0.0  # all beams start identical: only the first may expand at step 0
-        self.histories: list[list[int]] = [[] for _ in range(batch * K)]  # per current row
+        self.sources = np.arange(batch)  # the source of each current group of rows (done ones leave)
+        # all beams would start identical: the first step runs one row per source, and its `advance` widens
+        # each group to `size` rows (the loop then `select`s those rows: cache, cross-attention K/V and mask)
+        self.width = 1  # rows per group now
+        self.scores = np.zeros((batch, 1))  # per current group and row
+        self.histories: list[list[int]] = [[] for _ in range(batch)]  # per current row
         self.done_hypotheses: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
         self.done = np.zeros(batch, dtype=bool)
-        return np.full(batch * K, spec.bos, dtype=np.int32)
+        return np.full(batch, spec.bos, dtype=np.int32)
 
     def _normalize(self, score: float, length: int) -> float:
         return score / (length ** self.length_penalty)
 
     def advance(self, logits: np.ndarray, position: int):
-        K, groups, eos = self.rows_per_source, len(self.sources), self.spec.eos
+        K, R, groups, eos = self.size, self.width, len(self.sources), self.spec.eos
         logits = ban_repeated_ngrams(logits, self.histories, self.no_repeat_ngram_size)
         # a group's 2K best extensions are among its rows' own 2K best tokens: only those are scored
         width = min(2 * K, logits.shape[1])
-        tokens = np.argpartition(-logits, width - 1, axis=1)[:, :width]  # [G*K, 2K]
+        tokens = np.argpartition(-logits, width - 1, axis=1)[:, :width]  # [G*R, 2K]
         log_probs = np.take_along_axis(logits, tokens, axis=1).astype(np.float64) - log_sum_exp(logits)
-        candidates = (self.scores.reshape(-1, 1) + log_probs).reshape(groups, K * width)
+        candidates = (self.scores.reshape(-1, 1) + log_probs).reshape(groups, R * width)
         order = np.argsort(-candidates, axis=1)[:, : 2 * K]  # best first
         new_rows, new_tokens, new_scores = [], [], []
         for g, b in enumerate(self.sources):
@@ -179,13 +176,13 @@ class Beam:
                     if not np.isfinite(score):
                         break
                     beam = int(flat) // width
-                    token = int(tokens[g * K + beam, int(flat) % width])
-                    history = self.histories[g * K + beam]
+                    token = int(tokens[g * R + beam, int(flat) % width])
+                    history = self.histories[g * R + beam]
                     if token == eos:
                         if rank < K:  # as fairseq: an ending below the K best is not worth finishing
                             self.done_hypotheses[b].append((self._normalize(score, len(history) + 1), history))
                     else:
-                        kept.append((g * K + beam, token, score))
+                        kept.append((g * R + beam, token, score))
                     if len(kept) == K:
                         break
                 finished = self.done_hypotheses[b]
@@ -200,7 +197,7 @@ class Beam:
                         self.done[b] = True
             if self.done[b] or not kept:
                 self.done[b] = True
-                kept = [(g * K, self.spec.pad, -np.inf)] * K
+                kept = [(g * R, self.spec.pad, -np.inf)] * K
             kept += [kept[-1][:2] + (-np.inf,)] * (K - len(kept))
             for row, token, score in kept:
                 new_rows.append(row)
@@ -210,12 +207,13 @@ class Beam:
             return np.array(new_tokens, dtype=np.int32), None
         self.histories = [self.histories[row] + [token] for row, token in zip(new_rows, new_tokens)]
         self.scores = np.array(new_scores).reshape(groups, K)
+        self.width = K
         return np.array(new_tokens, dtype=np.int32), np.array(new_rows)
 
     def shrink(self) -> np.ndarray | None:
         """The rows worth keeping once few enough groups still search (`SHRINK_AT`; None: keep all). Only groups
         with a finished hypothesis leave: a group without one answers with its best live hypothesis."""
-        K = self.rows_per_source
+        K = self.width
         stay = ~self.done[self.sources] | np.array([not self.done_hypotheses[b] for b in self.sources], dtype=bool)
         live = np.flatnonzero(stay)
         if 0 < len(live) <= SHRINK_AT * len(self.sources):
@@ -230,7 +228,7 @@ class Beam:
         return bool(self.done.all())
 
     def outputs(self) -> list[list[int]]:
-        K, results = self.rows_per_source, []
+        K, results = self.width, []
         group_of = {int(b): g for g, b in enumerate(self.sources)}
         for b in range(self.batch):
             if self.done_hypotheses[b]:

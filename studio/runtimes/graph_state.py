@@ -12,18 +12,28 @@ class GraphState:
     cache: dict[str, np.ndarray]  # cache_k_<i>, cache_v_<i>: [B, heads, capacity, head_dim]
     cross: dict[str, np.ndarray]  # cross_k_<i>, cross_v_<i>: [B, heads, S, head_dim]
     source_mask: np.ndarray  # [B, S]
+    filled: int = 0  # cache positions written so far; the rest are zeros in every row
 
     def reorder(self, indices) -> "GraphState":
         """Select cache rows (NumPy arrays). Rows stay within their source's group (see `Runtime.reorder`),
-        so the cross-attention K/V and source mask stay as they are."""
+        so the cross-attention K/V and source mask stay as they are. Only the written positions are copied
+        (the rest are zeros in every row): a few of the cache's capacity early in a sentence."""
         indices = np.asarray(indices, dtype=np.int64)
-        return GraphState({name: a[indices] for name, a in self.cache.items()}, self.cross, self.source_mask)
+        return GraphState({name: _take_prefix(a, indices, self.filled) for name, a in self.cache.items()},
+                          self.cross, self.source_mask, self.filled)
 
     def select(self, rows) -> "GraphState":
         """Keep only `rows` of everything (sources that ended leave the batch)."""
         rows = np.asarray(rows, dtype=np.int64)
-        take = lambda arrays: {name: a[rows] for name, a in arrays.items()}  # noqa: E731
-        return GraphState(take(self.cache), take(self.cross), self.source_mask[rows])
+        cache = {name: _take_prefix(a, rows, self.filled) for name, a in self.cache.items()}
+        cross = {name: a[rows] for name, a in self.cross.items()}
+        return GraphState(cache, cross, self.source_mask[rows], self.filled)
+
+
+def _take_prefix(cache: np.ndarray, rows: np.ndarray, filled: int) -> np.ndarray:
+    taken = np.zeros((len(rows), *cache.shape[1:]), cache.dtype)  # fresh zero pages cost nothing until read
+    taken[:, :, :filled] = cache[rows, :, :filled]
+    return taken
 
 
 def pad_source(source_ids: np.ndarray, length: int, pad_id: int = 0) -> np.ndarray:

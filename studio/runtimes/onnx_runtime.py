@@ -51,7 +51,7 @@ class ONNXRuntime:
                 "source_mask": state.source_mask, **state.cache, **state.cross}
         outputs = dict(zip(self._step_outputs, self._step.run(self._step_outputs, feed)))
         cache = {name: outputs[f"new_{name}"] for name in state.cache}
-        return outputs["logits"], GraphState(cache, state.cross, state.source_mask)
+        return outputs["logits"], GraphState(cache, state.cross, state.source_mask, position + 1)
 
     def reorder(self, state: GraphState, indices) -> GraphState:
         return state.reorder(indices)

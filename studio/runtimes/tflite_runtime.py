@@ -84,7 +84,7 @@ class TFLiteRuntime:
             outputs = decode_step(tokens=np.asarray(tokens, np.int32), position=np.array(position, np.int32),
                                   source_mask=state.source_mask, **state.cache, **state.cross)
         cache = {name: outputs[f"new_{name}"] for name in state.cache}
-        return outputs["logits"], GraphState(cache, state.cross, state.source_mask)
+        return outputs["logits"], GraphState(cache, state.cross, state.source_mask, position + 1)
 
     def reorder(self, state: GraphState, indices) -> GraphState:
         return state.reorder(indices)

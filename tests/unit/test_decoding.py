@@ -21,6 +21,7 @@ class FakeRuntime:
         self.table = table
         self.group = rows_per_source
         self.steps = 0
+        self.batch_sizes = []  # rows of each step
         self.selected = []  # batch sizes after each `select`
 
     def encode(self, source_ids):
@@ -29,6 +30,7 @@ class FakeRuntime:
 
     def step(self, state, tokens, position):
         self.steps += 1
+        self.batch_sizes.append(len(tokens))
         previous = np.asarray(tokens)
         probs = np.array([self.table[int(s)].get(int(p), {EOS: 1.0}) for s, p in zip(state["source"], previous)],
                          dtype=object)
@@ -92,6 +94,13 @@ def test_beam_search_over_a_batch_keeps_each_source_in_its_own_rows():
     runtime = FakeRuntime(TABLE, rows_per_source=4)  # reorder asserts rows stay within their group
     # for source B greedy loops without end; the most likely *finished* output is A </s> (0.6 * 0.1)
     assert decode(runtime, [[A, EOS], [B, EOS], [A, EOS]], SPEC, Beam(4, length_penalty=0.0)) == [[C, D], [A], [C, D]]
+
+
+def test_beam_search_runs_its_first_step_on_one_row_per_source():
+    runtime = FakeRuntime(TABLE, rows_per_source=4)
+    decode(runtime, [[A, EOS], [B, EOS]], SPEC, Beam(4, length_penalty=0.0))
+    assert runtime.batch_sizes[:2] == [2, 8]  # then every source's row is copied to its 4 beams
+    assert runtime.selected[0] == 8
 
 
 def test_no_repeat_ngram_breaks_a_loop():
