@@ -3,6 +3,7 @@
     model.tflite / model.float16.tflite / model.int8.tflite   signatures `encode` and `decode_step`
     encode.onnx + decode_step.onnx (and *.int8.onnx)            one ONNX graph per signature
     ctranslate2/, ctranslate2-int8/                             CTranslate2 models, for `studio bench`
+    golden/                                                     what other runtimes must compute (exporters.golden)
     manifest.json                                               names, shapes, ids, checksums, versions, parity
 
 `export_bundle` writes every file under a temporary name and renames it into place, and writes the
@@ -28,6 +29,8 @@ from studio.errors import StudioError
 from studio.exports import (EXPORTED_BACKENDS, MANIFEST, VARIANTS, export_dir_for, read_manifest, source_hashes,
                             stale_reasons)
 from studio.files import atomic_write_bytes, sha256_of
+
+GOLDEN = "golden/golden.json"
 
 
 def library_versions() -> dict[str, str]:
@@ -142,12 +145,20 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
     }
     if verification:
         manifest["verification"] = verification
+    if "model.tflite" in files and not any(v.format == "tflite" for v in chosen) and (out / GOLDEN).is_file():
+        manifest["golden"] = GOLDEN  # written with that model.tflite, from these weights: still current
     _write_manifest(out, manifest)
     if verify and any(v.serves for v in chosen):
         progress("Verifying against TensorFlow...")
         from exporters.verify import verify_exports
 
         manifest["verification"] = {**verification, **verify_exports(bundle, out, [v.name for v in chosen if v.serves])}
+        _write_manifest(out, manifest)
+    if any(v.format == "tflite" for v in chosen) and (out / "model.tflite").is_file():
+        progress("Writing golden data for other runtimes (golden/)...")
+        from exporters.golden import write_golden
+
+        manifest["golden"] = str(write_golden(bundle, out).relative_to(out))  # = GOLDEN
         _write_manifest(out, manifest)
     progress(f"Exported to {out} in {time.monotonic() - started:.0f}s")
     return manifest

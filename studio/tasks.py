@@ -11,6 +11,7 @@ class Task:
     name: str
     prompts: tuple[str, ...]  # the tutorials' own examples: UI examples, smoke tests, training's sample outputs
     samples: tuple[str, ...]  # a few more inputs, for export verification and benchmarks
+    golden: tuple[str, ...]  # what other runtimes (web, mobile) must decode exactly as Python does
     empty_input: str  # what the app says to an empty input
     long_input_hint: str  # appended when an input is over the character limit
 
@@ -21,6 +22,15 @@ CHATBOT = Task(
              "대학원 합격 하겠지?"),
     samples=("영화 볼래?", "넌 누구야?", "오늘 날씨는 어때?", "지칠때 어떡하면 좋을까?", "너 좋아하는 사람 있어?",
              "대학원 합격 하겠지?", "배고파", "오늘 너무 힘들었어", "주말에 뭐 하지?", "고마워"),
+    golden=("영화 볼래?", "넌 누구야?", "오늘 날씨는 어때?", "지칠때 어떡하면 좋을까?", "너 좋아하는 사람 있어?",
+            "대학원 합격 하겠지?", "배고파", "고마워", "안녕", "ㅋㅋㅋ 진짜?", "주말에 뭐 하지?",
+            "오늘 너무 힘들었어", "BTS 노래 좋아해?", "내일 오후 3시에 만나자", "iPhone 15 살까 말까",
+            "아 진짜 짜증나!!", "😀 기분 좋아", "  공백이   많은   문장  ",
+            "요즘 잠이 안 와서 걱정이야. 밤마다 누워도 생각이 많아지고 아침에는 너무 피곤해. 어떻게 하면 좋을까? "
+            "운동도 해 보고 커피도 줄여 봤는데 잘 모르겠어.",
+            "회사에서 프로젝트 마감이 다가오는데 팀원들이 도와주지 않아서 혼자 야근을 계속하고 있어. 상사에게 "
+            "말해야 할지 아니면 그냥 참아야 할지 고민이야. 너라면 어떻게 할 거야? 벌써 한 달째 이런 상황이라 "
+            "몸도 마음도 지쳐 버렸어."),  # over the limit
     empty_input="Please type something first.",
     long_input_hint=".",
 )
@@ -29,6 +39,18 @@ TRANSLATOR = Task(
     prompts=("오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.", "일곱 명의 사망자가 발생했다."),
     samples=("오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.", "일곱 명의 사망자가 발생했다.",
              "나는 학교에 간다.", "이 파일을 저장하시겠습니까?", "그는 책을 읽고 있었다.", "날씨가 좋다."),
+    golden=("오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.", "일곱 명의 사망자가 발생했다.",
+            "안녕하세요", "고맙습니다", "서울", "날씨가 좋다.", "이 파일을 저장하시겠습니까?",
+            "삼성전자(Samsung Electronics)는 3분기 영업이익이 9조 1,000억 원이라고 밝혔다.",
+            "\"우리는 포기하지 않을 것\"이라고 바이든(Joe Biden) 대통령이 말했다.",
+            "2024년 7월 1일부터 요금이 5% 인상된다.", "NASA는 화성 탐사선 '퍼서비어런스'를 발사했다.",
+            "BBC 보도에 따르면 런던의 기온은 섭씨 35도까지 올랐다.", "OpenAI의 ChatGPT 사용자는 1억 명을 넘었다.",
+            "아이폰 15 Pro의 가격은 $999다.", "그는 1990년대에 뉴욕(New York)에서 일했다.",
+            "정부는 내년 예산을 656조 9천억 원으로 편성했다고 기획재정부가 29일 발표했다. " * 6,  # over the limit
+            "세계보건기구(WHO)는 이번 주 제네바에서 열린 회의에서 새로운 감염병 대응 지침을 발표하고, 각국 정부에 "
+            "백신 접종률을 높이고 의료 인력을 확충할 것을 권고했다. 전문가들은 이 지침이 개발도상국의 의료 체계를 "
+            "강화하는 데 도움이 될 것이라고 평가하면서도, 재원 마련이 가장 큰 과제가 될 것이라고 지적했다.",
+            "ㅋㅋ 진짜요?"),
     empty_input="Please enter Korean text to translate.",
     long_input_hint=" or translate it as a file.",
 )

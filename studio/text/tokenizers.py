@@ -63,6 +63,7 @@ def _strip_specials(ids: Sequence[int], tokenizer: Tokenizer) -> list[int]:
 
 class SentencePieceTokenizer:
     kind = "sentencepiece"
+    file_suffix = ".spm.model"
     pad_id, bos_id, eos_id, unk_id = 0, 1, 2, 3
 
     def __init__(self, model_proto: bytes):
@@ -129,17 +130,18 @@ class SentencePieceTokenizer:
         return self._sp.id_to_piece(int(token_id))
 
     def save(self, directory: Path, name: str) -> list[str]:
-        filename = f"{name}.spm.model"
+        filename = f"{name}{self.file_suffix}"
         (Path(directory) / filename).write_bytes(self._proto)
         return [filename]
 
     @classmethod
     def load(cls, directory: Path, name: str) -> "SentencePieceTokenizer":
-        return cls((Path(directory) / f"{name}.spm.model").read_bytes())
+        return cls((Path(directory) / f"{name}{cls.file_suffix}").read_bytes())
 
 
 class SubwordTokenizer:
     kind = "subword"
+    file_suffix = ".subwords"
     pad_id = 0
     unk_id = None
 
@@ -180,7 +182,7 @@ class SubwordTokenizer:
 
     def save(self, directory: Path, name: str) -> list[str]:
         self._encoder.save_to_file(str(Path(directory) / name))
-        return [f"{name}.subwords"]
+        return [f"{name}{self.file_suffix}"]
 
     @classmethod
     def load(cls, directory: Path, name: str) -> "SubwordTokenizer":
@@ -210,6 +212,12 @@ class TokenizerPair:
     @property
     def shared(self) -> bool:
         return self.source is self.target
+
+    def model_files(self) -> dict[str, str]:
+        """{"source": file, "target": file}: the names `save` gives the two models in the tokenizer folder."""
+        names = ("shared", "shared") if self.shared else ("source", "target")
+        return {side: f"{name}{tokenizer.file_suffix}"
+                for side, name, tokenizer in zip(("source", "target"), names, (self.source, self.target))}
 
     def save(self, directory: Path) -> list[str]:
         directory = Path(directory)

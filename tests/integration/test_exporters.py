@@ -29,6 +29,37 @@ def test_export_writes_every_variant_and_a_manifest(exported):
     assert all(len(entry["sha256"]) == 64 for entry in on_disk["files"].values())
 
 
+def test_export_writes_golden_data_that_python_litert_reproduces(exported):
+    """golden/ holds what a web page or phone must compute: source ids, each .tflite file's greedy ids, the
+    fp32 graph's step-0 logits; every signature tensor is float32 or int32 (all LiteRT.js accepts)."""
+    from studio.generate import DecodeSpec, TokenByToken, decode
+    from studio.runtimes.tflite_runtime import TFLiteRuntime
+    from studio.tasks import CHATBOT
+
+    bundle_dir, manifest = exported
+    golden_dir = bundle_dir / "exports" / "golden"
+    assert manifest["golden"] == "golden/golden.json"
+    golden = json.loads((golden_dir / "golden.json").read_text(encoding="utf-8"))
+    bundle = load_bundle(bundle_dir)
+    assert [s["text"] for s in golden["sentences"]] == list(CHATBOT.golden)
+    assert any(s["warnings"] for s in golden["sentences"])  # a long input hits the length limit
+    runtime = TFLiteRuntime(bundle_dir / "exports" / "model.float16.tflite", bundle.config.model)
+    spec = DecodeSpec.for_model(bundle.config.model)
+    for sentence in golden["sentences"]:
+        assert sentence["source_ids"] == bundle.preprocessor.encode(sentence["text"])[0]
+        assert set(sentence["greedy_ids_by_file"]) == {"model.tflite", "model.float16.tflite", "model.int8.tflite"}
+        assert decode(runtime, [sentence["source_ids"]], spec, TokenByToken())[0] == \
+            sentence["greedy_ids_by_file"]["model.float16.tflite"]
+        assert sentence["output"] == bundle.preprocessor.decode(sentence["greedy_ids"])
+    logits = np.fromfile(golden_dir / "step0_logits.f32", dtype="<f4")
+    assert logits.size == len(CHATBOT.golden) * bundle.config.model.tgt_vocab_size
+    dtypes = {t["dtype"] for signature in manifest["signatures"].values() for side in ("inputs", "outputs")
+              for t in signature[side].values()}
+    assert dtypes <= {"float32", "int32"}
+    cases = json.loads((golden_dir / "normalization.json").read_text(encoding="utf-8"))
+    assert {"text", "tutorial", "tutorial_lower", "translator"} <= set(cases[0]) and len(cases) > 20
+
+
 def test_tflite_has_the_two_signatures_and_builtin_ops_only(exported):
     from ai_edge_litert.interpreter import Interpreter
 
@@ -175,6 +206,8 @@ def test_exporting_one_backend_on_demand_keeps_the_others_current(exported, tmp_
     assert available_backends(bundle) == ["tf", "tf-naive", "tflite"]  # only what was asked for was built
     ensure_exported(bundle, ["onnx-int8"], progress=messages.append)
     assert available_backends(bundle) == ["tf", "tf-naive", "tflite", "onnx-int8"]
+    manifest = json.loads((target / "exports" / "manifest.json").read_text())
+    assert manifest["golden"] == "golden/golden.json"  # written with model.tflite, kept by the ONNX export
     messages.clear()
     ensure_exported(bundle, ["tflite", "onnx-int8"], progress=messages.append)
     assert messages == []  # current: nothing rebuilt
