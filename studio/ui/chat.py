@@ -116,16 +116,14 @@ class ChatTab:
 
         outputs = [self.conversation, self.message, latency]
         for trigger in (send.click, self.message.submit):
-            trigger(self.send, self.decoding.inputs(self.message, self.conversation, self.backend), outputs,
+            trigger(self.send, [self.message, self.conversation, self.backend, *self.decoding.listed()], outputs,
                     api_visibility="private")
-        retry_button.click(self.retry, self.decoding.inputs(self.conversation, self.backend), outputs,
+        retry_button.click(self.retry, [self.conversation, self.backend, *self.decoding.listed()], outputs,
                            api_visibility="private")
         undo_button.click(undo, self.conversation, [self.conversation, latency], api_visibility="private")
 
-    def send(self, values: dict):
-        yield from chat_reply(self.service, values[self.message], values[self.conversation],
-                              values[self.backend], self.decoding.settings(values))
+    def send(self, message, conversation, backend, *settings):
+        yield from chat_reply(self.service, message, conversation, backend, self.decoding.named(settings))
 
-    def retry(self, values: dict):
-        yield from retry_reply(self.service, values[self.conversation], values[self.backend],
-                               self.decoding.settings(values))
+    def retry(self, conversation, backend, *settings):
+        yield from retry_reply(self.service, conversation, backend, self.decoding.named(settings))

@@ -1,9 +1,8 @@
 """The controls the Chat and Translate tabs share: the backend selector and the decoding settings.
 
-Decoding settings reach handlers by name, never by position: an event takes its inputs as a *set* of
-components, Gradio then passes one {component: value} dict, and `DecodingControls.settings` turns it into
-{keyword of `decode_options`: value}. (A set's values are ordered by component creation, which is also the
-order of an endpoint's API parameters.)"""
+Decoding settings reach handlers by name, never by position: an event lists its own inputs and then
+`DecodingControls.listed()`; the handler takes those as `*settings`, and `named(settings)` turns them into
+{keyword of `decode_options`: value}. No handler knows the controls' order."""
 
 from __future__ import annotations
 
@@ -44,17 +43,8 @@ class DecodingControls:
                 control("max_new_tokens", gr.Slider, 1, 64, value=64, step=1, label="Max new tokens")
                 control("no_repeat_ngram", gr.Slider, 0, 5, value=0, step=1, label="No-repeat n-gram (0 = off)")
 
-    def inputs(self, *others: gr.components.Component) -> set:
-        """An event's inputs: `others` and every decoding control, as a set (see the module's docstring)."""
-        return {*others, *self.components.values()}
-
-    def settings(self, values: dict) -> dict:
-        """{keyword of `decode_options`: value} out of the {component: value} dict of a set of inputs."""
-        return {name: values[component] for name, component in self.components.items()}
-
     def listed(self) -> list:
-        """The controls as a list, for an endpoint whose other parameters keep their own API names
-        (a set of inputs reaches the API as one parameter named `values`); see `named`."""
+        """The controls, to follow an event's own inputs (see the module's docstring)."""
         return list(self.components.values())
 
     def named(self, values) -> dict:

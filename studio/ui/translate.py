@@ -103,15 +103,14 @@ class TranslateTab:
             file_button = gr.Button("Translate file")
             download = gr.File(label="English translation", interactive=False)
 
-        translate_button.click(self.translate_source, self.decoding.inputs(self.source, self.backend),
+        translate_button.click(self.translate_source, [self.source, self.backend, *self.decoding.listed()],
                                [target, latency], api_visibility="private")
         # `/translate_file(file, backend, *settings)`: the API keeps the parameter names `file` and `backend`
         file_button.click(self.translate_upload, [self.upload, self.backend, *self.decoding.listed()], download,
                           api_name="translate_file")
 
-    def translate_source(self, values: dict):
-        return translate_text(self.service, values[self.source], values[self.backend],
-                              self.decoding.settings(values))
+    def translate_source(self, text, backend, *settings):
+        return translate_text(self.service, text, backend, self.decoding.named(settings))
 
     def translate_upload(self, file, backend: str, *settings, progress=gr.Progress()):
         """Translate an uploaded UTF-8 text file line by line; returns the path of the English file.
