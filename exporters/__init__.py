@@ -168,19 +168,19 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
 # app exports each backend when it is first chosen) skips tracing; the two most recent bundles are kept
 _TRACED: OrderedDict[tuple, tuple] = OrderedDict()
 _TRACED_LOCK = threading.Lock()
-_TRACED_KEEP = 2
+_TRACED_KEEP = 4  # two bundles, each at any batch and at batch 1
 
 
-def _traced(bundle, sources: dict, progress):
-    key = tuple(sorted(sources.items()))  # the same weights and config, wherever the bundle lies: one graph
+def _traced(bundle, sources: dict, batch: int | None, progress):
+    key = (*sorted(sources.items()), batch)  # the same weights and config, wherever the bundle lies: one graph
     with _TRACED_LOCK:
         if key in _TRACED:
             _TRACED.move_to_end(key)
             return _TRACED[key]
         from studio.runtimes.signatures import DecoderModule
 
-        progress("Tracing encode and decode_step...")
-        module = DecoderModule(bundle.build_model())
+        progress("Tracing encode and decode_step" + (f" at batch {batch}..." if batch else "..."))
+        module = DecoderModule(bundle.build_model(), batch)
         folder = Path(tempfile.mkdtemp(prefix="studio-saved-model-"))
         atexit.register(shutil.rmtree, folder, True)
         module.save(folder)
@@ -194,14 +194,13 @@ def _traced(bundle, sources: dict, progress):
 def _convert(bundle, chosen, work: Path, sources: dict, progress) -> dict[str, dict]:
     """Write the files of the `chosen` variants into `work`; returns their manifest entries."""
     written: dict[str, dict] = {}
-    graphs = [v for v in chosen if v.format in ("tflite", "onnx")]
-    module, saved_model = _traced(bundle, sources, progress) if graphs else (None, None)
     onnx_fp32 = None
     for v in chosen:
         if v.format == "tflite":
             from exporters import tflite as tflite_export
 
             name = v.files[0]
+            _, saved_model = _traced(bundle, sources, v.batch, progress)
             progress(f"Converting {name} (TFLite, quantization: {v.quantization})...")
             content = tflite_export.convert(saved_model, v.quantization)
             extra = tflite_export.non_builtin_operators(content)
@@ -214,6 +213,7 @@ def _convert(bundle, chosen, work: Path, sources: dict, progress) -> dict[str, d
             from exporters import onnx as onnx_export
 
             if onnx_fp32 is None:  # the int8 graphs are quantized from the fp32 ones
+                module, _ = _traced(bundle, sources, None, progress)
                 progress("Converting encode.onnx and decode_step.onnx (tf2onnx)...")
                 onnx_fp32 = (work / ".fp32.encode.onnx", work / ".fp32.decode_step.onnx")
                 onnx_export.convert(module.encode, onnx_fp32[0])

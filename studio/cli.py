@@ -226,6 +226,20 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
     Console().print(table)
 
 
+@app.command()
+def web(site: Path = typer.Argument(..., help="Folder to write the static site into"),
+        bundle: Optional[list[Path]] = typer.Option(None, help="Bundle(s), one tab each [default: the shipped chatbot "
+                                                               "and translator]"),
+        variant: str = typer.Option("tflite-b1-float16", help="The .tflite the page runs (batch 1, static shapes): "
+                                                               "tflite-b1, tflite-b1-float16 or tflite-b1-int8")):
+    """Write a static web site that runs the models in the visitor's browser (LiteRT.js, offline after load)."""
+    from exporters.web import build_site
+    from studio.bundle import default_bundle
+
+    bundles = bundle or [default_bundle("chatbot"), default_bundle("translator")]
+    build_site(bundles, site, variant, progress=lambda message: console.print(message, highlight=False))
+
+
 @app.command(name="eval")
 def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot"),
                      test: Optional[list[Path]] = typer.Option(None, help="Test file(s) (.tsv pairs, .csv, .ko, "

@@ -31,8 +31,9 @@ class Variant:
     quantization: str  # the converter's setting: none, float16, dynamic-int8, int8
     label: str  # how tables show it: cached, naive, fp32, float16, dynamic-int8, int8
     files: tuple[str, ...] = ()  # written by an export, relative to the export folder; () = the Keras model
-    serves: bool = True  # False: measured by `studio bench` only (no step-by-step runtime of ours)
+    serves: bool = True  # False: not served by the app/CLI (`studio bench` measures it; `studio web` ships it)
     description: str = ""
+    batch: int | None = None  # a graph traced with this fixed batch size (None: any batch)
 
     @property
     def exported(self) -> bool:
@@ -50,6 +51,13 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant("onnx", "onnx", "none", "fp32", ("encode.onnx", "decode_step.onnx"), description="ONNX Runtime"),
     Variant("onnx-int8", "onnx", "int8", "int8", ("encode.int8.onnx", "decode_step.int8.onnx"),
             description="ONNX Runtime, dynamic int8"),
+    # LiteRT.js (and the simplest mobile code) need static shapes: the same graphs traced at batch 1
+    Variant("tflite-b1", "tflite", "none", "fp32 b1", ("model.b1.tflite",), serves=False, batch=1,
+            description="LiteRT, batch 1, static shapes (web page, mobile)"),
+    Variant("tflite-b1-float16", "tflite", "float16", "float16 b1", ("model.b1.float16.tflite",), serves=False,
+            batch=1, description="LiteRT, batch 1, float16 weights (the web page's default)"),
+    Variant("tflite-b1-int8", "tflite", "dynamic-int8", "dynamic-int8 b1", ("model.b1.int8.tflite",), serves=False,
+            batch=1, description="LiteRT, batch 1, int8 weights"),
     Variant("ctranslate2", "ctranslate2", "none", "fp32", ("ctranslate2/model.bin",), serves=False,
             description="CTranslate2, for comparison"),
     Variant("ctranslate2-int8", "ctranslate2", "int8", "int8", ("ctranslate2-int8/model.bin",), serves=False,

@@ -17,7 +17,7 @@ class ExportError(BundleError):
 def load_runtime(bundle, backend: str, model=None, threads: int | None = None, export_dir: Path | None = None):
     """A runtime for `bundle` on `backend`. Exported backends raise `ExportError` (with the command that
     rebuilds them) when their files are missing, stale or corrupted."""
-    chosen = variant(backend)
+    chosen = variant(backend, serving=False)  # bench-only variants too; the app checks its own choices
     if chosen.format == "tf":
         from studio.runtimes.tf_runtime import TFCachedRuntime, TFNaiveRuntime
 

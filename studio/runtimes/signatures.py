@@ -26,7 +26,8 @@ def input_names(num_layers: int) -> dict[str, list[str]]:
 
 
 class DecoderModule(tf.Module):
-    def __init__(self, model):
+    def __init__(self, model, batch: int | None = None):
+        """`batch`: trace with this fixed batch size (every shape static: LiteRT.js needs that) or any (None)."""
         super().__init__(name="transformer_studio")
         self.model = model
         # Keras 3 variables are invisible to tf.Module tracking; without this list the converters cannot
@@ -35,15 +36,16 @@ class DecoderModule(tf.Module):
         c = model.config
         self.num_layers = c.decoder_depth
         S, C, h, d = c.max_source_len, c.max_target_len, c.num_heads, c.head_dim
-        cache = tf.TensorSpec([None, h, C, d], tf.float32)
-        cross = tf.TensorSpec([None, h, S, d], tf.float32)
+        B = batch
+        cache = tf.TensorSpec([B, h, C, d], tf.float32)
+        cross = tf.TensorSpec([B, h, S, d], tf.float32)
         names = input_names(c.decoder_depth)
-        step_specs = [tf.TensorSpec([None], tf.int32, name="tokens"), tf.TensorSpec([], tf.int32, name="position")]
+        step_specs = [tf.TensorSpec([B], tf.int32, name="tokens"), tf.TensorSpec([], tf.int32, name="position")]
         step_specs += [tf.TensorSpec(cache.shape, tf.float32, name=n) for n in names["decode_step"][2:2 + 2 * c.decoder_depth]]
         step_specs += [tf.TensorSpec(cross.shape, tf.float32, name=n)
                        for n in names["decode_step"][2 + 2 * c.decoder_depth: 2 + 4 * c.decoder_depth]]
-        step_specs += [tf.TensorSpec([None, S], tf.float32, name="source_mask")]
-        self.encode = tf.function(self._encode, input_signature=[tf.TensorSpec([None, S], tf.int32, name="source_ids")])
+        step_specs += [tf.TensorSpec([B, S], tf.float32, name="source_mask")]
+        self.encode = tf.function(self._encode, input_signature=[tf.TensorSpec([B, S], tf.int32, name="source_ids")])
         self.decode_step = tf.function(self._decode_step, input_signature=step_specs)
 
     def _encode(self, source_ids):

@@ -1,0 +1,92 @@
+"""A static web site that runs bundles entirely in the visitor's browser (`studio web SITE`).
+
+The site is what `web/site-files.json` lists — the `web/` package's page (`web/site/`), its modules
+(`web/src/`) and the WASM runtimes copied out of `web/node_modules` (nothing is fetched from a CDN at run
+time) — and per bundle a folder with its batch-1 `.tflite` graph, tokenizer model, config, manifest and
+golden data. `site.json` lists
+the models; any static file server can serve the folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from studio.errors import StudioError
+from studio.files import atomic_write_bytes
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+DEFAULT_VARIANT = "tflite-b1-float16"  # static shapes (LiteRT.js needs them); half the fp32 size
+TITLES = {"chatbot": "Chatbot (Korean)", "translator": "Korean → English"}
+
+
+def ensure_web_packages(progress=print) -> Path:
+    """`web/node_modules` as `web/package-lock.json` pins it (`npm ci` when missing or older than the lock)."""
+    if not (WEB_DIR / "package.json").is_file():
+        raise StudioError(f"{WEB_DIR}: the web package is missing; `studio web` runs from a source checkout "
+                          "(git clone ...; pip install -e .)")
+    modules, lock = WEB_DIR / "node_modules", WEB_DIR / "package-lock.json"
+    installed = modules / ".package-lock.json"
+    if installed.is_file() and installed.stat().st_mtime >= lock.stat().st_mtime:
+        return modules
+    npm = shutil.which("npm")
+    if npm is None:
+        raise StudioError("studio web needs Node.js 20+ and npm once, to fetch LiteRT.js, ONNX Runtime Web and "
+                          "SentencePiece into the site (Debian/Ubuntu: apt-get install nodejs npm; "
+                          "otherwise https://nodejs.org)")
+    progress("Installing the web package's JavaScript dependencies (npm ci)...")
+    result = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=WEB_DIR,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise StudioError(f"npm ci in {WEB_DIR} failed:\n{(result.stderr or result.stdout)[-2000:]}")
+    return modules
+
+
+def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progress=print) -> dict:
+    """Write the site for `bundle_paths` (one tab each) into `site`; returns site.json's content."""
+    from exporters import ensure_exported
+    from studio.bundle import load_bundle
+    from studio.exports import VARIANTS
+
+    static = [name for name, v in VARIANTS.items() if v.format == "tflite" and v.batch == 1]
+    if variant not in static:
+        raise StudioError(f"--variant {variant}: the page needs a .tflite with static shapes; choose one of "
+                          f"{', '.join(static)}")
+    ensure_web_packages(progress)
+    site = Path(site)
+    try:
+        site.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StudioError(f"{site}: cannot write the site here ({error.strerror or error})") from None
+    for entry in json.loads((WEB_DIR / "site-files.json").read_text(encoding="utf-8"))["files"]:
+        target = site / entry["to"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(WEB_DIR / entry["from"], target)
+    models = []
+    for path in bundle_paths:
+        bundle = load_bundle(Path(path))
+        if bundle.config.tokenizer.kind != "sentencepiece":
+            raise StudioError(f"{bundle.path}: the web page needs a SentencePiece tokenizer "
+                              f"(this bundle uses {bundle.config.tokenizer.kind})")
+        export_dir = ensure_exported(bundle, ["tflite", variant], progress=progress)  # golden/ is made with fp32
+        name = bundle.config.task.task
+        folder = site / name
+        tflite = VARIANTS[variant].files[0]
+        for relative in (tflite, "manifest.json", "golden/golden.json", "golden/step0_logits.f32"):
+            (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(export_dir / relative, folder / relative)
+        for relative in ("config.json", *(f"tokenizer/{f}" for f in bundle.tokenizers.model_files().values())):
+            (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(bundle.path / relative, folder / relative)
+        models.append({"name": name, "title": TITLES.get(name, name), "dir": f"{name}/", "tflite": tflite,
+                       "tokenizer": {side: f"tokenizer/{f}" for side, f in bundle.tokenizers.model_files().items()},
+                       "golden": "golden/golden.json"})
+    manifest = {"format": "transformer-studio-site/1", "title": "Transformer Studio",
+                "litert": {"wasm": "vendor/litertjs/wasm/", "accelerator": "wasm"}, "models": models}
+    atomic_write_bytes(site / "site.json", (json.dumps(manifest, indent=1) + "\n").encode("utf-8"))
+    size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    progress(f"Wrote the site to {site} ({size / 2**20:.1f} MB): serve it with any static file server, e.g. "
+             f"python -m http.server --bind 127.0.0.1 --directory {site}")
+    return manifest
+

@@ -1,0 +1,103 @@
+"""The exported models outside Python (the `web/` package): the Node tests (`node --test`: normalization,
+SentencePiece ids, ONNX greedy ids and step-0 logits against the export's golden data, every hostile input's
+normalization) and the static site in headless Chromium (LiteRT.js decodes every golden sentence to the golden
+ids). Skipped with a message when Node.js or Chromium is missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from hostile import INPUTS
+
+NODE = shutil.which("node")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node.js 20+ and npm (the web/ package)")
+
+
+@pytest.fixture(scope="module")
+def web_dir():
+    from exporters.web import WEB_DIR, ensure_web_packages
+
+    ensure_web_packages(progress=lambda message: None)
+    return WEB_DIR
+
+
+@pytest.fixture(scope="module")
+def site(web_dir, exported, tmp_path_factory):
+    """(a copy of the exported tiny bundle, its static site served on loopback, the site's URL). Building
+    the site exports the batch-1 graph the page runs and rewrites golden/ with its ids."""
+    from exporters.web import build_site
+
+    bundle_dir = tmp_path_factory.mktemp("web") / "chat"
+    shutil.copytree(exported[0], bundle_dir)
+    folder = bundle_dir.parent / "site"
+    build_site([bundle_dir], folder, progress=lambda message: None)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield bundle_dir, folder, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+def test_node_tests_reproduce_the_golden_data_and_pythons_normalization(web_dir, site, tmp_path):
+    from exporters.golden import normalization_cases
+
+    bundle_dir, folder, _ = site
+    cases = tmp_path / "hostile-normalization.json"
+    # ASCII JSON: lone surrogates travel as \\udxxx escapes, which JavaScript's JSON.parse reads back as they were
+    cases.write_text(json.dumps(normalization_cases([text for _, text in INPUTS])), encoding="ascii")
+    tflite = json.loads((folder / "site.json").read_text(encoding="utf-8"))["models"][0]["tflite"]
+    env = {**os.environ, "GOLDEN_DIR": str(bundle_dir / "exports"), "BUNDLE_DIR": str(bundle_dir),
+           "NORMALIZATION_CASES": str(cases), "LITERT_TFLITE": tflite}
+    result = subprocess.run([NODE, "--test", "test/"], cwd=web_dir, env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    assert "# fail 0" in result.stdout and "# skipped 0" in result.stdout, result.stdout[-2000:]
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def test_the_site_is_self_contained(site):
+    _, folder, _ = site
+    manifest = json.loads((folder / "site.json").read_text(encoding="utf-8"))
+    assert [m["name"] for m in manifest["models"]] == ["chatbot"]
+    text = "".join(p.read_text(encoding="utf-8", errors="ignore") for p in folder.rglob("*")
+                   if p.suffix in (".html", ".js", ".mjs", ".json", ".css"))
+    assert "cdn." not in text and "unpkg.com" not in text and "jsdelivr" not in text
+
+
+@pytest.mark.browser
+def test_the_page_decodes_every_golden_sentence_with_litert_js_in_chromium(site):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("needs Debian's chromium (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    bundle_dir, folder, url = site
+    entry = json.loads((folder / "site.json").read_text(encoding="utf-8"))["models"][0]
+    golden = json.loads((bundle_dir / "exports" / "golden" / "golden.json").read_text(encoding="utf-8"))
+    expected = [s["greedy_ids_by_file"][entry["tflite"]] for s in golden["sentences"]]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            requests = []
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(url + "index.html?golden=chatbot")
+            page.wait_for_function("document.querySelector('#golden-result')?.dataset.done === 'true'",
+                                   timeout=120_000)
+            result = json.loads(page.locator("#golden-result").inner_text())
+        finally:
+            browser.close()
+    assert result["ids"] == expected
+    assert all(r.startswith(url) for r in requests), [r for r in requests if not r.startswith(url)]

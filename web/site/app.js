@@ -1,0 +1,289 @@
+// The static page: one tab per model listed in site.json, each running its .tflite with LiteRT.js (WASM)
+// in the browser. Text goes through the same pipeline, tokenizer and decode loop as in Python
+// (src/normalize.js, src/tokenizer.js, src/decode.js); the output streams token by token.
+//
+// site.json: {"title"?, "litert"?: {"wasm"?: folder of LiteRT.js' wasm files, "accelerator"?: "wasm"|"webgpu"},
+//             "models": [{"name", "title"?, "dir"?: "<name>/", "tflite": file in dir (static shapes, batch 1),
+//                         "manifest"?: "manifest.json", "config"?: "config.json",
+//                         "tokenizer"?: path or {"source", "target"} (default: from the manifest),
+//                         "golden"?: "golden/golden.json"}]}
+// Every path is relative (to the page, or to the model's dir). ?golden=1 (or ?golden=<name>) runs the
+// golden sentences instead and writes a JSON report into <pre id="golden-result">, then sets its
+// data-done="true" and data-status="done" (or "error", the JSON then being {"error"}). The report has per model
+// the ids, expected ids and matches of every sentence, and, when one model ran, "ids": its ids per sentence.
+// ?accelerator=webgpu tries the GPU.
+
+import { finishOutput, generate, prepareSource } from "./src/decode.js";
+import { expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
+import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
+import { pipelineForConfig } from "./src/normalize.js";
+import { loadTokenizer } from "./src/tokenizer.js";
+
+const params = new URLSearchParams(location.search);
+const $ = (selector, root = document) => root.querySelector(selector);
+
+async function fetchOk(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response;
+}
+
+const fetchJson = async (url) => (await fetchOk(url)).json();
+
+/** The bytes at `url`, calling onProgress(fraction) while they arrive (when the size is known). */
+async function fetchBytes(url, onProgress = null) {
+  const response = await fetchOk(url);
+  const total = Number(response.headers.get("content-length")) || 0;
+  if (!onProgress || !total || !response.body) return new Uint8Array(await response.arrayBuffer());
+  const chunks = [];
+  let received = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    received += value.length;
+    onProgress(Math.min(1, received / total)); // a compressed response's length is smaller: clamp
+  }
+  const bytes = new Uint8Array(received);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
+/** Let the browser paint between tokens (scheduler.yield where it exists, else a message task). */
+function yieldToBrowser() {
+  if (globalThis.scheduler?.yield) return globalThis.scheduler.yield();
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(null);
+  });
+}
+
+// ---- models ----
+
+let site; // site.json
+let wasmFolder; // where LiteRT.js' wasm files are served
+let accelerator; // "wasm" (CPU) or "webgpu"
+const loading = new Map(); // model name -> promise of the loaded model
+
+function tokenizerFiles(entry, manifest) {
+  if (typeof entry.tokenizer === "string") return { source: entry.tokenizer, target: entry.tokenizer };
+  if (entry.tokenizer) return entry.tokenizer;
+  const files = manifest.tokenizer.files.filter((file) => file.endsWith(".model"));
+  const pick = (side) => files.find((file) => file.includes(side)) ?? files.find((file) => file.includes("shared")) ?? files[0];
+  return { source: pick("source"), target: pick("target") };
+}
+
+async function load(entry, onStatus) {
+  const base = new URL(entry.dir ?? `${entry.name}/`, location.href);
+  const at = (path) => new URL(path, base);
+  const runtimeReady = initLiteRt(wasmFolder);
+  onStatus("Loading the tokenizer…");
+  const [manifest, config] = await Promise.all([
+    fetchJson(at(entry.manifest ?? "manifest.json")), fetchJson(at(entry.config ?? "config.json"))]);
+  const files = tokenizerFiles(entry, manifest);
+  const source = await loadTokenizer(await fetchBytes(at(files.source)));
+  const target = files.target === files.source ? source : await loadTokenizer(await fetchBytes(at(files.target)));
+  const model = await fetchBytes(at(entry.tflite),
+    (fraction) => onStatus(`Downloading ${entry.tflite}… ${Math.round(fraction * 100)}%`));
+  onStatus("Starting LiteRT.js…");
+  await runtimeReady;
+  const started = performance.now();
+  const runtime = await createLiteRtRuntime({ model, manifest, accelerator });
+  onStatus(`${entry.tflite} ready (${accelerator}, compiled in ${Math.round(performance.now() - started)} ms)`);
+  return { entry, base, manifest, config, pipeline: pipelineForConfig(config), source, target, runtime };
+}
+
+function loadModel(entry, onStatus = () => {}) {
+  if (!loading.has(entry.name)) loading.set(entry.name, load(entry, onStatus));
+  return loading.get(entry.name);
+}
+
+// ---- the chat / translate tabs ----
+
+function addLine(list, className, text = "") {
+  const item = document.createElement("li");
+  item.className = className;
+  item.textContent = text;
+  list.append(item);
+  return item;
+}
+
+function decodeOptions(form) {
+  if (!form.elements.sample.checked) return { strategy: "greedy" };
+  return {
+    strategy: "sample",
+    temperature: Number(form.elements.temperature.value),
+    topP: Number(form.elements.topP.value),
+    topK: Number(form.elements.topK.value),
+  };
+}
+
+function setUpPanel(entry, panel) {
+  const status = $(".status", panel);
+  const transcript = $(".transcript", panel);
+  const form = $("form", panel);
+  const button = $("button", form);
+  let running = null; // the AbortController of the answer being written
+
+  const ready = loadModel(entry, (text) => { status.textContent = text; });
+  ready.then((model) => {
+    const translates = (model.config.task?.task ?? "").includes("translat");
+    button.dataset.label = translates ? "Translate" : "Send";
+    button.textContent = button.dataset.label;
+    button.disabled = false;
+  }, (error) => {
+    status.textContent = `Could not load ${entry.name}: ${error.message}`;
+    console.error(error);
+  });
+
+  form.addEventListener("keydown", (event) => { // Enter sends, Shift+Enter is a new line
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (running) { // the button reads "Stop" while an answer is written
+      running.abort();
+      return;
+    }
+    const text = form.elements.text.value;
+    if (button.disabled || !text.trim()) return; // the model is not loaded (yet)
+    const model = await ready;
+    const { bos, eos } = model.manifest.special_ids;
+    const prepared = prepareSource(text, model.pipeline, model.source, model.runtime.maxSourceLen, eos);
+    addLine(transcript, "input", text);
+    for (const warning of prepared.warnings) addLine(transcript, "warning", warning);
+    const output = addLine(transcript, "output", "…");
+    const stats = addLine(transcript, "stats");
+    form.elements.text.value = "";
+    running = new AbortController();
+    button.textContent = "Stop";
+    try {
+      const result = await generate(model.runtime, prepared.ids, {
+        ...decodeOptions(form), bosId: bos, eosId: eos, signal: running.signal,
+        onToken: async (id, ids) => {
+          output.textContent = finishOutput(ids, model.pipeline, model.target);
+          await yieldToBrowser();
+        },
+      });
+      output.textContent = finishOutput(result.ids, model.pipeline, model.target);
+      const t = result.timings;
+      stats.textContent = `first token ${t.firstTokenMs?.toFixed(0)} ms · ${t.msPerToken?.toFixed(1)} ms/token · ` +
+        `${result.ids.length} tokens` + (result.stop === "eos" ? "" : ` · stopped (${result.stop})`);
+    } catch (error) {
+      output.textContent = `Error: ${error.message}`;
+      console.error(error);
+    } finally {
+      running = null;
+      button.textContent = button.dataset.label;
+    }
+  });
+}
+
+function buildTabs() {
+  const tabs = $("#tabs");
+  const panels = $("#panels");
+  const template = $("#panel-template");
+  const select = (name) => {
+    for (const button of tabs.children) button.setAttribute("aria-selected", String(button.dataset.name === name));
+    for (const panel of panels.querySelectorAll(".panel")) panel.hidden = panel.dataset.name !== name;
+  };
+  for (const entry of site.models) {
+    const button = document.createElement("button");
+    button.setAttribute("role", "tab");
+    button.dataset.name = entry.name;
+    button.textContent = entry.title ?? entry.name;
+    button.addEventListener("click", () => select(entry.name));
+    tabs.append(button);
+    const panel = template.content.firstElementChild.cloneNode(true);
+    panel.dataset.name = entry.name;
+    panels.append(panel);
+    setUpPanel(entry, panel);
+  }
+  select(site.models[0]?.name);
+}
+
+// ---- ?golden=1: every golden sentence through LiteRT.js, the results as JSON for a headless test ----
+
+async function goldenReport(entry) {
+  const model = await loadModel(entry);
+  const goldenUrl = new URL(entry.golden ?? "golden/golden.json", model.base);
+  const golden = await fetchJson(goldenUrl);
+  const logitsBytes = await fetchBytes(new URL(golden.step0_logits.file, goldenUrl));
+  const reference = new Float32Array(logitsBytes.buffer, logitsBytes.byteOffset, logitsBytes.byteLength / 4);
+  const V = golden.vocab_size;
+  const { bos, eos } = golden.special_ids;
+  const sentences = [];
+  let step0MaxAbsDiff = 0;
+  for (const [i, s] of golden.sentences.entries()) {
+    const prepared = prepareSource(s.text, model.pipeline, model.source, model.runtime.maxSourceLen, eos);
+    const logits = await step0Logits(model.runtime, s.source_ids, bos);
+    step0MaxAbsDiff = Math.max(step0MaxAbsDiff, maxAbsDiff(logits, reference.subarray(i * V, (i + 1) * V)));
+    const { ids, timings } = await generate(model.runtime, s.source_ids, { bosId: bos, eosId: eos });
+    const expected = expectedIds(s, entry.tflite);
+    sentences.push({
+      text: s.text,
+      sourceIdsMatch: JSON.stringify(prepared.ids) === JSON.stringify(s.source_ids),
+      ids, expected, match: JSON.stringify(ids) === JSON.stringify(expected),
+      output: finishOutput(ids, model.pipeline, model.target),
+      firstTokenMs: timings.firstTokenMs, msPerToken: timings.msPerToken,
+    });
+  }
+  const mean = (key) => sentences.reduce((sum, s) => sum + (s[key] ?? 0), 0) / sentences.length;
+  return {
+    name: entry.name, tflite: entry.tflite, accelerator,
+    matches: sentences.filter((s) => s.match).length, total: sentences.length,
+    sourceIdsMatches: sentences.filter((s) => s.sourceIdsMatch).length,
+    step0MaxAbsDiff, meanFirstTokenMs: mean("firstTokenMs"), meanMsPerToken: mean("msPerToken"),
+    sentences,
+  };
+}
+
+async function runGolden() {
+  const result = $("#golden-result");
+  result.hidden = false;
+  result.dataset.status = "running";
+  result.textContent = "running…";
+  const wanted = params.get("golden");
+  try {
+    const entries = site.models.filter((entry) => ["1", "all", entry.name].includes(wanted));
+    const report = { format: "transformer-studio-web-golden/1", runtime: "litert.js", userAgent: navigator.userAgent, models: [] };
+    if (entries.length === 0) throw new Error(`no model named ${JSON.stringify(wanted)} in site.json`);
+    for (const entry of entries) report.models.push(await goldenReport(entry));
+    if (report.models.length === 1) report.ids = report.models[0].sentences.map((s) => s.ids); // one list per sentence
+    result.textContent = JSON.stringify(report, null, 1);
+    result.dataset.status = "done";
+    document.title = "golden: done";
+  } catch (error) {
+    result.textContent = JSON.stringify({ error: String(error?.stack ?? error) });
+    result.dataset.status = "error";
+    document.title = "golden: error";
+  }
+  result.dataset.done = "true"; // finished, either way: data-status says how
+}
+
+try {
+  site = await fetchJson("site.json");
+  wasmFolder = new URL(site.litert?.wasm ?? "vendor/litertjs/wasm/", location.href).href;
+  accelerator = params.get("accelerator") ?? site.litert?.accelerator ?? "wasm";
+  $("#title").textContent = site.title ?? "Transformer Studio";
+  document.title = site.title ?? document.title;
+  $("#page-status").remove();
+  if (params.has("golden")) runGolden();
+  else buildTabs();
+} catch (error) {
+  $("#page-status").textContent = `Could not start: ${error.message}`;
+  const result = $("#golden-result");
+  result.textContent = JSON.stringify({ error: String(error?.stack ?? error) });
+  result.dataset.status = "error";
+  if (params.has("golden")) document.title = "golden: error";
+}

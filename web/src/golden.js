@@ -1,0 +1,31 @@
+// Golden-data helpers shared by the Node tests (scripts/golden-data.mjs) and the page's ?golden=1 mode.
+// golden.json is written by the Python export (exporters/golden.py): sentences with their source ids,
+// the reference greedy ids (per .tflite file in greedy_ids_by_file) and the step-0 logits.
+
+/** The standard export with the same quantization as a .tflite file name (float32, float16 or int8). */
+export function standardTflite(name) {
+  if (name.includes("int8")) return "model.int8.tflite";
+  if (name.includes("float16")) return "model.float16.tflite";
+  return "model.tflite";
+}
+
+/** The greedy ids golden.json expects from a .tflite (by file name, else by quantization, else greedy_ids). */
+export function expectedIds(sentence, tfliteName) {
+  const byFile = sentence.greedy_ids_by_file ?? {};
+  return byFile[tfliteName] ?? byFile[standardTflite(tfliteName)] ?? sentence.greedy_ids;
+}
+
+/** The largest absolute difference between two arrays of equal length. */
+export function maxAbsDiff(a, b) {
+  let max = 0;
+  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
+  return max;
+}
+
+/** Step-0 logits for a source: encode, then one step with <s> at position 0. */
+export async function step0Logits(runtime, sourceIds, bosId = 1) {
+  const state = await runtime.encode(Int32Array.from(sourceIds));
+  const { logits, state: after } = await runtime.step(state, bosId, 0);
+  runtime.release?.(after);
+  return logits;
+}

@@ -1,0 +1,93 @@
+// A decode.js runtime over a .tflite with LiteRT.js (@litertjs/core): the browser path, also usable in
+// Node through litert_node.js. The port of studio/runtimes/tflite_runtime.py for batch 1.
+//
+// LiteRT.js facts this relies on (@litertjs/core 2.5):
+// - `loadLiteRt(folder)` loads the WASM runtime once per page from `folder` (the package's wasm/ files,
+//   served by the site: no CDN). It picks litert_wasm_internal.js (relaxed SIMD) or
+//   litert_wasm_compat_internal.js itself; the threaded and JSPI builds are only used when asked for.
+// - `loadAndCompile(bytes or url, {accelerator: "wasm"})` -> a CompiledModel whose `signatures` are keyed
+//   by signature name; `model.run("decode_step", {name: Tensor})` -> {name: Tensor}.
+// - Tensors live in WASM memory: every Tensor made or returned must be `delete()`d.
+// - Shapes must be static. Our standard .tflite has batch -1 (Python resizes it); LiteRT.js rejects a
+//   [1, S] tensor for a [-1, S] input, and even past that check its decode_step has dynamic-size outputs
+//   it cannot bind. The model this runtime loads must be exported with batch fixed at 1.
+
+import { loadLiteRt, loadAndCompile, Tensor } from "@litertjs/core";
+
+let loading = null;
+
+/** Load the LiteRT.js WASM runtime from `wasmFolder` (once; later calls return the same promise). */
+export function initLiteRt(wasmFolder) {
+  loading ??= loadLiteRt(wasmFolder);
+  return loading;
+}
+
+const elements = (shape) => shape.reduce((a, b) => a * b, 1);
+
+/**
+ * options: model (Uint8Array | ArrayBuffer | URL string of the .tflite), manifest (manifest.json, parsed),
+ * accelerator ("wasm", the default, or "webgpu"). Call initLiteRt first.
+ */
+export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm" }) {
+  if (!loading) throw new Error("call initLiteRt(wasmFolder) before createLiteRtRuntime");
+  await loading;
+  const compiled = await loadAndCompile(model instanceof ArrayBuffer ? new Uint8Array(model) : model,
+    { accelerator });
+  const signatures = compiled.signatures;
+  for (const key of ["encode", "decode_step"]) {
+    if (!signatures[key]) throw new Error(`the .tflite has no "${key}" signature`);
+    for (const input of signatures[key].getInputDetails()) {
+      if (input.shape.some((dim) => dim < 0)) {
+        compiled.delete();
+        throw new Error(`${key} input ${input.name} has a dynamic shape [${input.shape}]: LiteRT.js needs ` +
+          "static shapes; use the .tflite exported for the web (batch fixed at 1)");
+      }
+    }
+  }
+  const S = manifest.max_source_len;
+  const pad = manifest.special_ids.pad;
+  const cacheInputs = signatures.decode_step.getInputDetails().filter((d) => d.name.startsWith("cache_"));
+
+  const deleteAll = (tensors) => Object.values(tensors).forEach((tensor) => tensor.delete());
+
+  return {
+    name: "litert",
+    maxSourceLen: S,
+    maxTargetLen: manifest.max_target_len,
+
+    async encode(sourceIds) {
+      const source = new Int32Array(S).fill(pad); // exported graphs take exactly S ids
+      source.set(sourceIds);
+      const input = new Tensor(source, [1, S]);
+      const encoded = await compiled.run("encode", { source_ids: input }); // source_mask, cross_k_<i>, ...
+      input.delete();
+      const cache = {}; // the self-attention cache starts as zeros: [1, heads, C, head_dim]
+      for (const { name, shape } of cacheInputs) cache[name] = new Tensor(new Float32Array(elements(shape)), [...shape]);
+      return { cache, encoded };
+    },
+
+    async step(state, token, position) {
+      const tokens = new Tensor(Int32Array.of(token), [1]);
+      const where = new Tensor(Int32Array.of(position), []); // a scalar
+      const outputs = await compiled.run("decode_step",
+        { ...state.encoded, ...state.cache, tokens, position: where });
+      tokens.delete();
+      where.delete();
+      deleteAll(state.cache); // this step's outputs replace the old cache
+      const cache = {};
+      for (const { name } of cacheInputs) cache[name] = outputs[`new_${name}`];
+      const logits = outputs.logits.toTypedArray(); // a copy out of WASM memory
+      outputs.logits.delete();
+      return { logits, state: { cache, encoded: state.encoded } };
+    },
+
+    release(state) {
+      deleteAll(state.cache);
+      deleteAll(state.encoded);
+    },
+
+    dispose() {
+      compiled.delete();
+    },
+  };
+}

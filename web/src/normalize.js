@@ -1,0 +1,101 @@
+// Text pipelines: how text becomes model input, and model output becomes text to show.
+// An exact port of studio/text/pipelines.py (clean_text, TextPipeline) and studio/text/normalize.py
+// (normalize, tidy); test/normalize.test.mjs checks it against Python's output (golden/normalization.json).
+//
+// - "tutorial": the tutorials' normalization (space out ?.!, keep Hangul, Latin letters, digits and a little
+//   punctuation, optionally lower-case the target), with `tidy` spacing on output.
+// - "translator": only Unicode and whitespace are normalized (`cleanText`); the output is shown as is.
+//
+// Where JavaScript and Python differ, and what this file does about it:
+// - Python iterates code points, JS strings are UTF-16: `for (const ch of text)` and the `u` regex flag
+//   iterate code points too. A lone surrogate is one "character" in both; a valid surrogate pair is one
+//   character in JS (Python could hold it as two lone surrogates, a string JS cannot represent).
+// - Python's whitespace (str.isspace, re `\s`, str.strip) is not JS's (`\s`, trim): JS adds U+FEFF and
+//   lacks U+001C-U+001F and U+0085. PY_WHITESPACE below is Python's set.
+// - Python 3.11's unicodedata is Unicode 14.0; JS engines carry newer Unicode (Node 20: 17.0). General
+//   categories of characters assigned in 14.0 agree (checked for every code point), but characters added
+//   since (new emoji, CJK extension H, ...) are Cn (unassigned, dropped) for Python: unicode14.js has that
+//   table. NFC of every single code point agrees; a new-in-Unicode-16 composition could differ, but only
+//   between characters that are unassigned in 14.0.
+
+import { isUnassignedInUnicode14 } from "./unicode14.js";
+
+export const TUTORIAL = "tutorial";
+export const TRANSLATOR = "translator";
+
+// str.isspace() in Python 3.11 (the same set as `\s` in a str regex)
+const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const WHITESPACE_RUNS = new RegExp(`[${PY_WHITESPACE}]+`, "g");
+const EDGE_WHITESPACE = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, "g");
+
+/** Python's str.strip(): whitespace off both ends. */
+export function pyStrip(text) {
+  return text.replace(EDGE_WHITESPACE, "");
+}
+
+// ---- translator pipeline (pipelines.py) ----
+
+const FULLWIDTH = /[\uff01-\uff5e]/g; // ！..～ -> !..~ (U+FF01..U+FF5E minus 0xFEE0)
+const LINE_BREAKS = "\t\n\r\v\f\u2028\u2029\x85";
+const SPACE_SEPARATOR = /^\p{Zs}$/u;
+const INVISIBLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}]$/u; // controls, zero-width and bidi marks, lone surrogates, private use
+
+function keep(char) {
+  if (SPACE_SEPARATOR.test(char) || LINE_BREAKS.includes(char)) return " ";
+  if (INVISIBLE.test(char) || isUnassignedInUnicode14(char.codePointAt(0))) return ""; // ... and Cn
+  return char;
+}
+
+/** NFC, full-width ASCII to ASCII, every kind of space to one space, invisible characters removed. */
+export function cleanText(text) {
+  text = text.normalize("NFC").replace(FULLWIDTH, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
+  let kept = "";
+  for (const char of text) kept += keep(char); // code points, as Python iterates
+  return pyStrip(kept.replace(WHITESPACE_RUNS, " "));
+}
+
+// ---- tutorial pipeline (normalize.py) ----
+
+const PUNCT = /([?.!,])/g;
+const DISALLOWED = /[^가-힣ㄱ-ㅎㅏ-ㅣa-zA-Z0-9?.!,'\-% ]+/gu;
+const SPACE_BEFORE_PUNCT = / ([?.!,])/g;
+
+/** The tutorials' normalization: NFC, (lower-case), space out ?.!, keep Hangul/Latin/digits/?.!,'-% only. */
+export function normalize(text, lowercase = false) {
+  text = text.normalize("NFC");
+  if (lowercase) text = text.toLowerCase();
+  text = text.replace(PUNCT, " $1 ");
+  text = text.replace(DISALLOWED, " ");
+  return pyStrip(text.replace(WHITESPACE_RUNS, " "));
+}
+
+/** Undo the spacing around punctuation for display: "하루가 또 가네요 ." -> "하루가 또 가네요." */
+export function tidy(text) {
+  return pyStrip(text.replace(SPACE_BEFORE_PUNCT, "$1"));
+}
+
+// ---- pipelines ----
+
+/**
+ * A text pipeline: source(text) is what the model reads, target(text) a training target, output(text) the
+ * detokenized model output as shown to a user.
+ */
+export function pipeline(name, lowercaseTarget = false) {
+  if (name !== TUTORIAL && name !== TRANSLATOR) {
+    throw new Error(`unknown text pipeline ${JSON.stringify(name)}; choose one of ${TUTORIAL}, ${TRANSLATOR}`);
+  }
+  const tutorial = name === TUTORIAL;
+  return {
+    name,
+    lowercaseTarget,
+    source: (text) => (tutorial ? normalize(text) : cleanText(text)),
+    target: (text) => (tutorial ? normalize(text, lowercaseTarget) : cleanText(text)),
+    output: (text) => (tutorial ? tidy(text) : pyStrip(text)),
+  };
+}
+
+/** The pipeline a bundle's config.json names (config.task.text_pipeline; bundles without one: tutorial). */
+export function pipelineForConfig(config) {
+  const task = config.task ?? {};
+  return pipeline(task.text_pipeline ?? TUTORIAL, Boolean(task.lowercase_target));
+}

@@ -1,0 +1,65 @@
+// A decode.js runtime over encode.onnx + decode_step.onnx with onnxruntime-web (WASM, CPU).
+// The port of studio/runtimes/onnx_runtime.py for batch 1. In Node, pass the model files' bytes; in a
+// browser, bytes or URLs, and `wasmPaths` (the folder serving onnxruntime-web's .wasm/.mjs files) so
+// nothing is fetched from a CDN.
+
+import * as ort from "onnxruntime-web";
+
+/** The manifest's shape of an input or output, with its "batch" dimension set to 1. */
+export function batchOneShape(spec) {
+  return spec.shape.map((dim) => (dim === "batch" ? 1 : dim));
+}
+
+/**
+ * options: encodeModel, stepModel (Uint8Array | ArrayBuffer | URL string), manifest (the export's
+ * manifest.json, parsed), threads (default 1), wasmPaths (browser: where the ORT wasm files are served).
+ */
+export async function createOnnxRuntime({ encodeModel, stepModel, manifest, threads = 1, wasmPaths = null }) {
+  ort.env.wasm.numThreads = threads;
+  if (wasmPaths) ort.env.wasm.wasmPaths = wasmPaths;
+  const sessionOptions = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
+  const asModel = (model) => (model instanceof ArrayBuffer ? new Uint8Array(model) : model);
+  const encoder = await ort.InferenceSession.create(asModel(encodeModel), sessionOptions);
+  const stepper = await ort.InferenceSession.create(asModel(stepModel), sessionOptions);
+
+  const S = manifest.max_source_len;
+  const pad = manifest.special_ids.pad;
+  const stepInputs = manifest.signatures.decode_step.inputs;
+  const cacheNames = Object.keys(stepInputs).filter((name) => name.startsWith("cache_"));
+
+  return {
+    name: "onnx",
+    maxSourceLen: S,
+    maxTargetLen: manifest.max_target_len,
+
+    async encode(sourceIds) {
+      const source = new Int32Array(S).fill(pad); // exported graphs take exactly S ids
+      source.set(sourceIds);
+      const outputs = await encoder.run({ source_ids: new ort.Tensor("int32", source, [1, S]) });
+      const cache = {}; // the self-attention cache starts as zeros: [1, heads, C, head_dim]
+      for (const name of cacheNames) {
+        const shape = batchOneShape(stepInputs[name]);
+        cache[name] = new ort.Tensor("float32", new Float32Array(shape.reduce((a, b) => a * b, 1)), shape);
+      }
+      return { cache, encoded: outputs }; // encoded: source_mask and cross_k_<i>/cross_v_<i>
+    },
+
+    async step(state, token, position) {
+      const feeds = {
+        ...state.encoded,
+        ...state.cache,
+        tokens: new ort.Tensor("int32", Int32Array.of(token), [1]),
+        position: new ort.Tensor("int32", Int32Array.of(position), []), // a scalar
+      };
+      const outputs = await stepper.run(feeds);
+      const cache = {};
+      for (const name of cacheNames) cache[name] = outputs[`new_${name}`];
+      return { logits: outputs.logits.data, state: { cache, encoded: state.encoded } };
+    },
+
+    async dispose() {
+      await encoder.release();
+      await stepper.release();
+    },
+  };
+}

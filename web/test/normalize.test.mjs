@@ -1,0 +1,53 @@
+// Normalization equals Python's for every case in normalization.json (see scripts/golden-data.mjs for the
+// environment variables), plus the JS/Python differences normalize.js handles.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { test } from "node:test";
+
+import { NORMALIZATION_CASES, readJson } from "../scripts/golden-data.mjs";
+import { cleanText, normalize, pipeline, pipelineForConfig, pyStrip, tidy } from "../src/normalize.js";
+
+const missing = existsSync(NORMALIZATION_CASES) ? false : `no normalization cases at ${NORMALIZATION_CASES}`;
+
+test("every normalization case equals Python's", { skip: missing }, () => {
+  const cases = readJson(NORMALIZATION_CASES);
+  const tutorial = pipeline("tutorial");
+  const translator = pipeline("translator");
+  const failures = [];
+  for (const c of cases) {
+    const got = {
+      tutorial: tutorial.source(c.text),
+      tutorial_lower: pipeline("tutorial", true).target(c.text),
+      translator: translator.source(c.text),
+      tutorial_output: tutorial.output(c.text),
+      translator_output: translator.output(c.text),
+    };
+    for (const [key, value] of Object.entries(got)) {
+      if (key in c && value !== c[key]) failures.push({ text: c.text, key, js: value, python: c[key] });
+    }
+  }
+  assert.deepEqual(failures, [], `${failures.length} of ${cases.length} cases differ`);
+});
+
+test("Python's whitespace, not JavaScript's", () => {
+  assert.equal(pyStrip("\x1c\x85 a \ufeff"), "a \ufeff"); // trim() would keep \x1c and \x85, drop U+FEFF
+  assert.equal(tidy("네 .\x1f"), "네.");
+});
+
+test("characters unassigned in Unicode 14 are dropped as Python 3.11 drops them", () => {
+  assert.equal(cleanText("a\u{1FAE8}b"), "ab"); // shaking face: Unicode 15
+  assert.equal(cleanText("a\u{31350}b"), "ab"); // CJK extension H: Unicode 15
+  assert.equal(cleanText("a\u{1F600}b"), "a\u{1F600}b"); // Unicode 6
+  assert.equal(cleanText("a\ud800b\udc00"), "ab"); // lone surrogates (Cs)
+});
+
+test("full-width ASCII, NFC, spaces", () => {
+  assert.equal(cleanText("ＡＢＣ！\u3000\u1112\u1161\u11ab"), "ABC! 한");
+  assert.equal(normalize("Hello, WORLD!", true), "hello , world !");
+});
+
+test("a config without text_pipeline is the tutorial pipeline", () => {
+  assert.equal(pipelineForConfig({ task: {} }).name, "tutorial");
+  assert.equal(pipelineForConfig({ task: { text_pipeline: "translator" } }).name, "translator");
+  assert.throws(() => pipeline("other"), /unknown text pipeline/);
+});
