@@ -1,6 +1,7 @@
 """Screenshots of each tab for the README: start `studio launch --port 7862`, then run
 `python docs/take_screenshots.py http://127.0.0.1:7862/` (needs Debian chromium and a CJK font,
-e.g. `apt-get install chromium fonts-noto-cjk`)."""
+e.g. `apt-get install chromium fonts-noto-cjk`). The web page (`studio web site/`, served on port 8000):
+`python docs/take_screenshots.py --web http://127.0.0.1:8000/`."""
 
 import sys
 import time
@@ -49,5 +50,34 @@ def main(url: str) -> None:
         browser.close()
 
 
+def web(url: str) -> None:
+    """The static page: a translation, then the chatbot tab with two replies."""
+    OUT.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1000, "height": 760})
+        page.goto(url)
+
+        def ask(tab: str, text: str, answers: int) -> None:
+            page.get_by_role("tab", name=tab).click()
+            panel = page.locator("section.panel:not([hidden])")
+            panel.locator("button[type=submit]:not([disabled])").wait_for(timeout=120_000)
+            panel.locator("textarea").fill(text)
+            panel.locator("button[type=submit]").click()
+            page.wait_for_function("""n => { const p = document.querySelector('section.panel:not([hidden])');
+                return p.querySelector('button[type=submit]').textContent !== 'Stop' &&
+                       p.querySelectorAll('.transcript li').length >= n; }""", arg=answers, timeout=120_000)
+
+        ask("Chatbot (Korean)", "영화 볼래?", 2)
+        ask("Chatbot (Korean)", "지칠때 어떡하면 좋을까?", 4)
+        ask("Korean → English", "시민들은 도시 속에 산다.", 2)
+        time.sleep(0.5)
+        page.screenshot(path=str(OUT / "web.png"), full_page=True)
+        browser.close()
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:7862/")
+    if sys.argv[1:2] == ["--web"]:
+        web(sys.argv[2] if len(sys.argv) > 2 else "http://127.0.0.1:8000/")
+    else:
+        main(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:7862/")

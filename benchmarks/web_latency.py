@@ -1,0 +1,129 @@
+"""Per-token latency of the web page next to Python, on the same sentences, in one run (a benchmark, not a test).
+
+For each shipped model: the golden sentences decoded greedily, one at a time, by
+  - the static site in headless Chromium (LiteRT.js, WASM, one thread) — `index.html?golden=<model>`,
+  - Node 20: LiteRT.js (WASM) and ONNX Runtime Web (WASM, fp32 graphs) — `web/scripts/bench-node.mjs`,
+  - Python LiteRT (`ai_edge_litert`) on the same batch-1 .tflite, with 1 thread and with every core.
+ms/token is the mean time of the steps after the first (the first includes the encoder); the ratios are
+against Python LiteRT with 1 thread on the same file. Every runtime must produce the golden ids.
+
+    python benchmarks/web_latency.py [--variant tflite-b1-float16] [--json docs/bench/web.json]
+
+Needs Node.js 20+, npm and Debian's chromium (the test suite's setup)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+import threading
+import time
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def browser_report(site: Path) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                        args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html?golden=1")
+            page.wait_for_function("document.querySelector('#golden-result')?.dataset.done === 'true'",
+                                   timeout=900_000)
+            report = json.loads(page.locator("#golden-result").inner_text())
+            browser.close()
+    finally:
+        server.shutdown()
+    return {m["name"]: m for m in report["models"]}
+
+
+def python_litert(path: Path, bundle, sources, threads: int) -> list[dict]:
+    from studio.generate import DecodeSpec, TokenByToken, decode_steps
+    from studio.runtimes.tflite_runtime import TFLiteRuntime
+
+    runtime = TFLiteRuntime(path, bundle.config.model, threads=threads, pool_size=1)
+    spec = DecodeSpec.for_model(bundle.config.model)
+    rows = []
+    for warm_up, source in [(True, sources[0])] + [(False, s) for s in sources]:
+        strategy = TokenByToken()
+        started = time.perf_counter()
+        stamps = [time.perf_counter() for _ in decode_steps(runtime, [source], spec, strategy)]
+        if not warm_up:
+            later = np.diff(stamps)
+            rows.append({"ids": strategy.outputs()[0], "firstTokenMs": (stamps[0] - started) * 1000,
+                         "msPerToken": float(later.mean() * 1000) if len(later) else (stamps[0] - started) * 1000})
+    return rows
+
+
+def summary(rows) -> dict:
+    return {"ms_per_token": float(np.mean([r["msPerToken"] for r in rows])),
+            "first_token_ms": float(np.mean([r["firstTokenMs"] for r in rows]))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="tflite-b1-float16")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+
+    from exporters.web import WEB_DIR, build_site
+    from studio.bundle import default_bundle, load_bundle
+    from studio.exports import VARIANTS
+
+    site = Path(tempfile.mkdtemp(prefix="studio-site-"))
+    bundles = [load_bundle(default_bundle(name)) for name in ("chatbot", "translator")]
+    build_site([b.path for b in bundles], site, args.variant, progress=lambda message: None)
+    tflite = VARIANTS[args.variant].files[0]
+    results = []
+    browser = browser_report(site)
+    for bundle in bundles:
+        name = bundle.config.task.task
+        golden = json.loads((site / name / "golden" / "golden.json").read_text(encoding="utf-8"))
+        expected = [s["greedy_ids_by_file"][tflite] for s in golden["sentences"]]
+        sources = [s["source_ids"] for s in golden["sentences"]]
+        export_dir = bundle.path / "exports"
+        env = {**os.environ, "GOLDEN_DIR": str(export_dir), "BUNDLE_DIR": str(bundle.path), "LITERT_TFLITE": tflite}
+        node = json.loads(subprocess.run(["node", "scripts/bench-node.mjs"], cwd=WEB_DIR, env=env, check=True,
+                                         capture_output=True, text=True, timeout=900).stdout)
+        runs = {"browser LiteRT.js (WASM)": browser[name]["sentences"],
+                "Node LiteRT.js (WASM)": node["litert"],
+                "Node ONNX Runtime Web (WASM, fp32)": node["onnx"],
+                "Python LiteRT, 1 thread": python_litert(export_dir / tflite, bundle, sources, 1),
+                f"Python LiteRT, {os.cpu_count()} threads": python_litert(export_dir / tflite, bundle, sources,
+                                                                          os.cpu_count() or 1)}
+        reference = summary(runs["Python LiteRT, 1 thread"])["ms_per_token"]
+        print(f"\n{name} ({tflite}; {len(sources)} golden sentences, greedy, batch 1)")
+        for runtime, rows in runs.items():
+            s = summary(rows)
+            # ONNX runs the fp32 graphs: its reference is the fp32 .tflite's ids
+            wanted = [s["greedy_ids"] for s in golden["sentences"]] if "ONNX" in runtime else expected
+            exact = sum(r["ids"] == e for r, e in zip(rows, wanted))
+            row = {"model": name, "runtime": runtime, "file": "encode/decode_step.onnx" if "ONNX" in runtime else tflite,
+                   **s, "ratio_to_python_1_thread": s["ms_per_token"] / reference,
+                   "golden_ids_exact": f"{exact}/{len(rows)}"}
+            results.append(row)
+            print(f"  {runtime:42s} {s['ms_per_token']:7.2f} ms/token  first token {s['first_token_ms']:7.1f} ms  "
+                  f"{row['ratio_to_python_1_thread']:5.2f}x  golden ids {row['golden_ids_exact']}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
