@@ -88,9 +88,11 @@ def _previous_entries(out: Path, sources: dict[str, str]) -> tuple[dict, dict]:
     return files, dict(manifest.get("verification", {}))
 
 
-def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, progress=print) -> dict:
+def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, progress=print,
+                  golden: bool = True) -> dict:
     """Export `bundle_path` for `backends` (names from `studio.exports.VARIANTS`; default: every backend the
-    app serves); returns the manifest. `progress(message)` reports each stage."""
+    app serves); returns the manifest. `progress(message)` reports each stage. `golden`: also write golden/
+    (`write_golden_data`) when a .tflite was exported."""
     from studio.bundle import load_bundle
 
     started = time.monotonic()
@@ -145,7 +147,7 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
     }
     if verification:
         manifest["verification"] = verification
-    if "model.tflite" in files and not any(v.format == "tflite" for v in chosen) and (out / GOLDEN).is_file():
+    if "model.tflite" in files and "model.tflite" not in written and (out / GOLDEN).is_file():
         manifest["golden"] = GOLDEN  # written with that model.tflite, from these weights: still current
     _write_manifest(out, manifest)
     if verify and any(v.serves for v in chosen):
@@ -154,13 +156,22 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
 
         manifest["verification"] = {**verification, **verify_exports(bundle, out, [v.name for v in chosen if v.serves])}
         _write_manifest(out, manifest)
-    if any(v.format == "tflite" for v in chosen) and (out / "model.tflite").is_file():
-        progress("Writing golden data for other runtimes (golden/)...")
-        from exporters.golden import write_golden
-
-        manifest["golden"] = str(write_golden(bundle, out).relative_to(out))  # = GOLDEN
-        _write_manifest(out, manifest)
+    if golden and any(v.format == "tflite" for v in chosen) and (out / "model.tflite").is_file():
+        manifest = write_golden_data(bundle, out, progress)
     progress(f"Exported to {out} in {time.monotonic() - started:.0f}s")
+    return manifest
+
+
+def write_golden_data(bundle, export_dir: Path, progress=print) -> dict:
+    """Write golden/ (`exporters.golden`) for the .tflite files in `export_dir` (model.tflite among them) and
+    name it in the manifest; returns the manifest."""
+    from exporters.golden import write_golden
+
+    progress("Writing golden data for other runtimes (golden/)...")
+    path = write_golden(bundle, export_dir)
+    manifest = read_manifest(export_dir)
+    manifest["golden"] = str(path.relative_to(export_dir))
+    _write_manifest(export_dir, manifest)
     return manifest
 
 
@@ -255,7 +266,7 @@ def ensure_exported(bundle, backends, export_dir: Path | None = None, progress=p
         if missing:
             first = next(iter(missing.values()))
             progress(f"{first}\nExporting {', '.join(missing)} now (once; this takes a little while)...")
-            export_bundle(bundle.path, directory, list(missing), verify=False, progress=progress)
+            export_bundle(bundle.path, directory, list(missing), verify=False, progress=progress, golden=False)
     return directory
 
 

@@ -45,7 +45,7 @@ def ensure_web_packages(progress=print) -> Path:
 
 def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progress=print) -> dict:
     """Write the site for `bundle_paths` (one tab each) into `site`; returns site.json's content."""
-    from exporters import ensure_exported
+    from exporters import ensure_exported, write_golden_data
     from studio.bundle import load_bundle
     from studio.exports import VARIANTS
 
@@ -70,6 +70,7 @@ def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progres
             raise StudioError(f"{bundle.path}: the web page needs a SentencePiece tokenizer "
                               f"(this bundle uses {bundle.config.tokenizer.kind})")
         export_dir = ensure_exported(bundle, ["tflite", variant], progress=progress)  # golden/ is made with fp32
+        write_golden_data(bundle, export_dir, progress)  # with the page's graph among its files
         name = bundle.config.task.task
         folder = site / name
         tflite = VARIANTS[variant].files[0]

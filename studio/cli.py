@@ -196,7 +196,9 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
            out: Optional[Path] = typer.Option(None, help="Output directory [default: BUNDLE/exports]"),
            quantize: str = typer.Option("all", help="TFLite: none, float16, dynamic-int8, or all"),
            onnx_quantize: str = typer.Option("all", help="ONNX: none, int8, or all"),
-           verify: bool = typer.Option(True, help="Check the graphs reproduce TensorFlow's logits and greedy outputs")):
+           verify: bool = typer.Option(True, help="Check the graphs reproduce TensorFlow's logits and greedy outputs"),
+           batch1: bool = typer.Option(False, "--batch1", help="Also the batch-1 graphs with static shapes "
+                                                                "(model.b1*.tflite: the web page, mobile apps)")):
     """Export a bundle to TFLite (signatures encode/decode_step, builtin ops only) and ONNX, with a manifest."""
     from exporters import export_bundle
     from studio.bundle import default_bundle
@@ -210,7 +212,11 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
             raise StudioError(f"{option}: unknown variant(s) {', '.join(unknown)}; choose from {', '.join(known)} or all")
         return [known["none"]] + [known[v] for v in chosen if v != "none"]
 
-    backends = variants(quantize, "tflite", "--quantize") + variants(onnx_quantize, "onnx", "--onnx-quantize")
+    tflite = variants(quantize, "tflite", "--quantize")
+    backends = tflite + variants(onnx_quantize, "onnx", "--onnx-quantize")
+    if batch1:
+        quantizations = {VARIANTS[name].quantization for name in tflite}
+        backends += [v.name for v in VARIANTS.values() if v.batch == 1 and v.quantization in quantizations]
     manifest = export_bundle(bundle or default_bundle("chatbot"), out, backends, verify,
                              progress=lambda message: console.print(message, highlight=False))
     table = Table(title="Exported graphs")

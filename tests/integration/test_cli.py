@@ -1,3 +1,5 @@
+import json
+
 from helpers import NO_XLA
 from typer.testing import CliRunner
 
@@ -62,30 +64,32 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
 
 def test_chat_on_a_missing_export_reports_or_builds_it(exported_copy):
     bundle = exported_copy
-    for name in ("encode.onnx", "decode_step.onnx", "model.tflite"):
+    for name in ("encode.onnx", "decode_step.onnx"):
         (bundle / "exports" / name).unlink()
-    refused = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "tflite", "--no-export-missing"],
+    refused = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx", "--no-export-missing"],
                             input="나는 커피를 좋아해?\n")
     assert refused.exit_code != 0 and f"studio export {bundle}" in str(refused.exception)
     built = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx", "--beam", "3"],
                           input="나는 커피를 좋아해?\n너는 영화를 봤어?\n")
     assert built.exit_code == 0, built.output
     assert built.stdout.count("\n") == 2  # one reply line per message (a tiny model may reply empty)
-    assert (bundle / "exports" / "decode_step.onnx").is_file() and not (bundle / "exports" / "model.tflite").exists()
+    assert (bundle / "exports" / "decode_step.onnx").is_file()
+    manifest = json.loads((bundle / "exports" / "manifest.json").read_text())
+    assert manifest["golden"] == "golden/golden.json"  # made from the same weights' model.tflite: still current
     tflite = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "tflite-int8", "--sample", "--seed", "1"],
                            input="나는 커피를 좋아해?\n")
     assert tflite.exit_code == 0, tflite.output
 
 
 def test_export_and_bench_commands(bundle_copy, tmp_path):
-    import json
 
     bundle = bundle_copy
     out = tmp_path / "graphs"
     exported = runner.invoke(app, ["export", str(bundle), "--out", str(out), "--quantize", "none",
-                                   "--onnx-quantize", "none"])
+                                   "--onnx-quantize", "none", "--batch1"])
     assert exported.exit_code == 0, exported.output
-    assert sorted(p.name for p in out.iterdir()) == ["decode_step.onnx", "encode.onnx", "manifest.json", "model.tflite"]
+    assert sorted(p.name for p in out.iterdir()) == ["decode_step.onnx", "encode.onnx", "golden", "manifest.json",
+                                                    "model.b1.tflite", "model.tflite"]
     assert "100% of" in exported.output  # greedy match reported
     rows_path, plot_path = tmp_path / "bench.json", tmp_path / "bench.png"
     bench = runner.invoke(app, ["bench", "--bundle", str(bundle), "--backends", "tf-naive,tf,ctranslate2",
