@@ -13,6 +13,7 @@ class Task:
     samples: tuple[str, ...]  # a few more inputs, for export verification and benchmarks
     golden: tuple[str, ...]  # what other runtimes (web, mobile) must decode exactly as Python does
     empty_input: str  # what the app says to an empty input
+    reads: str  # what the model takes, for the hint shown when an input looks like another language
     long_input_hint: str  # appended when an input is over the character limit
 
 
@@ -32,6 +33,7 @@ CHATBOT = Task(
             "말해야 할지 아니면 그냥 참아야 할지 고민이야. 너라면 어떻게 할 거야? 벌써 한 달째 이런 상황이라 "
             "몸도 마음도 지쳐 버렸어."),  # over the limit
     empty_input="Please type something first.",
+    reads="this chatbot reads Korean",
     long_input_hint=".",
 )
 TRANSLATOR = Task(
@@ -52,6 +54,7 @@ TRANSLATOR = Task(
             "강화하는 데 도움이 될 것이라고 평가하면서도, 재원 마련이 가장 큰 과제가 될 것이라고 지적했다.",
             "ㅋㅋ 진짜요?"),
     empty_input="Please enter Korean text to translate.",
+    reads="this model translates Korean to English",
     long_input_hint=" or translate it as a file.",
 )
 TASKS = {task.name: task for task in (CHATBOT, TRANSLATOR)}

@@ -3,7 +3,9 @@ and ids -> detokenize -> tidy. Needs the bundle's config and tokenizers only, ne
 
 from __future__ import annotations
 
+from studio.tasks import task_named
 from studio.text.pipelines import pipeline_for
+from studio.text.script import looks_like
 
 UNREADABLE = ("the input has no characters this model reads (with the tutorial pipeline: Korean, Latin letters, "
               "digits, punctuation; otherwise only invisible characters); the output is a guess from an empty input")
@@ -15,6 +17,7 @@ class Preprocessor:
         self.tokenizers = tokenizers
         self.pipeline = pipeline_for(config.task)
         self.source_limit = config.model.max_source_len - 1  # room for </s>
+        self.reads = task_named(config.task.task).reads
 
     def count_tokens(self, text: str) -> int:
         """Source tokens of `text` as the model reads it (before truncation, without `</s>`)."""
@@ -26,6 +29,9 @@ class Preprocessor:
         normalized = self.pipeline.source(text)
         if not normalized and text.strip():
             warnings.append(UNREADABLE)
+        other = looks_like(text)
+        if other:
+            warnings.append(f"{self.reads}; the input looks like {other}")
         ids = self.tokenizers.source.encode(normalized)
         if len(ids) > self.source_limit:
             warnings.append(f"input was {len(ids)} tokens; only the first {self.source_limit} were used "

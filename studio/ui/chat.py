@@ -8,7 +8,7 @@ import gradio as gr
 
 from studio.tasks import CHATBOT
 from studio.ui.decoding import DecodingControls, backend_dropdown
-from studio.ui.service import InputError, ModelService, decode_options
+from studio.ui.service import InputError, ModelService, decode_options, with_warnings
 
 
 def shown(text: str) -> str:
@@ -45,7 +45,7 @@ def chat_reply(service: ModelService, message: str, history: list, backend: str,
     for warning in warnings:
         gr.Warning(warning)
     history[-1] = {"role": "assistant", "content": shown(text) or "…"}
-    yield history, "", latency.summary() if latency else ""
+    yield history, "", with_warnings(latency.summary() if latency else "", warnings)
 
 
 def without_last_turn(history: list) -> list:

@@ -78,3 +78,9 @@ def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalt
 
 
 __all__ = ["ModelService", "InputError", "Limits", "decode_options"]
+
+
+def with_warnings(summary: str, warnings) -> str:
+    """The latency line shown beside an output, then the input's warnings (also shown as toasts), so the API
+    and the page say e.g. that the input does not look like Korean right next to the output."""
+    return "\n\n".join([summary, *(f"⚠ {w}" for w in dict.fromkeys(warnings))]).strip()

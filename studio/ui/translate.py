@@ -11,7 +11,7 @@ import gradio as gr
 
 from studio.tasks import TRANSLATOR
 from studio.ui.decoding import DecodingControls, backend_dropdown
-from studio.ui.service import InputError, Limits, ModelService, decode_options
+from studio.ui.service import InputError, Limits, ModelService, decode_options, with_warnings
 
 
 def translate_text(service: ModelService, text: str, backend: str, settings: dict) -> tuple[str, str]:
@@ -36,7 +36,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
         summary = f"{backend} · {sentences} sentences · {(time.perf_counter() - started) * 1000:.0f} ms total"
     for warning in sorted(set(warnings)):
         gr.Warning(warning)
-    return "\n".join(outputs), summary
+    return "\n".join(outputs), with_warnings(summary, warnings)
 
 
 def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,

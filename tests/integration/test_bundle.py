@@ -49,6 +49,14 @@ def test_too_long_input_is_truncated_with_a_warning(tiny_bundle):
     assert result.warnings and "only the first" in result.warnings[0]
 
 
+def test_an_input_in_another_language_gets_a_hint_beside_the_reply(tiny_bundle):
+    generator = TextGenerator.from_path(tiny_bundle)
+    english, korean = generator.generate(["How are you doing today?", "나는 커피를 좋아해?"])
+    assert "this chatbot reads Korean; the input looks like English or another language in Latin letters" in \
+        english.warnings
+    assert korean.warnings == []
+
+
 @pytest.mark.parametrize("name", ["config.json", "weights.npz", "tokenizer/shared.spm.model", "checksums.json"])
 def test_missing_file_is_named_with_the_rebuild_command(bundle_copy, name):
     (bundle_copy / name).unlink()

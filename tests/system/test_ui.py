@@ -59,6 +59,8 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
     assert reply == expected and "ms/token" in latency
     translation, _ = client.predict("너는 영화를 봤어?\n그는 책을 샀어?", api_name="/translate")
     assert isinstance(translation, str) and translation.count("\n") == 1
+    _, beside = client.predict("How are you doing today?", api_name="/translate")  # the hint, next to the output
+    assert "ms" in beside and "the input looks like English" in beside
     beam, _ = client.predict("나는 커피를 좋아해?", "tf-naive", "beam", 3, api_name="/chat")
     assert isinstance(beam, str)
     with pytest.raises(Exception, match="type something"):

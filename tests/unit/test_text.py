@@ -123,3 +123,17 @@ def test_byte_fallback_spells_unseen_characters_and_drops_broken_bytes(sentencep
     assert sentencepiece.decode(ids) == text
     byte_piece = sentencepiece.encode("햏")[-1]  # one byte of a three-byte character
     assert sentencepiece.decode([byte_piece]) == ""
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Hello, how are you today?", "English or another language in Latin letters"),
+    ("def translate(text): return text", "English or another language in Latin letters"),
+    ("こんにちは、元気ですか", "Japanese (kana)"), ("你好，世界", "Chinese (Han characters)"),
+    ("Привет, как дела?", "Russian or another Cyrillic language"),
+    ("오바마는 대통령이다.", None), ("BTS 노래 좋아해?", None), ("iPhone 15 살까 말까", None), ("OK", None), ("", None),
+    ("삼성전자(Samsung Electronics)는 3분기 영업이익이 늘었다", None),  # Korean with a name in Latin letters
+])
+def test_an_input_mostly_in_another_script_is_named(text, expected):
+    from studio.text.script import looks_like
+
+    assert looks_like(text) == expected
