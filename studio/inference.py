@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from studio.bundle import Bundle, load_bundle
 from studio.generate import DecodeOptions, DecodeSpec, decode, decode_steps, strategy_for, streams_tokens
+from studio.generate.guards import RETRY_NO_REPEAT, is_degenerate, length_cap
 from studio.runtimes import load_runtime
 from studio.text.preprocess import Preprocessor
+
+
+RETRIED = (f"the first output repeated itself in a loop; decoded again with repeated {RETRY_NO_REPEAT}-grams "
+           "banned")
 
 
 @dataclass
@@ -59,15 +64,31 @@ class TextGenerator:
     def from_path(cls, path: str | Path, backend: str = "tf", **options) -> "TextGenerator":
         return cls.open(load_bundle(Path(path)), backend, **options)
 
-    def spec(self, options: DecodeOptions | None) -> DecodeSpec:
-        return DecodeSpec.for_model(self.config.model, options.max_new_tokens if options else None)
+    def spec(self, options: DecodeOptions | None, sources=()) -> DecodeSpec:
+        """The model's limits; each source's output is also capped by its length (`guards.length_cap`)."""
+        spec = DecodeSpec.for_model(self.config.model, options.max_new_tokens if options else None)
+        return replace(spec, caps=tuple(length_cap(len(s)) for s in sources)) if sources else spec
 
     def generate(self, texts: list[str], options: DecodeOptions | None = None) -> list[Generation]:
         """Decode `texts` together (greedy unless `options` say otherwise)."""
         encoded = [self.preprocessor.encode(text) for text in texts]
-        outputs = decode(self.runtime, [ids for ids, _ in encoded], self.spec(options), strategy_for(options))
-        return [Generation(self.preprocessor.decode(ids), ids, warnings)
-                for ids, (_, warnings) in zip(outputs, encoded)]
+        sources = [ids for ids, _ in encoded]
+        outputs = decode(self.runtime, sources, self.spec(options, sources), strategy_for(options))
+        outputs, retried = self._unloop(sources, outputs, options)
+        return [Generation(self.preprocessor.decode(ids), ids, warnings + ([RETRIED] if i in retried else []))
+                for i, (ids, (_, warnings)) in enumerate(zip(outputs, encoded))]
+
+    def _unloop(self, sources, outputs, options: DecodeOptions | None) -> tuple[list, set[int]]:
+        """Decode again, with repeated n-grams banned, the sources whose output is a degenerate loop."""
+        options = options or DecodeOptions()
+        loops = [i for i, ids in enumerate(outputs) if is_degenerate(ids)]
+        if not loops or options.no_repeat_ngram_size:
+            return outputs, set()
+        retry = replace(options, no_repeat_ngram_size=RETRY_NO_REPEAT)
+        again = [sources[i] for i in loops]
+        for i, ids in zip(loops, decode(self.runtime, again, self.spec(retry, again), strategy_for(retry))):
+            outputs[i] = ids
+        return outputs, set(loops)
 
     def stream(self, text: str, options: DecodeOptions | None = None):
         """Yield (text so far, Latency, warnings) after every token; beam search yields once, at the end."""
@@ -76,7 +97,7 @@ class TextGenerator:
         source, warnings = self.preprocessor.encode(text)
         strategy = strategy_for(options)
         streaming = streams_tokens(options)
-        for _ in decode_steps(self.runtime, [source], self.spec(options), strategy):
+        for _ in decode_steps(self.runtime, [source], self.spec(options, [source]), strategy):
             latency.tokens += 1
             latency.total_ms = (time.perf_counter() - started) * 1000
             if latency.tokens == 1:
@@ -86,7 +107,11 @@ class TextGenerator:
         if not streaming:  # one figure for the whole search
             latency.first_token_ms = latency.total_ms
             latency.tokens = len(strategy.outputs()[0]) + 1
-        yield self.preprocessor.decode(strategy.outputs()[0]), latency, warnings
+        outputs, retried = self._unloop([source], strategy.outputs(), options)
+        if retried:  # the streamed loop is replaced by the retry's output
+            warnings = warnings + [RETRIED]
+            latency.total_ms = (time.perf_counter() - started) * 1000
+        yield self.preprocessor.decode(outputs[0]), latency, warnings
 
     def __call__(self, text: str) -> str:
         return self.generate([text])[0].text

@@ -19,6 +19,14 @@ from studio.generate.options import DecodeOptions
 SHRINK_AT = 0.75
 
 
+def end_capped(logits: np.ndarray, rows, spec) -> np.ndarray:
+    """Only </s> is possible in `rows` (sources at their length cap, `DecodeSpec.caps`)."""
+    logits = np.array(logits, copy=True)
+    logits[rows] = -np.inf
+    logits[rows, spec.eos] = 0.0
+    return logits
+
+
 def argmax(logits: np.ndarray) -> np.ndarray:
     return np.argmax(logits, axis=-1).astype(np.int32)
 
@@ -74,6 +82,10 @@ class TokenByToken:
         # plain Python over the rows: at batch 1 each step's bookkeeping must cost microseconds, not tens
         if self.no_repeat_ngram_size:
             logits = ban_repeated_ngrams(logits, [self.histories[s] for s in self.sources], self.no_repeat_ngram_size)
+        if self.spec.caps:
+            capped = [row for row, s in enumerate(self.sources) if position + 1 >= self.spec.cap(s)]
+            if capped:
+                logits = end_capped(logits, capped, self.spec)
         chosen = self.choose(logits).tolist()
         eos, pad = self.spec.eos, self.spec.pad
         for row, source in enumerate(self.sources):
@@ -161,6 +173,10 @@ class Beam:
     def advance(self, logits: np.ndarray, position: int):
         K, R, groups, eos = self.size, self.width, len(self.sources), self.spec.eos
         logits = ban_repeated_ngrams(logits, self.histories, self.no_repeat_ngram_size)
+        if self.spec.caps:
+            capped = [g * R + r for g, b in enumerate(self.sources) if position + 1 >= self.spec.cap(b) for r in range(R)]
+            if capped:
+                logits = end_capped(logits, capped, self.spec)
         # a group's 2K best extensions are among its rows' own 2K best tokens: only those are scored
         width = min(2 * K, logits.shape[1])
         tokens = np.argpartition(-logits, width - 1, axis=1)[:, :width]  # [G*R, 2K]
@@ -191,7 +207,7 @@ class Beam:
                 elif finished and kept:
                     best_finished = max(s for s, _ in finished)
                     # a live hypothesis only gets worse; at best it ends at the longest length allowed
-                    best_possible = max(self._normalize(s, self.spec.max_new_tokens + 1)
+                    best_possible = max(self._normalize(s, self.spec.cap(b) + 1)
                                         if self.length_penalty > 0 else s for _, _, s in kept)
                     if best_possible < best_finished:
                         self.done[b] = True

@@ -96,3 +96,36 @@ def test_streaming_yields_growing_text_that_ends_as_the_batch_result(generator):
     assert sampled == again
     beam = list(generator.stream(PROMPTS[0], DecodeOptions("beam", beam_size=3)))
     assert len(beam) == 1
+
+
+def test_an_output_caught_in_a_loop_is_decoded_again_without_repeats(tiny_bundle):
+    """A runtime whose favourite token is always 5 (then </s>) loops 5 5 5 …; the generator spots the loop and
+    decodes again with repeated bigrams banned, and says so; a streamed reply ends the same way."""
+    import numpy as np
+
+    from studio.bundle import load_bundle
+    from studio.inference import RETRIED, TextGenerator
+
+    bundle = load_bundle(tiny_bundle)
+
+    class Looping:
+        name = "looping"
+
+        def encode(self, source_ids):
+            return len(source_ids)
+
+        def step(self, rows, tokens, position):
+            logits = np.full((rows, bundle.config.model.tgt_vocab_size), -10.0, np.float32)
+            logits[:, 5], logits[:, bundle.config.model.eos_id] = 0.0, -1.0
+            return logits, rows
+
+        def reorder(self, rows, indices):
+            return len(indices)
+
+        select = reorder
+
+    generator = TextGenerator(bundle.preprocessor, Looping())
+    result = generator.generate(["나는 커피를 좋아해?"])[0]
+    assert result.ids == [5, 5] and RETRIED in result.warnings
+    *_, (text, _, warnings) = generator.stream("나는 커피를 좋아해?")
+    assert text == result.text and RETRIED in warnings

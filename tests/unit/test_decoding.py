@@ -142,3 +142,21 @@ def test_rows_of_ended_sources_leave_the_batch_and_outputs_stay_the_same(make, r
     assert together == alone
     if rows == 1:  # greedy: the one loop left decodes on a batch of one
         assert runtime.selected == [1]
+
+
+def test_a_sources_length_cap_ends_its_output_and_only_its_own():
+    from dataclasses import replace
+
+    capped = replace(SPEC, caps=(8, 3))  # source B loops a b a b …: its cap ends it after 2 tokens + </s>
+    assert decode(FakeRuntime(TABLE), [[A, EOS], [B, EOS]], capped, TokenByToken()) == [[B, A], [A, B]]
+    beam = decode(FakeRuntime(TABLE, rows_per_source=3), [[B, EOS]], replace(SPEC, caps=(3,)), Beam(3, 0.0))
+    assert len(beam[0]) <= 2
+
+
+@pytest.mark.parametrize("ids, loop", [([5, 5, 5], True), ([5, 6, 5, 6, 5, 6], True), ([1, 2, 3, 1, 2, 3, 1, 2, 3], True),
+                                       ([5, 5, 6, 5, 5], False), ([1, 2, 3, 4, 1, 2, 3, 4], False), ([], False)])
+def test_degenerate_loops_are_spotted(ids, loop):
+    from studio.generate.guards import is_degenerate, length_cap
+
+    assert is_degenerate(ids) is loop
+    assert length_cap(4) == 16  # 1.5 x 4 pieces + 10
