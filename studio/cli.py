@@ -115,8 +115,10 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
 def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit to read lines from stdin"),
               bundle: Optional[Path] = typer.Option(None, help="Translator bundle [default: the shipped translator]"),
               backend: str = typer.Option("tf", help=BACKENDS),
-              file: Optional[Path] = typer.Option(None, "--file", help="Translate this text file line by line"),
-              out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file)"),
+              file: Optional[Path] = typer.Option(None, "--file", help="Translate this document: .txt (line by line), "
+                                                                    ".srt, .md, .html, .docx (structure kept)"),
+              out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file) "
+                                                                  "[default: stdout for .txt, else FILE.en.EXT]"),
               export_missing: bool = EXPORT_MISSING, beam: int = BEAM, length_penalty: float = LENGTH_PENALTY,
               sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
               seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT,
@@ -131,6 +133,9 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     if out is not None and file is None:
         raise StudioError("--out needs --file (the file to translate)")
     generator = _load_generator(bundle, "translator", backend, export_missing)
+    if file is not None and file.suffix.lower() != ".txt":
+        _translate_document(generator, file, out, options)
+        return
     if text is not None:
         lines = [text]
     elif file is not None:
@@ -152,6 +157,32 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     else:
         for line in outputs:
             print(line, flush=True)
+
+
+def _translate_document(generator, file: Path, out: Optional[Path], options) -> None:
+    """A structured document (.srt, .md, .html, .docx): the same format back, written to `out`."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from studio.document import translate_document
+    from studio.files import atomic_write_bytes
+    from studio.formats import FORMATS, output_name
+
+    if file.suffix.lower() not in FORMATS:
+        raise StudioError(f"{file}: cannot translate {file.suffix or 'files without a suffix'}; "
+                          f"choose one of {', '.join(FORMATS)}")
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise StudioError(f"{file}: cannot read it ({error.strerror or error})") from None
+    out = out or file.with_name(output_name(file.name))
+    with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as progress:
+        job = progress.add_task("translate", total=None)
+        translated, warnings = translate_document(generator, file.name, data, options,
+                                                  on_progress=lambda n: progress.advance(job, n))
+    _show_warnings(sorted(set(warnings)))
+    atomic_write_bytes(out, translated)
+    console.print(f"Wrote {out}")
 
 
 @app.command()

@@ -1,6 +1,7 @@
 """Translating more than one sentence: paragraphs are split into sentences (and sentences too long for
 the model into chunks that fit), all pieces are decoded in batches, then joined back per input line.
-Empty lines stay empty, so a file keeps its line count and order."""
+Empty lines stay empty, so a file keeps its line count and order. `translate_document` does the same for
+the segments of any document format (`studio.formats`) and renders the same format back."""
 
 from __future__ import annotations
 
@@ -60,3 +61,14 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
         outputs.append(" ".join(t for t in translated[position: position + len(pieces)] if t))
         position += len(pieces)
     return outputs, warnings
+
+
+def translate_document(generator, name: str, data: bytes, options: DecodeOptions | None = None, limits=None,
+                       batch_size: int = 32, on_progress: Callable[[int], None] | None = None) -> tuple[bytes, list[str]]:
+    """The document `data` (its format from `name`'s suffix) translated, in the same format; and warnings.
+    A file the format cannot read raises `DataError` naming the file and the place."""
+    from studio.formats import read_document
+
+    document = read_document(name, data, limits)
+    outputs, warnings = translate_lines(generator, document.segments, options, batch_size, on_progress)
+    return document.render(outputs), list(document.warnings) + warnings

@@ -76,4 +76,5 @@ FILE_SETTINGS = ["greedy", 4, 1.0, 0.8, 0, 0.9, None, 64, 0]  # the Translate ta
 GENERIC_ERROR = "has not enabled verbose error reporting"  # what Gradio says for an unexpected exception
 CLEAR_MESSAGES = re.compile(r"type something|Korean text to translate|the limit is|nothing the model can read|nothing to read|"
                             r"Unknown backend|Invalid decoding settings|not valid UTF-8|NUL bytes|no text to translate|"
-                            r"Please choose|exceeds the maximum file size")
+                            r"Please choose|exceeds the maximum file size|not a \.\w+ file|cannot translate|no text|"
+                            r"broken markup|not a zip|Word document")

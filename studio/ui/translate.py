@@ -9,6 +9,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from studio.formats import FORMATS
 from studio.tasks import TRANSLATOR
 from studio.ui.decoding import DecodingControls, backend_dropdown
 from studio.ui.service import InputError, Limits, ModelService, decode_options, with_warnings
@@ -41,19 +42,25 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
 
 def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,
                    progress=None) -> str:
-    """Translate an uploaded text file line by line into a new file under `outputs_dir`; returns its path.
-    The upload is deleted as soon as it is read: uploads are read, never executed or kept."""
-    from studio.document import translate_lines
+    """Translate an uploaded document (.txt line by line; .srt, .md, .html, .docx with their structure kept)
+    into a new file of the same format under `outputs_dir`; returns its path. The upload is deleted as soon
+    as it is read: uploads are read, never executed or kept."""
+    from studio.document import translate_document
+    from studio.errors import DataError
+    from studio.formats import FormatLimits, output_name, read_document
 
     if file is None:
-        raise gr.Error("Please choose a .txt file first.", print_exception=False)
+        raise gr.Error("Please choose a file first.", print_exception=False)
+    limits = FormatLimits(max_bytes=service.limits.max_file_bytes, max_segments=service.limits.max_file_lines)
     try:
-        lines = _read_upload(file, service.limits)
+        name, data = _read_upload(file, service.limits)
         options = decode_options(**settings)
         generator = service.generator(backend)
+        total = max(1, len(read_document(name, data, limits).segments))
+    except DataError as error:
+        raise gr.Error(str(error), print_exception=False) from None
     except InputError as error:
         raise gr.Error(str(error), print_exception=False) from None
-    total = max(1, sum(1 for line in lines if line.strip()))
     done = 0
 
     def advance(count):
@@ -62,10 +69,10 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         if progress is not None:
             progress(min(done / total, 1.0), desc="Translating")
 
-    outputs, _ = translate_lines(generator, lines, options, on_progress=advance)
+    translated, _ = translate_document(generator, name, data, options, limits, on_progress=advance)
     _remove_old_files(outputs_dir, max_age_s=3600)
-    out = Path(tempfile.mkdtemp(dir=outputs_dir)) / "translation.en.txt"
-    out.write_text("".join(o + "\n" for o in outputs), encoding="utf-8")
+    out = Path(tempfile.mkdtemp(dir=outputs_dir)) / output_name(name)
+    out.write_bytes(translated)
     return str(out)
 
 
@@ -98,10 +105,11 @@ class TranslateTab:
         gr.Examples(list(TRANSLATOR.prompts), inputs=self.source, label="Try")
         self.backend = backend_dropdown(service, default_backend, "translate-backend")
         self.decoding = DecodingControls("translate")
-        with gr.Accordion("Translate a .txt file", open=False):
-            self.upload = gr.File(label="Korean text file (UTF-8, one paragraph per line)", file_types=[".txt"])
+        with gr.Accordion("Translate a document (.txt, .srt, .md, .html, .docx)", open=False):
+            self.upload = gr.File(label="Korean document: .txt (one paragraph per line), .srt, .md, .html or .docx",
+                                  file_types=list(FORMATS))
             file_button = gr.Button("Translate file")
-            download = gr.File(label="English translation", interactive=False)
+            download = gr.File(label="English translation (same format)", interactive=False)
 
         translate_button.click(self.translate_source, [self.source, self.backend, *self.decoding.listed()],
                                [target, latency], api_visibility="private")
@@ -118,25 +126,24 @@ class TranslateTab:
         return translate_file(self.service, self.outputs_dir, file, backend, self.decoding.named(settings), progress)
 
 
-def _read_upload(file, limits: Limits) -> list[str]:
-    """The lines of an uploaded text file, checked against the server's limits; the upload is then deleted."""
-    from studio.data.readers import read_text_lines
-    from studio.errors import DataError
+def _read_upload(file, limits: Limits) -> tuple[str, bytes]:
+    """(the uploaded file's name, its bytes), checked against the server's byte limit; the upload is then
+    deleted. What the format makes of the bytes is `studio.formats`' business."""
+    from studio.formats import FORMATS, suffix_of
 
     path = Path(file if isinstance(file, str) else getattr(file, "path", None) or file.name)
+    name = getattr(file, "orig_name", None) or path.name
     try:
-        lines = read_text_lines(path, max_bytes=limits.max_file_bytes)
-    except DataError as error:
-        raise InputError(str(error).replace(str(path), "The uploaded file")) from None
+        if suffix_of(name) not in FORMATS:
+            raise InputError(f"{name}: cannot translate this type of file; choose {', '.join(FORMATS)}")
+        if path.stat().st_size > limits.max_file_bytes:
+            raise InputError(f"That file is {path.stat().st_size:,} bytes; the limit is {limits.max_file_bytes:,}.")
+        data = path.read_bytes()
     except OSError:
         raise InputError("The uploaded file could not be read; please upload it again.") from None
     finally:
         _delete_upload(path)
-    if not any(line.strip() for line in lines):
-        raise InputError("That file has no text to translate.")
-    if len(lines) > limits.max_file_lines:
-        raise InputError(f"That file has {len(lines):,} lines; the limit is {limits.max_file_lines:,}. Please split it.")
-    return lines
+    return name, data
 
 
 def _delete_upload(path: Path) -> None:

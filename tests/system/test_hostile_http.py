@@ -92,8 +92,8 @@ def test_file_translator_endpoint_handles_bad_files_and_keeps_no_upload(app_url,
         path.write_bytes(content)
         status, value = _call(client, handle_file(str(path)), "tf", *FILE_SETTINGS, api_name="/translate_file")
         if status == "ok":
-            text = open(value, encoding="utf-8").read()
-            assert text.count("\n") >= 1, name
+            text = open(value, encoding="utf-8-sig", newline="").read()  # the same lines, the same line ends
+            assert len(text.splitlines()) == len(content.decode("utf-8-sig").splitlines()), name
         else:
             assert GENERIC_ERROR not in value and CLEAR_MESSAGES.search(value), (name, value)
             assert "gradio/" not in value  # the server's own paths never appear in a message
@@ -107,3 +107,18 @@ def test_file_translator_endpoint_handles_bad_files_and_keeps_no_upload(app_url,
     kept = [p.name for p in cache.rglob("*") if p.name in hostile_files()]
     assert not kept, f"uploads left on the server: {kept}"
     assert _call(client, "나는 커피를 좋아해?", api_name="/chat")[0] == "ok"
+
+
+def test_the_file_endpoint_translates_a_document_into_the_same_format(app_url, tmp_path):
+    import srt
+    from gradio_client import Client, handle_file
+
+    path = tmp_path / "movie.srt"
+    path.write_text("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n"
+                    "2\n00:00:03,000 --> 00:00:04,000\n너는 영화를 봤어?\n", encoding="utf-8")
+    result = Client(app_url, verbose=False).predict(handle_file(str(path)), "tf", *FILE_SETTINGS,
+                                                    api_name="/translate_file")
+    assert Path(result).name == "movie.en.srt"
+    cues = list(srt.parse(Path(result).read_text(encoding="utf-8")))
+    assert [c.index for c in cues] == [1, 2] and str(cues[0].end) == "0:00:02.500000"
+

@@ -105,7 +105,7 @@ def test_decoding_settings_reach_handlers_by_name_and_the_file_endpoint_keeps_it
     info = app.get_api_info()["named_endpoints"]["/translate_file"]["parameters"]
     assert [p["parameter_name"] for p in info[:2]] == ["file", "backend"]
     assert [c.elem_id or c.label for c in translate_file.inputs] == [
-        "Korean text file (UTF-8, one paragraph per line)", "translate-backend", "translate-strategy",
+        "Korean document: .txt (one paragraph per line), .srt, .md, .html or .docx", "translate-backend", "translate-strategy",
         "translate-beam-size", "translate-length-penalty", "translate-temperature", "translate-top-k",
         "translate-top-p", "translate-seed", "translate-max-new-tokens", "translate-no-repeat-ngram"]
 
@@ -191,7 +191,7 @@ def test_chat_and_translate_in_a_real_browser(app_url, services, tmp_path):
         page.get_by_role("tab", name="Translate").click()
         page.locator("#translate-input textarea").fill("그는 책을 샀어?")
         page.locator("#translate-button").click()
-        page.locator("#translate-latency").get_by_text("ms").wait_for(timeout=60_000)
+        page.locator("#translate-latency").get_by_text("ms/token").wait_for(timeout=60_000)
 
         page.get_by_role("tab", name="Compare").click()
         page.locator("#compare-input textarea").fill("나는 커피를 좋아해?")

@@ -1,0 +1,141 @@
+"""What every format shares: the `Document` (segments out, translations in, bytes out), the limits, UTF-8
+decoding with line numbers, and the splicing renderer of the text formats: a text document is its
+source plus the spans to replace, so everything outside a translated span is given back byte for byte."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from studio.errors import DataError
+
+BOM = b"\xef\xbb\xbf"
+_ASCII_SPACE = re.compile(r"[ \t\n\r\f]+")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_MAGIC = {b"PK\x03\x04": "a ZIP archive (a .docx or another Office file?)", b"%PDF": "a PDF document",
+          b"\x89PNG": "a PNG image", b"\xff\xd8\xff": "a JPEG image", b"\xd0\xcf\x11\xe0": "an old Office document"}
+
+
+@dataclass(frozen=True)
+class FormatLimits:
+    """Checked while reading, before any translation work: a file over a limit is refused with a message."""
+    max_bytes: int = 10_000_000  # the file as uploaded
+    max_segments: int = 5_000  # texts to translate (lines, cues, paragraphs...)
+    max_unpacked_bytes: int = 50_000_000  # .docx: sum of the members' declared uncompressed sizes
+    max_members: int = 1_000  # .docx: zip members
+    max_ratio: int = 100  # .docx: uncompressed/compressed size of a member over 1 MB (zip bombs)
+
+
+@dataclass
+class Document:
+    """A read document: `segments` are the texts to translate, in order; `render(translations)` gives the
+    file back in the same format with each segment replaced by its translation (a translation equal to
+    its segment leaves that place's original bytes as they were)."""
+    name: str
+    kind: str  # the suffix it was read as, e.g. ".srt"
+    segments: list[str]
+    _render: Callable[[list[str]], bytes] = field(repr=False)
+    warnings: list[str] = field(default_factory=list)  # parts kept untranslated, and why
+
+    def render(self, translations: Sequence[str]) -> bytes:
+        translations = list(translations)
+        if len(translations) != len(self.segments):
+            raise ValueError(f"{self.name}: {len(self.segments)} segments but {len(translations)} translations")
+        if not all(isinstance(t, str) for t in translations):
+            raise TypeError("translations must be strings")
+        try:
+            return self._render(translations)
+        except DataError:
+            raise
+        except Exception as error:  # a library's exception must not reach the user as a traceback
+            raise DataError(self.name, f"could not be written back ({type(error).__name__}: {error})") from None
+
+
+def normalize_space(text: str) -> str:
+    """Runs of ASCII white space (line breaks included) as one space; no-break spaces are kept."""
+    return _ASCII_SPACE.sub(" ", text).strip(" ")
+
+
+def has_words(text: str) -> bool:
+    """Worth translating: at least one letter (any script). Numbers, punctuation and symbols are kept."""
+    return any(c.isalpha() for c in text)
+
+
+def one_line(text: str) -> str:
+    """A translation as one line (a model may return a line break; the structure has no room for it)."""
+    return normalize_space(text)
+
+
+def check_segments(name: str, segments: list[str], limits: FormatLimits, unit: str, empty: bool) -> None:
+    if not any(s.strip() for s in segments):
+        raise DataError(name, "is empty: there is no text to translate" if empty
+                        else "has no text to translate")
+    if len(segments) > limits.max_segments:
+        raise DataError(name, f"has {len(segments):,} {unit} to translate; the limit is "
+                              f"{limits.max_segments:,}. Please split it.")
+
+
+def decode_text(name: str, data: bytes, what: str) -> tuple[str, bool]:
+    """(text, had a UTF-8 BOM). DataError naming the line for undecodable bytes or binary content, and
+    saying what the file looks like when it is a known binary format. `what`: e.g. "a .txt file"."""
+    for magic, looks_like in _MAGIC.items():
+        if data.startswith(magic):
+            raise DataError(name, f"is {looks_like}, not {what}")
+    bom = data.startswith(BOM)
+    raw = data[len(BOM):] if bom else data
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise DataError(name, f"not valid UTF-8 (byte 0x{raw[error.start]:02x}); save the file as UTF-8",
+                        line) from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise DataError(name, "contains NUL bytes: this looks like a binary file, not text", line)
+    return text, bom
+
+
+def line_of(text: str, position: int) -> int:
+    """1-based line number of a character offset (any line break counts, as for `split_lines`)."""
+    return len(_LINE_BREAK.findall(text, 0, position)) + 1
+
+
+def split_lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line's content, line breaks excluded; only real line breaks (CRLF, CR, LF)
+    count, as in `studio.data.readers`. A final line break does not start another line."""
+    spans, start = [], 0
+    for match in _LINE_BREAK.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+@dataclass
+class Span:
+    start: int
+    end: int
+    segment: str
+    output: Callable[[str], str]  # translation -> the text to write in place of text[start:end]
+
+
+def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
+            warnings: list[str] | None = None) -> Document:
+    """A document rendered by replacing `spans` of `text` (sorted, not overlapping)."""
+    spans = sorted(spans, key=lambda s: s.start)
+    for before, after in zip(spans, spans[1:]):
+        assert before.end <= after.start, "overlapping spans"
+
+    def render(translations: list[str]) -> bytes:
+        out, position = [], 0
+        for span, translation in zip(spans, translations):
+            out.append(text[position:span.start])
+            out.append(text[span.start:span.end] if translation == span.segment else span.output(translation))
+            position = span.end
+        out.append(text[position:])
+        body = "".join(out).encode("utf-8")
+        return BOM + body if bom else body
+
+    return Document(name, kind, [s.segment for s in spans], render, warnings or [])
