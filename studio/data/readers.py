@@ -24,17 +24,9 @@ class Pair:
 
 
 def _decode_lines(raw: bytes, path) -> list[str]:
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise DataError(path, f"not valid UTF-8 (byte 0x{raw[error.start]:02x}); save the file as UTF-8",
-                        line) from None
-    if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise DataError(path, "contains NUL bytes: this looks like a binary file, not text", line)
+    from studio.formats.base import decode_text  # the one home of "bytes -> text, or a message naming the line"
+
+    text, _ = decode_text(path, raw, "a text file")
     # only real line breaks: str.splitlines() would also split at form feeds, U+2028 and other separators,
     # and a translated file would then have more lines than the original
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
