@@ -122,7 +122,10 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
               export_missing: bool = EXPORT_MISSING, beam: int = BEAM, length_penalty: float = LENGTH_PENALTY,
               sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
               seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT,
-              max_new_tokens: Optional[int] = typer.Option(None, help="Longest output in tokens")):
+              max_new_tokens: Optional[int] = typer.Option(None, help="Longest output in tokens"),
+              scores: bool = typer.Option(False, "--scores", help="Print one JSON object per line instead: the "
+                                          "translation, its confidence and each word's (mean log-probability; "
+                                          "closer to 0 is surer)")):
     """Translate Korean to English."""
     options = decode_options(beam, length_penalty, sample, temperature, top_k, top_p, seed, max_new_tokens,
                              no_repeat_ngram)
@@ -148,9 +151,16 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True, disable=file is None) as progress:
         job = progress.add_task("translate", total=None)
+        confidences = [] if scores else None
         outputs, warnings = translate_lines(generator, lines, options,
-                                            on_progress=lambda n: progress.advance(job, n))
+                                            on_progress=lambda n: progress.advance(job, n), scores=confidences)
     _show_warnings(sorted(set(warnings)))
+    if scores:
+        import json
+
+        outputs = [json.dumps({"translation": o, "confidence": round(c.sentence, 4),
+                               "words": [[w, round(v, 4)] for w, v in c.words]}, ensure_ascii=False)
+                   for o, c in zip(outputs, confidences)]
     if out is not None:
         out.write_text("".join(o + "\n" for o in outputs), encoding="utf-8")
         console.print(f"Wrote {len(outputs)} lines to {out}")

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from studio.generate import DecodeOptions
+from studio.generate.confidence import Confidence
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:，])\s+")
@@ -40,8 +41,10 @@ def fit_to_length(sentence: str, count_tokens: Callable[[str], int], limit: int)
 
 
 def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | None = None, batch_size: int = 32,
-                    on_progress: Callable[[int], None] | None = None) -> tuple[list[str], list[str]]:
-    """Translate each line; returns (outputs aligned with `lines`, warnings)."""
+                    on_progress: Callable[[int], None] | None = None, scores: list | None = None
+                    ) -> tuple[list[str], list[str]]:
+    """Translate each line; returns (outputs aligned with `lines`, warnings). Given a list as `scores`, it
+    receives each line's `Confidence` (its sentences' words together)."""
     preprocessor = generator.preprocessor
     limit, count = preprocessor.source_limit, preprocessor.count_tokens
     plan: list[list[str]] = []
@@ -49,16 +52,20 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
         pieces = [] if not line.strip() else [p for s in split_sentences(line) for p in fit_to_length(s, count, limit)]
         plan.append(pieces)
     flat = [piece for pieces in plan for piece in pieces]
-    translated, warnings = [], []
+    translated, warnings, confidences = [], [], []
     for start in range(0, len(flat), batch_size):
-        for result in generator.generate(flat[start:start + batch_size], options=options):
+        for result in generator.generate(flat[start:start + batch_size], options=options, scores=scores is not None):
             translated.append(result.text)
             warnings += result.warnings
+            confidences.append(result.confidence)
         if on_progress:
             on_progress(min(batch_size, len(flat) - start))
     outputs, position = [], 0
     for pieces in plan:
         outputs.append(" ".join(t for t in translated[position: position + len(pieces)] if t))
+        if scores is not None:
+            words = [w for c in confidences[position: position + len(pieces)] for w in c.words]
+            scores.append(Confidence(words, sum(s for _, s in words) / len(words) if words else 0.0))
         position += len(pieces)
     return outputs, warnings
 

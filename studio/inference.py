@@ -8,6 +8,7 @@ from pathlib import Path
 
 from studio.bundle import Bundle, load_bundle
 from studio.generate import DecodeOptions, DecodeSpec, decode, decode_steps, strategy_for, streams_tokens
+from studio.generate.confidence import Confidence, confidence, token_logprobs
 from studio.generate.guards import RETRY_NO_REPEAT, is_degenerate, length_cap
 from studio.runtimes import load_runtime
 from studio.text.preprocess import Preprocessor
@@ -22,6 +23,7 @@ class Generation:
     text: str
     ids: list[int]
     warnings: list[str] = field(default_factory=list)
+    confidence: Confidence | None = None  # with generate(..., scores=True)
 
 
 @dataclass
@@ -69,14 +71,20 @@ class TextGenerator:
         spec = DecodeSpec.for_model(self.config.model, options.max_new_tokens if options else None)
         return replace(spec, caps=tuple(length_cap(len(s)) for s in sources)) if sources else spec
 
-    def generate(self, texts: list[str], options: DecodeOptions | None = None) -> list[Generation]:
-        """Decode `texts` together (greedy unless `options` say otherwise)."""
+    def generate(self, texts: list[str], options: DecodeOptions | None = None, scores: bool = False) -> list[Generation]:
+        """Decode `texts` together (greedy unless `options` say otherwise). `scores`: also how sure the model
+        is of each output, per word and sentence (`studio.generate.confidence`; one more forced pass)."""
         encoded = [self.preprocessor.encode(text) for text in texts]
         sources = [ids for ids, _ in encoded]
         outputs = decode(self.runtime, sources, self.spec(options, sources), strategy_for(options))
         outputs, retried = self._unloop(sources, outputs, options)
-        return [Generation(self.preprocessor.decode(ids), ids, warnings + ([RETRIED] if i in retried else []))
-                for i, (ids, (_, warnings)) in enumerate(zip(outputs, encoded))]
+        results = [Generation(self.preprocessor.decode(ids), ids, warnings + ([RETRIED] if i in retried else []))
+                   for i, (ids, (_, warnings)) in enumerate(zip(outputs, encoded))]
+        if scores and results:
+            logprobs = token_logprobs(self.runtime, sources, outputs, self.spec(None))
+            for result, lp in zip(results, logprobs):
+                result.confidence = confidence([self.tokenizers.target.id_to_piece(i) for i in result.ids], lp)
+        return results
 
     def _unloop(self, sources, outputs, options: DecodeOptions | None) -> tuple[list, set[int]]:
         """Decode again, with repeated n-grams banned, the sources whose output is a degenerate loop."""

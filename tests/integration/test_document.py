@@ -1,3 +1,4 @@
+import pytest
 from typer.testing import CliRunner
 
 from studio.bundle import load_bundle
@@ -73,3 +74,25 @@ def test_cli_translates_a_subtitle_file_keeping_numbers_and_timecodes(tiny_bundl
     broken.write_text("1\n00:00:01,000 --> nonsense\n안녕\n", encoding="utf-8")
     failed = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--file", str(broken)])
     assert failed.exit_code != 0 and "broken.srt" in str(failed.exception) and "Traceback" not in failed.output
+
+
+def test_cli_scores_give_each_line_its_confidence_and_its_words(tiny_bundle):
+    import json
+
+    from typer.testing import CliRunner
+
+    from studio.cli import app
+    from studio.inference import TextGenerator
+
+    result = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--scores"],
+                                input="나는 커피를 좋아해?\n\n너는 영화를 봤어? 그는 책을 샀어?\n")
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) == 3 and rows[1] == {"translation": "", "confidence": 0.0, "words": []}
+    for row in (rows[0], rows[2]):
+        scores = [s for _, s in row["words"]]
+        assert all(s <= 0 for s in scores) and row["confidence"] == pytest.approx(sum(scores) / len(scores), abs=1e-3)
+    # the scores are the model's own log-probabilities of its output (teacher-forced again)
+    generation = TextGenerator.from_path(tiny_bundle).generate(["나는 커피를 좋아해?"], scores=True)[0]
+    assert generation.text == rows[0]["translation"]
+    assert generation.confidence.sentence == pytest.approx(rows[0]["confidence"], abs=1e-3)

@@ -160,3 +160,13 @@ def test_degenerate_loops_are_spotted(ids, loop):
 
     assert is_degenerate(ids) is loop
     assert length_cap(4) == 16  # 1.5 x 4 pieces + 10
+
+
+def test_confidence_groups_pieces_into_words_and_averages():
+    from studio.generate.confidence import confidence
+
+    scored = confidence(["▁Ob", "ama", "▁is", "▁here", "."], [-0.2, -0.4, -0.1, -1.0, -0.6])
+    assert [w for w, _ in scored.words] == ["Obama", "is", "here."]
+    assert scored.words[0][1] == pytest.approx(-0.3) and scored.words[2][1] == pytest.approx(-0.8)
+    assert scored.sentence == pytest.approx((-0.3 - 0.1 - 0.8) / 3)
+    assert confidence([], []).sentence == 0.0
