@@ -32,6 +32,7 @@ class Latency:
     first_token_ms: float = 0.0  # encode + first decode step
     total_ms: float = 0.0
     tokens: int = 0  # generated tokens, including </s>
+    confidence: Confidence | None = None  # with stream(..., scores=True): how sure the model is of the reply
 
     @property
     def ms_per_token(self) -> float:
@@ -81,9 +82,8 @@ class TextGenerator:
         results = [Generation(self.preprocessor.decode(ids), ids, warnings + ([RETRIED] if i in retried else []))
                    for i, (ids, (_, warnings)) in enumerate(zip(outputs, encoded))]
         if scores and results:
-            logprobs = token_logprobs(self.runtime, sources, outputs, self.spec(None))
-            for result, lp in zip(results, logprobs):
-                result.confidence = confidence([self.tokenizers.target.id_to_piece(i) for i in result.ids], lp)
+            for result, scored in zip(results, self.confidence(sources, outputs)):
+                result.confidence = scored
         return results
 
     def _unloop(self, sources, outputs, options: DecodeOptions | None) -> tuple[list, set[int]]:
@@ -98,8 +98,9 @@ class TextGenerator:
             outputs[i] = ids
         return outputs, set(loops)
 
-    def stream(self, text: str, options: DecodeOptions | None = None):
-        """Yield (text so far, Latency, warnings) after every token; beam search yields once, at the end."""
+    def stream(self, text: str, options: DecodeOptions | None = None, scores: bool = False):
+        """Yield (text so far, Latency, warnings) after every token; beam search yields once, at the end.
+        `scores`: the last Latency also carries the reply's confidence (measured after the timings)."""
         latency = Latency(self.backend)
         started = time.perf_counter()
         source, warnings = self.preprocessor.encode(text)
@@ -119,7 +120,15 @@ class TextGenerator:
         if retried:  # the streamed loop is replaced by the retry's output
             warnings = warnings + [RETRIED]
             latency.total_ms = (time.perf_counter() - started) * 1000
+        if scores:
+            latency.confidence = self.confidence([source], outputs)[0]
         yield self.preprocessor.decode(outputs[0]), latency, warnings
+
+    def confidence(self, sources, outputs) -> list[Confidence]:
+        """How sure the model is of `outputs` (ids) for `sources` (ids): `studio.generate.confidence`."""
+        logprobs = token_logprobs(self.runtime, sources, outputs, self.spec(None))
+        piece = self.tokenizers.target.id_to_piece
+        return [confidence([piece(i) for i in ids], lp) for ids, lp in zip(outputs, logprobs)]
 
     def __call__(self, text: str) -> str:
         return self.generate([text])[0].text

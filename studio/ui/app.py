@@ -13,7 +13,7 @@ from studio.ui.chat import ChatTab, chat_api
 from studio.ui.compare import compare_api, compare_tab
 from studio.ui.explore import explore_tab
 from studio.ui.service import Limits, ModelService
-from studio.ui.translate import TranslateTab, translate_api
+from studio.ui.translate import TranslateTab, confidence_api, translate_api
 
 
 def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = "tflite") -> gr.Blocks:
@@ -33,6 +33,7 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
         gr.api(compare_api(services), api_name="compare")
         gr.api(chat_api(chatbot, default_backend), api_name="chat")
         gr.api(translate_api(translator, default_backend), api_name="translate")
+        gr.api(confidence_api(translator, default_backend), api_name="translate_scored")
     return app
 
 

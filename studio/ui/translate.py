@@ -15,9 +15,26 @@ from studio.ui.decoding import DecodingControls, backend_dropdown
 from studio.ui.service import InputError, Limits, ModelService, decode_options, with_warnings
 
 
-def translate_text(service: ModelService, text: str, backend: str, settings: dict) -> tuple[str, str]:
-    """Translate one or more lines; returns (translation, latency summary)."""
+# a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it
+UNSURE, DOUBTFUL = -0.7, -1.6
+CONFIDENCE_COLORS = {"unsure": "#fde68a", "doubtful": "#fca5a5"}
+
+
+def confidence_marks(confidences) -> list[tuple[str, str | None]]:
+    """(word, "unsure" | "doubtful" | None) for gr.HighlightedText, one line per translated line."""
+    marks: list[tuple[str, str | None]] = []
+    for number, scored in enumerate(confidences):
+        if number:
+            marks.append(("\n", None))
+        for word, score in scored.words:
+            marks.append((word + " ", "doubtful" if score < DOUBTFUL else "unsure" if score < UNSURE else None))
+    return marks
+
+
+def translate_text(service: ModelService, text: str, backend: str, settings: dict) -> tuple[str, str, list]:
+    """Translate one or more lines; returns (translation, latency summary, confidence marks)."""
     from studio.document import split_sentences, translate_lines
+    from studio.generate.confidence import Confidence
 
     try:
         service.check_text(text)
@@ -28,16 +45,18 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
     lines = text.split("\n")
     filled = [line for line in lines if line.strip()]
     if len(filled) == 1 and len(split_sentences(filled[0])) == 1:  # one sentence: decode once, with latency
-        output, latency, warnings = list(generator.stream(filled[0].strip(), options))[-1]
+        output, latency, warnings = list(generator.stream(filled[0].strip(), options, scores=True))[-1]
         outputs, summary = [output if line.strip() else "" for line in lines], latency.summary()
+        confidences = [latency.confidence if line.strip() else Confidence([], 0.0) for line in lines]
     else:
         started = time.perf_counter()
-        outputs, warnings = translate_lines(generator, lines, options)
+        confidences = []
+        outputs, warnings = translate_lines(generator, lines, options, scores=confidences)
         sentences = sum(len(split_sentences(line)) for line in filled)
         summary = f"{backend} · {sentences} sentences · {(time.perf_counter() - started) * 1000:.0f} ms total"
     for warning in sorted(set(warnings)):
         gr.Warning(warning)
-    return "\n".join(outputs), with_warnings(summary, warnings)
+    return "\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences)
 
 
 def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,
@@ -82,9 +101,30 @@ def translate_api(service: ModelService, default_backend: str):
     def translate(text: str, backend: str = default_backend, strategy: str = "greedy",
                   beam_size: int = 4) -> tuple[str, str]:
         """Translate Korean text (one or more lines) to English. Returns (translation, latency summary)."""
-        return translate_text(service, text, backend, {"strategy": strategy, "beam_size": beam_size})
+        return translate_text(service, text, backend, {"strategy": strategy, "beam_size": beam_size})[:2]
 
     return translate
+
+
+def confidence_api(service: ModelService, default_backend: str):
+    """The `/translate_scored` endpoint: the translation of each line with how sure the model is of it."""
+
+    def translate_scored(text: str, backend: str = default_backend) -> list[dict]:
+        """Translate Korean text (one or more lines) to English. Returns, per line: the translation, its
+        confidence and each word's (mean log-probability of its pieces; 0 is sure, below -1.6 doubtful)."""
+        from studio.document import translate_lines
+
+        try:
+            service.check_text(text)
+            generator = service.generator(backend)
+        except InputError as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        confidences: list = []
+        outputs, _ = translate_lines(generator, text.split("\n"), scores=confidences)
+        return [{"translation": o, "confidence": round(c.sentence, 4), "words": [[w, round(v, 4)] for w, v in c.words]}
+                for o, c in zip(outputs, confidences)]
+
+    return translate_scored
 
 
 class TranslateTab:
@@ -102,6 +142,9 @@ class TranslateTab:
                                 buttons=["copy"])
         translate_button = gr.Button("Translate", variant="primary", elem_id="translate-button")
         latency = gr.Markdown(elem_id="translate-latency")
+        marks = gr.HighlightedText(label="Confidence: words the model was unsure of (its own log-probabilities)",
+                                   color_map=CONFIDENCE_COLORS, show_legend=True, combine_adjacent=False,
+                                   elem_id="translate-confidence")
         gr.Examples(list(TRANSLATOR.prompts), inputs=self.source, label="Try")
         self.backend = backend_dropdown(service, default_backend, "translate-backend")
         self.decoding = DecodingControls("translate")
@@ -112,7 +155,7 @@ class TranslateTab:
             download = gr.File(label="English translation (same format)", interactive=False)
 
         translate_button.click(self.translate_source, [self.source, self.backend, *self.decoding.listed()],
-                               [target, latency], api_visibility="private")
+                               [target, latency, marks], api_visibility="private")
         # `/translate_file(file, backend, *settings)`: the API keeps the parameter names `file` and `backend`
         file_button.click(self.translate_upload, [self.upload, self.backend, *self.decoding.listed()], download,
                           api_name="translate_file")

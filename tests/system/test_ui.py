@@ -61,6 +61,9 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
     assert isinstance(translation, str) and translation.count("\n") == 1
     _, beside = client.predict("How are you doing today?", api_name="/translate")  # the hint, next to the output
     assert "ms" in beside and "the input looks like English" in beside
+    scored = client.predict("너는 영화를 봤어?\n\n그는 책을 샀어?", api_name="/translate_scored")
+    assert [row["translation"] == "" for row in scored] == [False, True, False]
+    assert all(score <= 0 for row in scored for _, score in row["words"])
     beam, _ = client.predict("나는 커피를 좋아해?", "tf-naive", "beam", 3, api_name="/chat")
     assert isinstance(beam, str)
     with pytest.raises(Exception, match="type something"):
@@ -192,6 +195,11 @@ def test_chat_and_translate_in_a_real_browser(app_url, services, tmp_path):
         page.locator("#translate-input textarea").fill("그는 책을 샀어?")
         page.locator("#translate-button").click()
         page.locator("#translate-latency").get_by_text("ms/token").wait_for(timeout=60_000)
+        output = page.locator("#translate-output textarea").input_value()
+        marked = page.locator("#translate-confidence")  # every output word, marked by the model's confidence
+        page.wait_for_function("id => document.querySelector(id).innerText.includes('doubtful')",
+                               arg="#translate-confidence", timeout=30_000)  # the legend
+        assert "".join(output.split()) in "".join(marked.inner_text().split())  # the same words, spacing aside
 
         page.get_by_role("tab", name="Compare").click()
         page.locator("#compare-input textarea").fill("나는 커피를 좋아해?")
