@@ -125,7 +125,11 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
               max_new_tokens: Optional[int] = typer.Option(None, help="Longest output in tokens"),
               scores: bool = typer.Option(False, "--scores", help="Print one JSON object per line instead: the "
                                           "translation, its confidence and each word's (mean log-probability; "
-                                          "closer to 0 is surer)")):
+                                          "closer to 0 is surer)"),
+              alternatives: int = typer.Option(0, "--alternatives", min=0, max=8,
+                                               help="Print one JSON object per line instead: up to N different "
+                                                    "translations from beam search (each line as one input), best "
+                                                    "first, with their scores")):
     """Translate Korean to English."""
     options = decode_options(beam, length_penalty, sample, temperature, top_k, top_p, seed, max_new_tokens,
                              no_repeat_ngram)
@@ -138,6 +142,28 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     generator = _load_generator(bundle, "translator", backend, export_missing)
     if file is not None and file.suffix.lower() != ".txt":
         _translate_document(generator, file, out, options)
+        return
+    if alternatives:
+        import json
+
+        source_lines = [text] if text is not None else None
+        if source_lines is None:
+            if file is not None:
+                from studio.data.readers import read_text_lines
+
+                source_lines = read_text_lines(file)
+            else:
+                _tolerate_bad_bytes_on_stdin()
+                source_lines = [line.rstrip("\n") for line in sys.stdin]
+        rows = []
+        for line in source_lines:
+            found = generator.alternatives(line, alternatives, options) if line.strip() else []
+            rows.append(json.dumps({"translation": found[0][0] if found else "",
+                                    "alternatives": [[t, round(s, 4)] for t, s in found]}, ensure_ascii=False))
+        if out is not None:
+            out.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+        else:
+            print("\n".join(rows), flush=True)
         return
     if text is not None:
         lines = [text]

@@ -124,6 +124,17 @@ class TextGenerator:
             latency.confidence = self.confidence([source], outputs)[0]
         yield self.preprocessor.decode(outputs[0]), latency, warnings
 
+    def alternatives(self, text: str, n: int, options: DecodeOptions | None = None) -> list[tuple[str, float]]:
+        """Up to `n` different outputs for `text` from beam search (width at least n), best first, each with
+        its length-normalized log-probability."""
+        options = replace(options or DecodeOptions(), strategy="beam")
+        options.beam_size = max(options.beam_size, n)
+        source, _ = self.preprocessor.encode(text)
+        strategy = strategy_for(options)
+        decode(self.runtime, [source], self.spec(options, [source]), strategy)
+        found = strategy.alternatives(n)[0] or [(0.0, strategy.outputs()[0])]
+        return [(self.preprocessor.decode(ids), score) for score, ids in found]
+
     def confidence(self, sources, outputs) -> list[Confidence]:
         """How sure the model is of `outputs` (ids) for `sources` (ids): `studio.generate.confidence`."""
         logprobs = token_logprobs(self.runtime, sources, outputs, self.spec(None))

@@ -243,6 +243,18 @@ class Beam:
     def finished(self) -> bool:
         return bool(self.done.all())
 
+    def alternatives(self, n: int) -> list[list[tuple[float, list[int]]]]:
+        """Per source, up to `n` distinct finished hypotheses, best first: (normalized log-prob, ids)."""
+        results = []
+        for b in range(self.batch):
+            ranked, seen = [], set()
+            for score, ids in sorted(self.done_hypotheses[b], key=lambda item: -item[0]):
+                if tuple(ids) not in seen:
+                    seen.add(tuple(ids))
+                    ranked.append((float(score), ids))
+            results.append(ranked[:n])
+        return results
+
     def outputs(self) -> list[list[int]]:
         K, results = self.width, []
         group_of = {int(b): g for g, b in enumerate(self.sources)}

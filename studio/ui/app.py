@@ -13,7 +13,7 @@ from studio.ui.chat import ChatTab, chat_api
 from studio.ui.compare import compare_api, compare_tab
 from studio.ui.explore import explore_tab
 from studio.ui.service import Limits, ModelService
-from studio.ui.translate import TranslateTab, confidence_api, translate_api
+from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, translate_api
 
 
 def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = "tflite") -> gr.Blocks:
@@ -34,6 +34,7 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
         gr.api(chat_api(chatbot, default_backend), api_name="chat")
         gr.api(translate_api(translator, default_backend), api_name="translate")
         gr.api(confidence_api(translator, default_backend), api_name="translate_scored")
+        gr.api(alternatives_api(translator, default_backend), api_name="translate_alternatives")
     return app
 
 

@@ -127,6 +127,25 @@ def confidence_api(service: ModelService, default_backend: str):
     return translate_scored
 
 
+def alternatives_api(service: ModelService, default_backend: str):
+    """The `/translate_alternatives` endpoint: n-best translations of one input from beam search."""
+
+    def translate_alternatives(text: str, n: int = 4, backend: str = default_backend) -> list[list]:
+        """Up to n (1-8) different English translations of Korean text (taken as one input), best first,
+        each as [translation, length-normalized log-probability]."""
+        try:
+            service.check_text(text)
+            generator = service.generator(backend)
+            n = int(n)
+            if not 1 <= n <= 8:
+                raise InputError("n must be between 1 and 8")
+        except (InputError, ValueError, TypeError) as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        return [[t, round(s, 4)] for t, s in generator.alternatives(" ".join(text.split()), n)]
+
+    return translate_alternatives
+
+
 class TranslateTab:
     """The tab's components, and its events bound to the handlers above."""
 

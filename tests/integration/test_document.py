@@ -96,3 +96,16 @@ def test_cli_scores_give_each_line_its_confidence_and_its_words(tiny_bundle):
     generation = TextGenerator.from_path(tiny_bundle).generate(["나는 커피를 좋아해?"], scores=True)[0]
     assert generation.text == rows[0]["translation"]
     assert generation.confidence.sentence == pytest.approx(rows[0]["confidence"], abs=1e-3)
+
+
+def test_cli_alternatives_are_different_translations_best_first(tiny_bundle):
+    import json
+
+    result = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--alternatives", "3"],
+                                input="나는 커피를 좋아해?\n\n")
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) == 2 and rows[1] == {"translation": "", "alternatives": []}
+    found = rows[0]["alternatives"]
+    assert 1 <= len(found) <= 3 and rows[0]["translation"] == found[0][0]
+    assert len({t for t, _ in found}) == len(found) and [s for _, s in found] == sorted((s for _, s in found), reverse=True)

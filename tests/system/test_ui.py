@@ -64,6 +64,10 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
     scored = client.predict("너는 영화를 봤어?\n\n그는 책을 샀어?", api_name="/translate_scored")
     assert [row["translation"] == "" for row in scored] == [False, True, False]
     assert all(score <= 0 for row in scored for _, score in row["words"])
+    found = client.predict("너는 영화를 봤어?", 3, api_name="/translate_alternatives")
+    assert 1 <= len(found) <= 3 and len({t for t, _ in found}) == len(found)
+    with pytest.raises(Exception, match="between 1 and 8"):
+        client.predict("너는 영화를 봤어?", 99, api_name="/translate_alternatives")
     beam, _ = client.predict("나는 커피를 좋아해?", "tf-naive", "beam", 3, api_name="/chat")
     assert isinstance(beam, str)
     with pytest.raises(Exception, match="type something"):

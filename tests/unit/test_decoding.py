@@ -170,3 +170,13 @@ def test_confidence_groups_pieces_into_words_and_averages():
     assert scored.words[0][1] == pytest.approx(-0.3) and scored.words[2][1] == pytest.approx(-0.8)
     assert scored.sentence == pytest.approx((-0.3 - 0.1 - 0.8) / 3)
     assert confidence([], []).sentence == 0.0
+
+
+def test_beam_search_offers_its_finished_hypotheses_best_first():
+    beam = Beam(3, length_penalty=0.0)
+    decode(FakeRuntime(TABLE, rows_per_source=3), [[A, EOS]], SPEC, beam)
+    found = beam.alternatives(3)[0]
+    # p(C D) = 0.36 > p(B A) = 0.2 > p(B) = 0.5 x 0.35 (> p(B D) = 0.125)
+    assert [ids for _, ids in found] == [[C, D], [B, A], [B]]
+    assert [s for s, _ in found] == sorted((s for s, _ in found), reverse=True)
+    assert len({tuple(ids) for _, ids in found}) == len(found)
