@@ -54,7 +54,7 @@ def test_an_input_in_another_language_gets_a_hint_beside_the_reply(tiny_bundle):
     english, korean = generator.generate(["How are you doing today?", "나는 커피를 좋아해?"])
     assert "this chatbot reads Korean; the input looks like English or another language in Latin letters" in \
         english.warnings
-    assert korean.warnings == []
+    assert not [w for w in korean.warnings if "looks like" in w]
 
 
 @pytest.mark.parametrize("name", ["config.json", "weights.npz", "tokenizer/shared.spm.model", "checksums.json"])
