@@ -31,8 +31,10 @@ def confidence_marks(confidences) -> list[tuple[str, str | None]]:
     return marks
 
 
-def translate_text(service: ModelService, text: str, backend: str, settings: dict) -> tuple[str, str, list]:
-    """Translate one or more lines; returns (translation, latency summary, confidence marks)."""
+def translate_text(service: ModelService, text: str, backend: str, settings: dict,
+                   scores: bool = False) -> tuple[str, str, list]:
+    """Translate one or more lines; returns (translation, latency summary, confidence marks: with `scores`,
+    which costs one more forced pass over the output)."""
     from studio.document import split_sentences, translate_lines
     from studio.generate.confidence import Confidence
 
@@ -45,18 +47,18 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
     lines = text.split("\n")
     filled = [line for line in lines if line.strip()]
     if len(filled) == 1 and len(split_sentences(filled[0])) == 1:  # one sentence: decode once, with latency
-        output, latency, warnings = list(generator.stream(filled[0].strip(), options, scores=True))[-1]
+        output, latency, warnings = list(generator.stream(filled[0].strip(), options, scores=scores))[-1]
         outputs, summary = [output if line.strip() else "" for line in lines], latency.summary()
-        confidences = [latency.confidence if line.strip() else Confidence([], 0.0) for line in lines]
+        confidences = [latency.confidence if line.strip() else Confidence([], 0.0) for line in lines] if scores else []
     else:
         started = time.perf_counter()
-        confidences = []
+        confidences = [] if scores else None
         outputs, warnings = translate_lines(generator, lines, options, scores=confidences)
         sentences = sum(len(split_sentences(line)) for line in filled)
         summary = f"{backend} · {sentences} sentences · {(time.perf_counter() - started) * 1000:.0f} ms total"
     for warning in sorted(set(warnings)):
         gr.Warning(warning)
-    return "\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences)
+    return "\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences or [])
 
 
 def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,
@@ -180,7 +182,7 @@ class TranslateTab:
                           api_name="translate_file")
 
     def translate_source(self, text, backend, *settings):
-        return translate_text(self.service, text, backend, self.decoding.named(settings))
+        return translate_text(self.service, text, backend, self.decoding.named(settings), scores=True)
 
     def translate_upload(self, file, backend: str, *settings, progress=gr.Progress()):
         """Translate an uploaded UTF-8 text file line by line; returns the path of the English file.
