@@ -143,28 +143,6 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     if file is not None and file.suffix.lower() != ".txt":
         _translate_document(generator, file, out, options)
         return
-    if alternatives:
-        import json
-
-        source_lines = [text] if text is not None else None
-        if source_lines is None:
-            if file is not None:
-                from studio.data.readers import read_text_lines
-
-                source_lines = read_text_lines(file)
-            else:
-                _tolerate_bad_bytes_on_stdin()
-                source_lines = [line.rstrip("\n") for line in sys.stdin]
-        rows = []
-        for line in source_lines:
-            found = generator.alternatives(line, alternatives, options) if line.strip() else []
-            rows.append(json.dumps({"translation": found[0][0] if found else "",
-                                    "alternatives": [[t, round(s, 4)] for t, s in found]}, ensure_ascii=False))
-        if out is not None:
-            out.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
-        else:
-            print("\n".join(rows), flush=True)
-        return
     if text is not None:
         lines = [text]
     elif file is not None:
@@ -174,6 +152,16 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     else:
         _tolerate_bad_bytes_on_stdin()
         lines = [line.rstrip("\n") for line in sys.stdin]
+    if alternatives:
+        import json
+
+        rows = []
+        for line in lines:
+            found = generator.alternatives(line, alternatives, options) if line.strip() else []
+            rows.append(json.dumps({"translation": found[0][0] if found else "",
+                                    "alternatives": [[t, round(s, 4)] for t, s in found]}, ensure_ascii=False))
+        _write_lines(rows, out)
+        return
     with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True, disable=file is None) as progress:
         job = progress.add_task("translate", total=None)
@@ -187,11 +175,16 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         outputs = [json.dumps({"translation": o, "confidence": round(c.sentence, 4),
                                "words": [[w, round(v, 4)] for w, v in c.words]}, ensure_ascii=False)
                    for o, c in zip(outputs, confidences)]
+    _write_lines(outputs, out)
+
+
+def _write_lines(lines: list[str], out: Optional[Path]) -> None:
+    """One output line per input line: into `out`, or to stdout as each is ready."""
     if out is not None:
-        out.write_text("".join(o + "\n" for o in outputs), encoding="utf-8")
-        console.print(f"Wrote {len(outputs)} lines to {out}")
+        out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        console.print(f"Wrote {len(lines)} lines to {out}")
     else:
-        for line in outputs:
+        for line in lines:
             print(line, flush=True)
 
 

@@ -14,6 +14,8 @@
 
 import { loadLiteRt, loadAndCompile, Tensor } from "@litertjs/core";
 
+import { padSource } from "./decode.js";
+
 let loading = null;
 
 /** Load the LiteRT.js WASM runtime from `wasmFolder` (once; later calls return the same promise). */
@@ -56,8 +58,7 @@ export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm
     maxTargetLen: manifest.max_target_len,
 
     async encode(sourceIds) {
-      const source = new Int32Array(S).fill(pad); // exported graphs take exactly S ids
-      source.set(sourceIds);
+      const source = padSource(sourceIds, S, pad); // exported graphs take exactly S ids
       const input = new Tensor(source, [1, S]);
       const encoded = await compiled.run("encode", { source_ids: input }); // source_mask, cross_k_<i>, ...
       input.delete();

@@ -5,6 +5,8 @@
 
 import * as ort from "onnxruntime-web";
 
+import { padSource } from "./decode.js";
+
 /** The manifest's shape of an input or output, with its "batch" dimension set to 1. */
 export function batchOneShape(spec) {
   return spec.shape.map((dim) => (dim === "batch" ? 1 : dim));
@@ -33,8 +35,7 @@ export async function createOnnxRuntime({ encodeModel, stepModel, manifest, thre
     maxTargetLen: manifest.max_target_len,
 
     async encode(sourceIds) {
-      const source = new Int32Array(S).fill(pad); // exported graphs take exactly S ids
-      source.set(sourceIds);
+      const source = padSource(sourceIds, S, pad); // exported graphs take exactly S ids
       const outputs = await encoder.run({ source_ids: new ort.Tensor("int32", source, [1, S]) });
       const cache = {}; // the self-attention cache starts as zeros: [1, heads, C, head_dim]
       for (const name of cacheNames) {
