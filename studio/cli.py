@@ -194,7 +194,7 @@ def _translate_document(generator, file: Path, out: Optional[Path], options) -> 
 
     from studio.document import translate_document
     from studio.files import atomic_write_bytes
-    from studio.formats import FORMATS, output_name
+    from studio.formats import FORMATS, output_name, read_document
 
     if file.suffix.lower() not in FORMATS:
         raise StudioError(f"{file}: cannot translate {file.suffix or 'files without a suffix'}; "
@@ -207,7 +207,7 @@ def _translate_document(generator, file: Path, out: Optional[Path], options) -> 
     with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True) as progress:
         job = progress.add_task("translate", total=None)
-        translated, warnings = translate_document(generator, file.name, data, options,
+        translated, warnings = translate_document(generator, read_document(file.name, data), options,
                                                   on_progress=lambda n: progress.advance(job, n))
     _show_warnings(sorted(set(warnings)))
     atomic_write_bytes(out, translated)

@@ -70,12 +70,8 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
     return outputs, warnings
 
 
-def translate_document(generator, name: str, data: bytes, options: DecodeOptions | None = None, limits=None,
-                       batch_size: int = 32, on_progress: Callable[[int], None] | None = None) -> tuple[bytes, list[str]]:
-    """The document `data` (its format from `name`'s suffix) translated, in the same format; and warnings.
-    A file the format cannot read raises `DataError` naming the file and the place."""
-    from studio.formats import read_document
-
-    document = read_document(name, data, limits)
+def translate_document(generator, document, options: DecodeOptions | None = None, batch_size: int = 32,
+                       on_progress: Callable[[int], None] | None = None) -> tuple[bytes, list[str]]:
+    """A read document (`studio.formats.read_document`) translated, in the same format; and warnings."""
     outputs, warnings = translate_lines(generator, document.segments, options, batch_size, on_progress)
     return document.render(outputs), list(document.warnings) + warnings

@@ -77,12 +77,12 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         name, data = _read_upload(file, service.limits)
         options = decode_options(**settings)
         generator = service.generator(backend)
-        total = max(1, len(read_document(name, data, limits).segments))
+        document = read_document(name, data, limits)
     except DataError as error:
         raise gr.Error(str(error), print_exception=False) from None
     except InputError as error:
         raise gr.Error(str(error), print_exception=False) from None
-    done = 0
+    total, done = max(1, len(document.segments)), 0
 
     def advance(count):
         nonlocal done
@@ -90,7 +90,7 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         if progress is not None:
             progress(min(done / total, 1.0), desc="Translating")
 
-    translated, _ = translate_document(generator, name, data, options, limits, on_progress=advance)
+    translated, _ = translate_document(generator, document, options, on_progress=advance)
     _remove_old_files(outputs_dir, max_age_s=3600)
     out = Path(tempfile.mkdtemp(dir=outputs_dir)) / output_name(name)
     out.write_bytes(translated)
