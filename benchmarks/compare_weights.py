@@ -17,6 +17,7 @@ from rich.table import Table  # noqa: E402
 
 from studio.config import BundleConfig  # noqa: E402
 from studio.data import BucketedBatches, Pair, encode_pairs  # noqa: E402
+from studio.evaluate import repeats_itself  # noqa: E402
 from studio.inference import TextGenerator  # noqa: E402
 from studio.runtimes.tf_runtime import TFCachedRuntime  # noqa: E402
 from studio.text.preprocess import Preprocessor  # noqa: E402
@@ -27,12 +28,6 @@ from studio.train.loss import masked_sums  # noqa: E402
 from studio.tasks import task_named  # noqa: E402
 from studio.train.run import chrf_on  # noqa: E402
 from studio.weights import assign_arrays, load_npz  # noqa: E402
-
-
-def repeats(text: str) -> bool:
-    words = text.split()
-    bigrams = list(zip(words, words[1:]))
-    return len(bigrams) != len(set(bigrams)) or any(a == b for a, b in zip(words, words[1:]))
 
 
 def main():
@@ -73,7 +68,7 @@ def main():
         replies = [g.text for start in range(0, len(dev), 64)
                    for g in generator.generate([p.source for p in dev[start:start + 64]])]
         table.add_row(name, f"{totals[1] / totals[3]:.3f}", f"{totals[2] / totals[3]:.3f}", f"{chrf:.2f}",
-                      f"{np.mean([repeats(r) for r in replies]):.1%}", f"{len(set(replies)) / len(replies):.1%}")
+                      f"{np.mean([repeats_itself(r) for r in replies]):.1%}", f"{len(set(replies)) / len(replies):.1%}")
         samples[name] = [g.text for g in generator.generate(prompts)]
     console = Console()
     console.print(table)

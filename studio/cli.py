@@ -37,6 +37,24 @@ def _load_generator(bundle: Optional[Path], task: str, backend: str, export_miss
 
 
 EXPORT_MISSING = typer.Option(True, help="Build a missing or stale export of the chosen backend instead of failing")
+GLOSSARY = typer.Option(None, "--glossary", help="TSV file of `korean<TAB>english` terms to translate as given")
+PROTECT = typer.Option(True, "--protect/--no-protect", help="Pass URLs, e-mail addresses, numbers with units and "
+                                                             "Latin-script names through unchanged")
+
+
+def _protector(glossary: Optional[Path], protect: bool):
+    """The translator's term protection for these options (None when it has nothing to do)."""
+    from studio.text.protect import Glossary, Protector
+
+    protector = Protector(Glossary.read(glossary) if glossary else Glossary(), auto=protect)
+    return protector or None
+
+
+def _show_protection(report: list) -> None:
+    from studio.text.protect import describe
+
+    if describe(report):
+        console.print(describe(report), highlight=False, markup=False)
 
 
 def decode_options(beam: int, length_penalty: float, sample: bool, temperature: float, top_k: int, top_p: float,
@@ -123,6 +141,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
               sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
               seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT,
               max_new_tokens: Optional[int] = typer.Option(None, help="Longest output in tokens"),
+              glossary: Optional[Path] = GLOSSARY, protect: bool = PROTECT,
               scores: bool = typer.Option(False, "--scores", help="Print one JSON object per line instead: the "
                                           "translation, its confidence and each word's (mean log-probability; "
                                           "closer to 0 is surer)"),
@@ -139,9 +158,10 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
 
     if out is not None and file is None:
         raise StudioError("--out needs --file (the file to translate)")
+    protector = _protector(glossary, protect)
     generator = _load_generator(bundle, "translator", backend, export_missing)
     if file is not None and file.suffix.lower() != ".txt":
-        _translate_document(generator, file, out, options)
+        _translate_document(generator, file, out, options, protector)
         return
     if text is not None:
         lines = [text]
@@ -166,9 +186,13 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                   console=console, transient=True, disable=file is None) as progress:
         job = progress.add_task("translate", total=None)
         confidences = [] if scores else None
+        report: list = []
         outputs, warnings = translate_lines(generator, lines, options,
-                                            on_progress=lambda n: progress.advance(job, n), scores=confidences)
+                                            on_progress=lambda n: progress.advance(job, n), scores=confidences,
+                                            protector=protector, report=report)
     _show_warnings(sorted(set(warnings)))
+    if glossary:
+        _show_protection(report)
     if scores:
         import json
 
@@ -188,7 +212,7 @@ def _write_lines(lines: list[str], out: Optional[Path]) -> None:
             print(line, flush=True)
 
 
-def _translate_document(generator, file: Path, out: Optional[Path], options) -> None:
+def _translate_document(generator, file: Path, out: Optional[Path], options, protector=None) -> None:
     """A structured document (.srt, .md, .html, .docx): the same format back, written to `out`."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -207,9 +231,13 @@ def _translate_document(generator, file: Path, out: Optional[Path], options) -> 
     with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True) as progress:
         job = progress.add_task("translate", total=None)
+        report: list = []
         translated, warnings = translate_document(generator, read_document(file.name, data), options,
-                                                  on_progress=lambda n: progress.advance(job, n))
+                                                  on_progress=lambda n: progress.advance(job, n),
+                                                  protector=protector, report=report)
     _show_warnings(sorted(set(warnings)))
+    if protector and protector.glossary:
+        _show_protection(report)
     atomic_write_bytes(out, translated)
     console.print(f"Wrote {out}")
 
@@ -306,13 +334,41 @@ def web(site: Path = typer.Argument(..., help="Folder to write the static site i
     build_site(bundles, site, variant, progress=lambda message: console.print(message, highlight=False))
 
 
+def _evaluation_sets(task: str, test: list[Path] | None, sets: str, data_dir: Path | None) -> list[tuple[str, list]]:
+    """(name, pairs) to evaluate on: the --test files, else the task's named sets (the chatbot's is its own
+    held-out split of ChatbotData, the translator's are the dev/test files of `studio data`)."""
+    from studio.data import read_pairs
+    from studio.data.sources import EVAL_SETS, TUNING_SETS, chatbot_dev_pairs, find_file
+
+    if test:
+        return [(Path(path).stem, read_pairs(path)) for path in test]
+    if task == "chatbot":
+        if sets not in ("all", "tuning", "chatbot_dev"):
+            raise StudioError(f"unknown evaluation set(s) {sets} for the chatbot: its set is chatbot_dev (its "
+                              "held-out split of ChatbotData); pass --test FILE for another")
+        return [("chatbot_dev", chatbot_dev_pairs(data_dir))]
+    names = (list(EVAL_SETS) if sets == "all" else list(TUNING_SETS) if sets == "tuning"
+             else [n.strip() for n in sets.split(",") if n.strip()])
+    unknown = [n for n in names if n not in EVAL_SETS]
+    if unknown:
+        raise StudioError(f"unknown evaluation set(s) {', '.join(unknown)}; choose from {', '.join(EVAL_SETS)}, "
+                          "all or tuning")
+    found = {name: find_file(EVAL_SETS[name], data_dir) for name in names}
+    missing = [name for name, path in found.items() if path is None]
+    if missing or not names:
+        raise StudioError(f"evaluation set(s) not found: {', '.join(missing) or 'none named'}; pass --test FILE "
+                          "or --data-dir (see `studio data`)")
+    return [(name, read_pairs(path)) for name, path in found.items()]
+
+
 @app.command(name="eval")
 def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot"),
                      test: Optional[list[Path]] = typer.Option(None, help="Test file(s) (.tsv pairs, .csv, .ko, "
                                                                "park .tar.gz) [default: --sets]"),
                      sets: str = typer.Option("all", help="Named sets when no --test: all, tuning (park_dev, "
                                                           "wmt24pp_news_dev, jhe_dev), or names; park_test is for "
-                                                          "reporting only: never tune on it"),
+                                                          "reporting only: never tune on it. The chatbot's set is "
+                                                          "its held-out split of ChatbotData"),
                      bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the shipped model]"),
                      backend: str = typer.Option("tf", help=BACKENDS),
                      beam: int = typer.Option(4, "--beam", help="Beam size for the beam-search row (1 = skip it)"),
@@ -324,58 +380,47 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                      data_dir: Optional[Path] = typer.Option(None, help="Where to find the default test sets"),
                      record: bool = typer.Option(False, help="Also store the scores in the bundle's metrics.json "
                                                              "and model card"),
+                     glossary: Optional[Path] = GLOSSARY, protect: bool = PROTECT,
                      export_missing: bool = EXPORT_MISSING):
     """Corpus BLEU and chrF (sacrebleu, with signatures) for greedy and beam search."""
     from rich.progress import Progress
 
-    from studio.data import read_pairs
-    from studio.data.sources import EVAL_SETS, find_file
     from studio.evaluate import evaluate
     from studio.generate import DecodeOptions
 
-    if not test:
-        from studio.data.sources import TUNING_SETS
-
-        names = (list(EVAL_SETS) if sets == "all" else list(TUNING_SETS) if sets == "tuning"
-                 else [n.strip() for n in sets.split(",") if n.strip()])
-        unknown = [n for n in names if n not in EVAL_SETS]
-        if unknown:
-            raise StudioError(f"unknown evaluation set(s) {', '.join(unknown)}; choose from {', '.join(EVAL_SETS)}, "
-                              "all or tuning")
-        found = {name: find_file(EVAL_SETS[name], data_dir) for name in names}
-        missing = [name for name, path in found.items() if path is None]
-        if missing or not names:
-            raise StudioError(f"evaluation set(s) not found: {', '.join(missing) or 'none named'}; pass --test FILE "
-                              "or --data-dir (see `studio data`)")
-        test = list(found.values())
+    test_sets = _evaluation_sets(task, test, sets, data_dir)
     generator = _load_generator(bundle, task, backend, export_missing)
     strategies = {"greedy": DecodeOptions()}
     if beam > 1:
         strategies[f"beam {beam}"] = DecodeOptions("beam", beam_size=beam, length_penalty=length_penalty)
+    chatbot = generator.config.task.task == "chatbot"
     table = Table(title=f"{generator.bundle.path.name} on {backend}")
-    for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "BLEU (lc)", "chrF (lc)", "seconds"):
+    for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "BLEU (lc)", "chrF (lc)", "repeating",
+                   *(["distinct"] if chatbot else []), "seconds"):
         table.add_column(column)
     signatures = set()
     recorded = {}
-    for path in test:
-        pairs = read_pairs(path)
+    for name, pairs in test_sets:
         pairs = [p for p in pairs if p.source.strip()][:limit] if limit else pairs
         with Progress(console=console, transient=True) as progress:
-            job = progress.add_task(f"{Path(path).name} (sentences decoded)", total=None)
+            job = progress.add_task(f"{name} (sentences decoded)", total=None)
             scores = evaluate(generator, pairs, strategies, batch_size,
-                              on_batch=lambda n: progress.advance(job, n))
+                              on_batch=lambda n: progress.advance(job, n),
+                              protector=_protector(glossary, protect) if not chatbot else None)
         for result in scores:
-            table.add_row(Path(path).name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",
-                          f"{result.bleu_lc:.2f}", f"{result.chrf_lc:.2f}", f"{result.seconds:.0f}")
+            table.add_row(name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",
+                          f"{result.bleu_lc:.2f}", f"{result.chrf_lc:.2f}", f"{result.repeating:.1%}",
+                          *([f"{result.distinct:.1%}"] if chatbot else []), f"{result.seconds:.0f}")
             signatures.update([f"BLEU {result.bleu_signature}", f"chrF {result.chrf_signature}"])
-            recorded.setdefault(Path(path).stem, {})[result.name] = {
+            recorded.setdefault(name, {})[result.name] = {
                 "bleu": round(result.bleu, 2), "chrf": round(result.chrf, 2), "bleu_lc": round(result.bleu_lc, 2),
-                "chrf_lc": round(result.chrf_lc, 2), "pairs": len(pairs),
+                "chrf_lc": round(result.chrf_lc, 2), "repeating": round(result.repeating, 4),
+                **({"distinct": round(result.distinct, 4)} if chatbot else {}), "pairs": len(pairs),
                 "bleu_signature": result.bleu_signature, "chrf_signature": result.chrf_signature, "backend": backend}
             if hypotheses:
-                target = Path(f"{hypotheses}.{Path(path).stem}.{result.name.replace(' ', '')}.txt")
+                target = Path(f"{hypotheses}.{name}.{result.name.replace(' ', '')}.txt")
                 target.write_text("".join(h + "\n" for h in result.hypotheses), encoding="utf-8")
-    Console().print(table)
+    Console(width=None if sys.stdout.isatty() else 160).print(table)  # piped: wide enough for every column
     for signature in sorted(signatures):
         console.print(signature, highlight=False)
     if record:
@@ -464,7 +509,9 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
            max_input_chars: int = typer.Option(1000, help="Longest accepted input, in characters"),
            concurrency: int = typer.Option(4, help="Requests processed at once"),
            yes_public: bool = typer.Option(False, "--yes-public",
-                                           help="Serve --share or a non-loopback --host without a password anyway")):
+                                           help="Serve --share or a non-loopback --host without a password anyway"),
+           mcp: bool = typer.Option(False, "--mcp", help="Also serve `translate` and `chat` as MCP tools at "
+                                    "/gradio_api/mcp/ (needs pip install 'transformer-studio\\[mcp]')")):
     """Open the web app: Chat and Translate tabs on the shipped models."""
     from studio.ui.app import launch as launch_app
 
@@ -488,7 +535,7 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
             raise StudioError("refusing to serve publicly without a password. Pass --auth user:password (or "
                               "--auth-file FILE), or --yes-public to accept that anyone can use it.")
     launch_app(chatbot, translator, host, port, share, credentials or None, backend, max_input_chars, concurrency,
-               progress=lambda message: console.print(message, highlight=False))
+               progress=lambda message: console.print(message, highlight=False), mcp=mcp)
 
 
 @app.command()

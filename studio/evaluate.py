@@ -25,15 +25,25 @@ class Score:
     chrf_signature: str
     hypotheses: list[str]
     seconds: float
+    repeating: float = 0.0  # share of outputs that repeat a word bigram (a fluency failure)
+    distinct: float = 0.0  # share of distinct outputs (a chatbot that gives one stock reply scores low)
+
+
+def repeats_itself(text: str) -> bool:
+    """Whether an output repeats a word bigram or a word ("괜찮아요 괜찮아요", "the the")."""
+    words = text.split()
+    bigrams = list(zip(words, words[1:]))
+    return len(bigrams) != len(set(bigrams)) or any(a == b for a, b in bigrams)
 
 
 def decode_all(generator, sources: Sequence[str], options: DecodeOptions, batch_size: int = 32,
-               on_batch: Callable[[int], None] | None = None) -> list[str]:
-    """Translations as a user's file gets them; a chatbot replies to each source whole."""
+               on_batch: Callable[[int], None] | None = None, protector=None) -> list[str]:
+    """Translations as a user's file gets them (with the `protector`'s term protection); a chatbot replies to
+    each source whole."""
     if generator.config.task.task == "translator":
         from studio.document import translate_lines
 
-        outputs, _ = translate_lines(generator, list(sources), options, batch_size, on_batch)
+        outputs, _ = translate_lines(generator, list(sources), options, batch_size, on_batch, protector=protector)
         return outputs
     outputs = []
     for start in range(0, len(sources), batch_size):
@@ -54,16 +64,18 @@ def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: 
     bleu_lc = sacrebleu.metrics.BLEU(lowercase=True).corpus_score(hypotheses, references).score
     chrf_lc = sacrebleu.metrics.CHRF(lowercase=True).corpus_score(hypotheses, references).score
     return Score(name, bleu_score.score, chrf_score.score, bleu_lc, chrf_lc, str(bleu.get_signature()),
-                 str(chrf.get_signature()), hypotheses, seconds)
+                 str(chrf.get_signature()), hypotheses, seconds,
+                 repeating=sum(map(repeats_itself, hypotheses)) / max(len(hypotheses), 1),
+                 distinct=len(set(hypotheses)) / max(len(hypotheses), 1))
 
 
 def evaluate(generator, pairs: Sequence[Pair], strategies: dict[str, DecodeOptions], batch_size: int = 32,
-             on_batch: Callable[[int], None] | None = None) -> list[Score]:
+             on_batch: Callable[[int], None] | None = None, protector=None) -> list[Score]:
     import time
 
     results = []
     for name, options in strategies.items():
         started = time.monotonic()
-        hypotheses = decode_all(generator, [p.source for p in pairs], options, batch_size, on_batch)
+        hypotheses = decode_all(generator, [p.source for p in pairs], options, batch_size, on_batch, protector)
         results.append(score(pairs, hypotheses, name, time.monotonic() - started))
     return results

@@ -132,8 +132,11 @@ class TextGenerator:
         source, _ = self.preprocessor.encode(text)
         strategy = strategy_for(options)
         decode(self.runtime, [source], self.spec(options, [source]), strategy)
-        found = strategy.alternatives(n)[0] or [(0.0, strategy.outputs()[0])]
-        return [(self.preprocessor.decode(ids), score) for score, ids in found]
+        found = strategy.alternatives(options.beam_size)[0] or [(0.0, strategy.outputs()[0])]
+        texts: dict[str, float] = {}  # two outputs can read the same (pieces that join differently)
+        for score, ids in found:
+            texts.setdefault(self.preprocessor.decode(ids), score)
+        return list(texts.items())[:n]
 
     def confidence(self, sources, outputs) -> list[Confidence]:
         """How sure the model is of `outputs` (ids) for `sources` (ids): `studio.generate.confidence`."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -72,12 +73,19 @@ def clean_pairs(pairs: Sequence[Pair], pipeline: TextPipeline) -> list[Pair]:
     return [Pair(s, t, origins[(s, t)]) for s, t in kept]
 
 
+def split_key(text: str) -> str:
+    """What decides a pair's side of the split: its letters and digits, case-folded. Sources that differ
+    only in spacing, punctuation or case ("영화 볼래?" / "영화 볼래 ?") land on the same side, whichever text
+    pipeline normalized them, so runs with different pipelines share one dev set."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+
+
 def split_train_dev(pairs: Sequence[Pair], dev_fraction: float, seed: int = 0) -> tuple[list[Pair], list[Pair]]:
-    """Deterministic split by a hash of the source text, so one source sentence never lands on both sides
-    and the split does not change when the file is reordered."""
+    """Deterministic split by a hash of the source's `split_key`, so one source sentence never lands on both
+    sides and the split does not change when the file is reordered."""
     train, dev = [], []
     for pair in pairs:
-        digest = hashlib.sha1(f"{seed}:{pair.source}".encode("utf-8")).digest()
+        digest = hashlib.sha1(f"{seed}:{split_key(pair.source)}".encode("utf-8")).digest()
         (dev if int.from_bytes(digest[:4], "big") / 2**32 < dev_fraction else train).append(pair)
     return train, dev
 

@@ -105,6 +105,21 @@ def chatbot_csv(data_dir: str | Path | None = None) -> Path:
                             "set STUDIO_DATA_DIR, or run `studio data --download` to fetch " + CHATBOT_URL)
 
 
+def chatbot_dev_pairs(data_dir: str | Path | None = None) -> list:
+    """ChatbotData's held-out split as written (raw questions and answers): the pairs the chatbot preset's
+    training leaves out (`split_train_dev` keys on letters and digits, so the split is the same whichever
+    text pipeline a run uses). The chatbot's own dev set: `studio eval chatbot` with no --test."""
+    from studio.config import chatbot_preset
+    from studio.data.pipeline import split_train_dev
+    from studio.data.readers import read_chatbot_csv
+
+    settings = chatbot_preset().train
+    unique = {}
+    for pair in read_chatbot_csv(chatbot_csv(data_dir)):
+        unique.setdefault((pair.source.strip(), pair.target.strip()), pair)
+    return split_train_dev(list(unique.values()), settings.dev_fraction, settings.seed)[1]
+
+
 def select_sources(spec: str | None) -> list[KoEnSource]:
     """`all` (the default: every bundled training file), `commercial-safe`, or a comma-separated list."""
     bundled = [s for s in KOEN_SOURCES.values() if s.name != "park_train"]

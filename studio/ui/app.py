@@ -11,6 +11,7 @@ import gradio as gr
 
 from studio.ui.chat import ChatTab, chat_api
 from studio.ui.compare import compare_api, compare_tab
+from studio.ui.decoding import remember_settings
 from studio.ui.explore import explore_tab
 from studio.ui.service import Limits, ModelService
 from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, translate_api
@@ -23,13 +24,15 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
         gr.Markdown("# Transformer Studio\nA Korean chatbot and a Korean→English translator — Transformers trained "
                     "from scratch, decoding with a key/value cache on TensorFlow, TFLite or ONNX.")
         with gr.Tab("Chat"):
-            ChatTab(chatbot, default_backend)
+            ChatTab(chatbot, default_backend, app)
         with gr.Tab("Translate"):
-            TranslateTab(translator, default_backend)
+            translate = TranslateTab(translator, default_backend)
         with gr.Tab("Compare"):
             compare_tab(services)
         with gr.Tab("Explore"):
             explore_tab(services)
+        # outside the tabs: a browser state in a tab not yet shown is not read when the page loads
+        remember_settings(app, "translate", translate.backend, translate.decoding)
         gr.api(compare_api(services), api_name="compare")
         gr.api(chat_api(chatbot, default_backend), api_name="chat")
         gr.api(translate_api(translator, default_backend), api_name="translate")
@@ -40,7 +43,19 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
 
 def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1", port: int = 7860,
            share: bool = False, auth=None, backend: str = "tflite", max_input_chars: int = 1000,
-           concurrency: int = 4, progress=print, prevent_thread_lock: bool = False):
+           concurrency: int = 4, progress=print, prevent_thread_lock: bool = False, mcp: bool = False):
+    """Serve the app; with `mcp`, also Gradio's MCP server (streamable HTTP at /gradio_api/mcp/, SSE at
+    /gradio_api/mcp/sse) with two tools, `translate` and `chat` (the `/translate` and `/chat` endpoints)."""
+    if mcp:
+        import importlib.util
+
+        from studio.errors import StudioError
+
+        if importlib.util.find_spec("mcp") is None:
+            raise StudioError("--mcp needs the MCP server package: pip install 'transformer-studio[mcp]'")
+        if auth:  # its tools would be listed to anyone, and every call would fail for want of the password
+            raise StudioError("--mcp cannot be combined with --auth/--auth-file: Gradio's MCP server does not "
+                              "pass the app's password on to the app")
     limits = Limits(max_input_chars)
     services = [ModelService("chatbot", chatbot_bundle, limits, progress),
                 ModelService("translator", translator_bundle, limits, progress)]
@@ -53,7 +68,29 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     app = build_app(*services, default_backend=backend)
     app.queue(default_concurrency_limit=concurrency)
     app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
-               max_file_size=limits.max_file_bytes, prevent_thread_lock=prevent_thread_lock, quiet=False)
+               max_file_size=limits.max_file_bytes, prevent_thread_lock=prevent_thread_lock or mcp, quiet=False,
+               mcp_server=mcp)  # explicit: GRADIO_MCP_SERVER=true in the environment does not turn it on
+    if mcp:
+        server = app.mcp_server_obj
+        if server is None:  # Gradio reports a failed MCP start and serves on without it; we do not
+            app.close()
+            raise StudioError(f"the MCP server did not start: {app.mcp_error}")
+        # Gradio makes a tool of every named endpoint; only these two are tools here (set right after the
+        # server starts, and read by Gradio at each tools/list and tools/call)
+        server.tool_to_endpoint = {tool: endpoint for tool, endpoint in server.tool_to_endpoint.items()
+                                   if endpoint in ("/translate", "/chat")}
+        postprocess = server.postprocess_output_data
+
+        def as_texts(data: list, root_url: str) -> list:  # a gr.api function's (output, latency) is one value,
+            if len(data) == 1 and isinstance(data[0], (list, tuple)):  # which Gradio would send as one "['…', '…']"
+                data = list(data[0])  # text: send the output and the latency summary as two texts instead
+            return postprocess(data, root_url)
+
+        server.postprocess_output_data = as_texts
+        url = f"{(app.share_url or app.local_url).rstrip('/')}/gradio_api/mcp/"
+        progress(f"MCP server (streamable HTTP): {url} — tools: {', '.join(server.tool_to_endpoint)}")
+        if not prevent_thread_lock:
+            app.block_thread()
     return app  # with prevent_thread_lock: still serving, at app.local_url
 
 

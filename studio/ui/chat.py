@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import html
+import tempfile
+from pathlib import Path
 
 import gradio as gr
 
 from studio.tasks import CHATBOT
-from studio.ui.decoding import DecodingControls, backend_dropdown
-from studio.ui.service import InputError, ModelService, decode_options, with_warnings
+from studio.ui import conversations
+from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state, remember_settings
+from studio.ui.service import (InputError, ModelService, decode_options, delete_upload, remove_old_files,
+                               with_warnings)
 
 
 def shown(text: str) -> str:
@@ -78,7 +82,23 @@ def chat_api(service: ModelService, default_backend: str):
     def chat(text: str, backend: str = default_backend, strategy: str = "greedy", beam_size: int = 4,
              temperature: float = 0.8, top_k: int = 0, top_p: float = 0.9,
              seed: int | None = None) -> tuple[str, str]:
-        """Reply to one Korean message. Returns (reply, latency summary)."""
+        """Reply to one Korean message with the Korean chatbot (a small Transformer trained from scratch on
+        everyday Korean conversation). Each call is one message and one reply: no history is kept.
+
+        Args:
+            text: The message, in Korean (e.g. "영화 볼래?"), up to --max-input-chars (1,000 by default).
+            backend: tf, tf-naive, tflite, tflite-float16, tflite-int8, onnx or onnx-int8 (default: the server's).
+            strategy: How to decode: "greedy" (deterministic), "beam" (beam search) or "sample" (random).
+            beam_size: The number of beams when strategy is "beam" (1 or more).
+            temperature: The sampling temperature when strategy is "sample" (above 0; lower is more conservative).
+            top_k: When sampling, pick only among the k most likely tokens (0 = no limit).
+            top_p: When sampling, pick within the fewest tokens whose probability adds up to top_p (0 to 1).
+            seed: The random seed when sampling: the same seed gives the same reply (empty = a new reply each time).
+
+        Returns:
+            The reply, in Korean.
+            The latency summary: the backend, the time to the first token and the milliseconds per token.
+        """
         try:
             service.check_text(text)
             options = decode_options(strategy=strategy, beam_size=beam_size, temperature=temperature, top_k=top_k,
@@ -91,39 +111,204 @@ def chat_api(service: ModelService, default_backend: str):
     return chat
 
 
-class ChatTab:
-    """The tab's components, and its events bound to the handlers above."""
+# Run once in the page. Each reply's stats (the hidden #chat-stats list, one line per reply) are drawn beside
+# it as the ::after of its row, so they are in no message's text: the copy buttons and Retry never see them.
+# Alt+R clicks Retry (Ctrl+Shift+R would be the browser's hard reload).
+PAGE_SCRIPT = """() => {
+  const style = document.createElement("style");
+  style.textContent = `#chat-window .bot-row[data-stats]::after {
+    content: attr(data-stats); white-space: pre-line; align-self: flex-end; max-width: 16em;
+    margin: 0 var(--spacing-md); font-size: var(--text-xs); color: var(--body-text-color-subdued); }`;
+  document.head.append(style);
+  window.studioChatAnnotate = () => {
+    const stats = window.studioChatStats || [];
+    document.querySelectorAll("#chat-window .message-row.bot-row").forEach((row, i) => {
+      if (stats[i]) { if (row.dataset.stats !== stats[i]) row.dataset.stats = stats[i]; }
+      else if ("stats" in row.dataset) delete row.dataset.stats;
+    });
+  };
+  const chat = document.querySelector("#chat-window");
+  if (chat) new MutationObserver(window.studioChatAnnotate).observe(chat, {childList: true, subtree: true});
+  window.studioChatAnnotate();
+  document.addEventListener("keydown", event => {
+    if (event.altKey && !event.ctrlKey && !event.metaKey && event.code === "KeyR") {
+      const retry = document.querySelector("#chat-retry");
+      if (retry && retry.offsetParent !== null && !retry.disabled) { event.preventDefault(); retry.click(); }
+    }
+  });
+}"""
+SHOW_STATS = "(stats) => { window.studioChatStats = stats; window.studioChatAnnotate?.(); }"
+KEYS = "Enter sends · Shift+Enter starts a new line · Alt+R retries the last message"
 
-    def __init__(self, service: ModelService, default_backend: str):
+
+def as_typed(history) -> list[dict]:
+    """The chat window's messages as typed (see `typed`), to be saved."""
+    return [{"role": m["role"], "content": typed(m["content"])} for m in history or []]
+
+
+def as_shown(conversation: dict | None) -> list[dict]:
+    """A saved conversation's messages for the chat window (see `shown`)."""
+    return [{"role": m["role"], "content": shown(m["content"])} for m in (conversation or {}).get("messages", [])]
+
+
+class ChatTab:
+    """The tab's components, and its events bound to the handlers above. The conversations live in the
+    browser (`self.store`, see studio/ui/conversations.py); the server keeps none."""
+
+    def __init__(self, service: ModelService, default_backend: str, app: gr.Blocks):
         self.service = service
+        self.exports_dir = Path(tempfile.mkdtemp(prefix="studio-chats-"))
         if not service.available:
             gr.Markdown(f"**The chatbot is unavailable.** {html.escape(service.unavailable)}")
-        self.conversation = gr.Chatbot(label="Chat", height=430, render_markdown=False, sanitize_html=True,
-                                       buttons=["copy", "copy_all"],
-                                       placeholder="영화 볼래? — say something in Korean")
-        latency = gr.Markdown(elem_id="chat-latency")
+        self.store = browser_state("chats", conversations.empty_store())
         with gr.Row():
-            self.message = gr.Textbox(placeholder="메시지를 입력하세요…", show_label=False, scale=5, lines=1,
-                                      max_length=service.limits.max_input_chars, elem_id="chat-input")
-            send = gr.Button("Send", variant="primary", scale=1, elem_id="chat-send")
-        with gr.Row():
-            retry_button = gr.Button("Retry", size="sm")
-            undo_button = gr.Button("Undo", size="sm")
-            gr.ClearButton([self.conversation, self.message, latency], value="Clear", size="sm")
-        gr.Examples(list(CHATBOT.prompts), inputs=self.message, label="Try")
+            with gr.Column(scale=1, min_width=220):
+                new_button = gr.Button("New conversation", size="sm", elem_id="chat-new")
+                self.picker = gr.Radio([], label="Conversations", elem_id="chat-conversations")
+                delete_button = gr.Button("Delete conversation", size="sm", elem_id="chat-delete")
+                with gr.Row():
+                    export_markdown = gr.Button("Export .md", size="sm", min_width=80, elem_id="chat-export-md")
+                    export_json = gr.Button("Export .json", size="sm", min_width=80, elem_id="chat-export-json")
+                import_button = gr.UploadButton("Import .json", file_types=[".json"], size="sm",
+                                                elem_id="chat-import")
+                exported = gr.File(label="Exported conversation", interactive=False, visible=False,
+                                   elem_id="chat-export-file")
+            with gr.Column(scale=4):
+                self.conversation = gr.Chatbot(label="Chat", height=430, render_markdown=False, sanitize_html=True,
+                                               buttons=["copy", "copy_all"], elem_id="chat-window",
+                                               placeholder="영화 볼래? — say something in Korean")
+                self.stats = gr.JSON([], visible=False, elem_id="chat-stats")  # drawn beside the replies
+                latency = gr.Markdown(elem_id="chat-latency")
+                with gr.Row():
+                    # one line that grows to six: Enter submits, Shift+Enter is a new line (Gradio's Textbox
+                    # does both when lines=1)
+                    self.message = gr.Textbox(placeholder="메시지를 입력하세요…", show_label=False, scale=5, lines=1,
+                                              max_lines=6, max_length=service.limits.max_input_chars,
+                                              elem_id="chat-input")
+                    send = gr.Button("Send", variant="primary", scale=1, elem_id="chat-send")
+                with gr.Row():
+                    retry_button = gr.Button("Retry", size="sm", elem_id="chat-retry")
+                    undo_button = gr.Button("Undo", size="sm", elem_id="chat-undo")
+                    clear_button = gr.Button("Clear", size="sm", elem_id="chat-clear")
+                gr.Markdown(KEYS, elem_id="chat-keys")
+                gr.Examples(list(CHATBOT.prompts), inputs=self.message, label="Try")
         self.backend = backend_dropdown(service, default_backend, "chat-backend")
         self.decoding = DecodingControls("chat")
+        remember_settings(app, "chat", self.backend, self.decoding)
 
-        outputs = [self.conversation, self.message, latency]
-        for trigger in (send.click, self.message.submit):
-            trigger(self.send, [self.message, self.conversation, self.backend, *self.decoding.listed()], outputs,
-                    api_visibility="private")
-        retry_button.click(self.retry, [self.conversation, self.backend, *self.decoding.listed()], outputs,
-                           api_visibility="private")
-        undo_button.click(undo, self.conversation, [self.conversation, latency], api_visibility="private")
+        private = {"api_visibility": "private"}
+        settings = [self.backend, *self.decoding.listed()]
+        replying = [self.conversation, self.message, latency, self.stats, self.store, self.picker]
+        replies = [trigger(self.send, [self.store, self.message, self.conversation, *settings], replying, **private)
+                   for trigger in (send.click, self.message.submit)]
+        replies.append(retry_button.click(self.retry, [self.store, self.conversation, *settings], replying,
+                                          **private))
+        # whatever changes the conversation shown stops a reply still streaming into it
+        showing = [self.store, self.picker, self.conversation, self.stats, latency]
+        stops = {"cancels": replies, **private}
+        undo_button.click(self.undo, [self.store, self.conversation], showing, **stops)
+        for clear in (clear_button.click, self.conversation.clear):
+            clear(self.clear, self.store, showing, **stops)
+        new_button.click(self.new, self.store, showing, **stops)
+        self.picker.input(self.switch, [self.store, self.picker], showing, **stops)
+        delete_button.click(self.delete, self.store, showing, **stops)
+        import_button.upload(self.import_json, [self.store, import_button], showing, **stops)
+        export_markdown.click(self.export_markdown, self.store, exported, **private)
+        export_json.click(self.export_json, self.store, exported, **private)
+        self.stats.change(None, self.stats, None, js=SHOW_STATS, **private)
+        app.load(self.show, self.store, showing, **private)
+        app.load(None, js=PAGE_SCRIPT, **private)
 
-    def send(self, message, conversation, backend, *settings):
-        yield from chat_reply(self.service, message, conversation, backend, self.decoding.named(settings))
+    def send(self, store, message, conversation, backend, *settings):
+        yield from self.saving(store, chat_reply(self.service, message, conversation, backend,
+                                                 self.decoding.named(settings)))
 
-    def retry(self, conversation, backend, *settings):
-        yield from retry_reply(self.service, conversation, backend, self.decoding.named(settings))
+    def retry(self, store, conversation, backend, *settings):
+        yield from self.saving(store, retry_reply(self.service, conversation, backend, self.decoding.named(settings)))
+
+    def saving(self, store, replies):
+        """Stream a reply as `chat_reply` yields it, then save the conversation with the reply's stats."""
+        store = conversations.checked_store(store)
+        stats = conversations.reply_stats(conversations.current(store))
+        history, latency, first = None, None, True
+        for history, box, latency in replies:
+            if first and isinstance(latency, str):  # the reply being written has no stats yet (nor a retried one)
+                replies_shown = sum(m["role"] == "assistant" for m in history)
+                yield history, box, latency, stats[:max(0, replies_shown - 1)], gr.skip(), gr.skip()
+            else:
+                yield history, box, latency, gr.skip(), gr.skip(), gr.skip()
+            first = False
+        if not isinstance(latency, str):  # no reply: the message was refused, and said so
+            return
+        try:
+            store = conversations.recorded(store, as_typed(history), latency)
+        except conversations.ConversationError as error:
+            gr.Warning(str(error))
+            return
+        yield (gr.skip(), gr.skip(), gr.skip(), conversations.reply_stats(conversations.current(store)), store,
+               self.listed(store))
+
+    @staticmethod
+    def listed(store) -> gr.Radio:
+        return gr.Radio(conversations.choices(store), value=store["current"])
+
+    def show(self, store, latency: str = ""):
+        """Outputs `showing`: the store, the list of conversations, the current one, its replies' stats."""
+        store = conversations.checked_store(store)
+        selected = conversations.current(store)
+        return store, self.listed(store), as_shown(selected), conversations.reply_stats(selected), latency
+
+    def apply(self, store, change):
+        """`show` the store that `change(checked store)` returns; on ConversationError, warn and keep all."""
+        try:
+            return self.show(change(conversations.checked_store(store)))
+        except conversations.ConversationError as error:
+            gr.Warning(str(error))
+            return (gr.skip(),) * 5
+
+    def undo(self, store, conversation):
+        return self.apply(store, lambda store: conversations.recorded(store, as_typed(without_last_turn(conversation))))
+
+    def clear(self, store):
+        return self.apply(store, lambda store: conversations.recorded(store, []))
+
+    def new(self, store):
+        return self.apply(store, conversations.with_new)
+
+    def switch(self, store, conversation_id):
+        return self.apply(store, lambda store: conversations.switched(store, conversation_id))
+
+    def delete(self, store):
+        return self.apply(store, lambda store: conversations.deleted(store, store["current"]))
+
+    def import_json(self, store, upload):
+        """Add the conversation in an uploaded JSON export; a file that does not fit changes nothing."""
+        def imported(store):
+            path = Path(upload)
+            try:
+                with path.open("rb") as file:
+                    data = file.read(conversations.MAX_IMPORT_BYTES + 1)  # one byte more says it is too big
+            except OSError as error:
+                raise conversations.ConversationError(f"Cannot read {path.name}: {error.strerror}.") from None
+            finally:
+                delete_upload(path)
+            return conversations.with_imported(store, conversations.parse_export(data, path.name))
+
+        return self.apply(store, imported)
+
+    def export_markdown(self, store):
+        return self.export(store, conversations.to_markdown, "md")
+
+    def export_json(self, store):
+        return self.export(store, conversations.to_json, "json")
+
+    def export(self, store, render, suffix: str):
+        """The current conversation as a file to download."""
+        selected = conversations.current(conversations.checked_store(store))
+        if selected is None or not selected["messages"]:
+            gr.Warning("Nothing to export yet: this conversation has no messages.")
+            return gr.skip()
+        remove_old_files(self.exports_dir, max_age_s=3600)
+        path = Path(tempfile.mkdtemp(dir=self.exports_dir)) / conversations.export_name(selected, suffix)
+        path.write_text(render(selected), encoding="utf-8")
+        return gr.File(str(path), visible=True)

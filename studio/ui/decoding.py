@@ -2,9 +2,13 @@
 
 Decoding settings reach handlers by name, never by position: an event lists its own inputs and then
 `DecodingControls.listed()`; the handler takes those as `*settings`, and `named(settings)` turns them into
-{keyword of `decode_options`: value}. No handler knows the controls' order."""
+{keyword of `decode_options`: value}. No handler knows the controls' order.
+
+`remember_settings` keeps a tab's backend and decoding settings in the browser, restored on reload."""
 
 from __future__ import annotations
+
+import math
 
 import gradio as gr
 
@@ -50,3 +54,39 @@ class DecodingControls:
     def named(self, values) -> dict:
         """{keyword of `decode_options`: value} out of the values of `listed()`, in that order."""
         return dict(zip(self.components, values))
+
+
+def browser_state(name: str, default) -> gr.BrowserState:
+    """Gradio's BrowserState (the browser's localStorage) under a fixed key and secret: Gradio's default, random
+    ones per launch, would forget everything at each server restart. The secret only obfuscates (the page
+    receives it); what is kept stays in this browser and comes to the server only with the events that use it."""
+    return gr.BrowserState(default, storage_key=f"transformer-studio-{name}", secret="transformer-studio")
+
+
+def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: DecodingControls) -> None:
+    """Save the tab's backend and decoding settings in the browser whenever the user changes one, and put
+    them back when the page loads (a saved value that no longer fits its control is left out)."""
+    saved = browser_state(f"{tab}-settings", {})
+    controls = {"backend": backend, **decoding.components}
+
+    def save(backend, *settings) -> dict:
+        return {"backend": backend, **decoding.named(settings)}
+
+    def restore(values) -> list:
+        values = values if isinstance(values, dict) else {}
+        return [values[name] if name in values and _fits(control, values[name]) else gr.skip()
+                for name, control in controls.items()]
+
+    for control in controls.values():
+        control.input(save, [backend, *decoding.listed()], saved, queue=False, show_progress="hidden",
+                      trigger_mode="always_last", api_visibility="private")
+    app.load(restore, saved, list(controls.values()), show_progress="hidden", api_visibility="private")
+
+
+def _fits(control, value) -> bool:
+    if isinstance(control, (gr.Radio, gr.Dropdown)):
+        return value in [choice[1] if isinstance(choice, tuple) else choice for choice in control.choices]
+    number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(control, gr.Slider):
+        return number and control.minimum <= value <= control.maximum
+    return value is None or number  # gr.Number: the seed, empty or a number

@@ -84,3 +84,24 @@ def with_warnings(summary: str, warnings) -> str:
     """The latency line shown beside an output, then the input's warnings (also shown as toasts), so the API
     and the page say e.g. that the input does not look like Korean right next to the output."""
     return "\n\n".join([summary, *(f"⚠ {w}" for w in dict.fromkeys(warnings))]).strip()
+
+
+def delete_upload(path: Path) -> None:
+    """Delete Gradio's copy of an upload; never a file outside Gradio's upload folder."""
+    from gradio.utils import get_upload_folder
+
+    try:
+        if path.resolve().is_relative_to(Path(get_upload_folder()).resolve()):
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def remove_old_files(directory: Path, max_age_s: float) -> None:
+    """Delete what the app wrote into `directory` (downloads it offered) more than `max_age_s` ago."""
+    import shutil
+    import time
+
+    for entry in directory.iterdir():
+        if time.time() - entry.stat().st_mtime > max_age_s:
+            shutil.rmtree(entry, ignore_errors=True)

@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import html
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import gradio as gr
 
+from studio.document import STOPPED
 from studio.formats import FORMATS
 from studio.tasks import TRANSLATOR
 from studio.ui.decoding import DecodingControls, backend_dropdown
-from studio.ui.service import InputError, Limits, ModelService, decode_options, with_warnings
+from studio.ui.service import (InputError, Limits, ModelService, decode_options, delete_upload, remove_old_files,
+                               with_warnings)
 
 
 # a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it
 UNSURE, DOUBTFUL = -0.7, -1.6
 CONFIDENCE_COLORS = {"unsure": "#fde68a", "doubtful": "#fca5a5"}
+MAX_GLOSSARY_BYTES = 1_000_000
+ALTERNATIVES = 4  # how many n-best translations the tab offers
 
 
 def confidence_marks(confidences) -> list[tuple[str, str | None]]:
@@ -31,12 +36,46 @@ def confidence_marks(confidences) -> list[tuple[str, str | None]]:
     return marks
 
 
-def translate_text(service: ModelService, text: str, backend: str, settings: dict,
-                   scores: bool = False) -> tuple[str, str, list]:
+def protector_for(glossary_text: str = "", protect: bool = True):
+    """The term protection a request asks for: glossary entries as TSV text, and the automatic protection of
+    names, numbers and URLs (None when there is nothing to do). A bad glossary is the user's error to see."""
+    from studio.errors import DataError
+    from studio.text.protect import Glossary, Protector
+
+    try:
+        return Protector(Glossary.parse(glossary_text or "", "glossary"), auto=bool(protect)) or None
+    except DataError as error:
+        raise InputError(str(error)) from None
+
+
+def load_glossary_file(file, glossary_text: str) -> str:
+    """The glossary box's text with an uploaded .tsv glossary's entries added (a term in both keeps the
+    file's English), so the user sees and can edit what will be applied."""
+    from studio.errors import DataError
+    from studio.text.protect import Glossary
+
+    path = Path(file if isinstance(file, str) else file.path)
+    name = getattr(file, "orig_name", None) or path.name
+    try:
+        if path.stat().st_size > MAX_GLOSSARY_BYTES:
+            raise InputError(f"{name}: a glossary file is limited to {MAX_GLOSSARY_BYTES:,} bytes")
+        typed = Glossary.parse(glossary_text or "", "glossary")
+        loaded = Glossary.read(path, name)
+    except (DataError, OSError) as error:
+        raise InputError(str(error)) from None
+    finally:
+        delete_upload(path)
+    return "\n".join(f"{term}\t{english}" for term, english in typed.extended(loaded).entries)
+
+
+def translate_text(service: ModelService, text: str, backend: str, settings: dict, scores: bool = False,
+                   protector=None) -> tuple[str, str, list, str]:
     """Translate one or more lines; returns (translation, latency summary, confidence marks: with `scores`,
-    which costs one more forced pass over the output)."""
-    from studio.document import split_sentences, translate_lines
+    which costs one more forced pass over the output, and what the glossary/protection did)."""
+    from studio.document import split_sentences, translate_lines, unprotect
     from studio.generate.confidence import Confidence
+    from studio.inference import Generation
+    from studio.text.protect import describe
 
     try:
         service.check_text(text)
@@ -46,27 +85,39 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
         raise gr.Error(str(error), print_exception=False) from None
     lines = text.split("\n")
     filled = [line for line in lines if line.strip()]
+    report: list = []
     if len(filled) == 1 and len(split_sentences(filled[0])) == 1:  # one sentence: decode once, with latency
-        output, latency, warnings = list(generator.stream(filled[0].strip(), options, scores=scores))[-1]
+        shield = protector.protect(filled[0].strip()) if protector else None
+        source = shield.text if shield else filled[0].strip()
+        output, latency, warnings = list(generator.stream(source, options, scores=scores))[-1]
+        if shield:
+            [restored] = unprotect(generator, [shield], [Generation(output, [], warnings, latency.confidence)],
+                                   options, report)
+            output, latency.confidence = restored.text, restored.confidence
         outputs, summary = [output if line.strip() else "" for line in lines], latency.summary()
         confidences = [latency.confidence if line.strip() else Confidence([], 0.0) for line in lines] if scores else []
     else:
         started = time.perf_counter()
         confidences = [] if scores else None
-        outputs, warnings = translate_lines(generator, lines, options, scores=confidences)
+        outputs, warnings = translate_lines(generator, lines, options, scores=confidences, protector=protector,
+                                            report=report)
         sentences = sum(len(split_sentences(line)) for line in filled)
         summary = f"{backend} · {sentences} sentences · {(time.perf_counter() - started) * 1000:.0f} ms total"
     for warning in sorted(set(warnings)):
         gr.Warning(warning)
-    return "\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences or [])
+    return ("\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences or []),
+            describe(report))
 
 
 def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,
-                   progress=None) -> str:
+                   progress=None, protector=None, stop=None) -> tuple[str, str, list[str]]:
     """Translate an uploaded document (.txt line by line; .srt, .md, .html, .docx with their structure kept)
-    into a new file of the same format under `outputs_dir`; returns its path. The upload is deleted as soon
-    as it is read: uploads are read, never executed or kept."""
-    from studio.document import translate_document
+    into a new file of the same format under `outputs_dir`; returns its path, what the glossary and
+    protection did, and warnings. `progress(fraction, desc)` hears "N / M sentences" after each batch; when
+    `stop()` turns true the file is written with what was done. The upload is deleted as soon as it is read:
+    uploads are read, never executed or kept."""
+    from studio.document import plan_lines, translate_document
+    from studio.text.protect import describe
     from studio.errors import DataError
     from studio.formats import FormatLimits, output_name, read_document
 
@@ -82,28 +133,51 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         raise gr.Error(str(error), print_exception=False) from None
     except InputError as error:
         raise gr.Error(str(error), print_exception=False) from None
-    total, done = max(1, len(document.segments)), 0
+    total, done = sum(map(len, plan_lines(generator.preprocessor, document.segments))), 0
 
     def advance(count):
         nonlocal done
         done += count
         if progress is not None:
-            progress(min(done / total, 1.0), desc="Translating")
+            progress(min(done / max(total, 1), 1.0), desc=f"{done:,} / {total:,} sentences")
 
-    translated, _ = translate_document(generator, document, options, on_progress=advance)
-    _remove_old_files(outputs_dir, max_age_s=3600)
+    report: list = []
+    translated, warnings = translate_document(generator, document, options, on_progress=advance,
+                                              protector=protector, report=report, stop=stop)
+    remove_old_files(outputs_dir, max_age_s=3600)
     out = Path(tempfile.mkdtemp(dir=outputs_dir)) / output_name(name)
     out.write_bytes(translated)
-    return str(out)
+    return str(out), describe(report), warnings
 
 
 def translate_api(service: ModelService, default_backend: str):
     """The `/translate` endpoint. Its signature is the API's, so the default backend is bound here."""
 
     def translate(text: str, backend: str = default_backend, strategy: str = "greedy",
-                  beam_size: int = 4) -> tuple[str, str]:
-        """Translate Korean text (one or more lines) to English. Returns (translation, latency summary)."""
-        return translate_text(service, text, backend, {"strategy": strategy, "beam_size": beam_size})[:2]
+                  beam_size: int = 4, glossary: str = "", protect: bool = True) -> tuple[str, str]:
+        """Translate Korean text to English with a Transformer trained from scratch on Korean-English
+        sentence pairs. Each line is translated on its own, a long line sentence by sentence.
+
+        Args:
+            text: Korean text, one or more lines (e.g. "오바마는 대통령이다."), up to --max-input-chars.
+            backend: tf, tf-naive, tflite, tflite-float16, tflite-int8, onnx or onnx-int8 (default: the server's).
+            strategy: How to decode: "greedy" (the most likely token at each step) or "beam" (beam search).
+            beam_size: The number of beams when strategy is "beam" (1 or more).
+            glossary: Terms to translate as given, one "korean<TAB>english" pair per line (optional).
+            protect: Keep URLs, e-mail addresses, numbers with units and Latin-script names as written.
+
+        Returns:
+            The English translation, line for line.
+            The latency summary (the backend and the time taken), then any warning about the input and which glossary entries were applied.
+        """
+        try:
+            protector = protector_for(glossary, protect)
+        except InputError as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        output, summary, _, protection = translate_text(service, text, backend,
+                                                        {"strategy": strategy, "beam_size": beam_size},
+                                                        protector=protector)
+        return output, f"{summary}\n{protection}" if protection else summary
 
     return translate
 
@@ -154,6 +228,7 @@ class TranslateTab:
     def __init__(self, service: ModelService, default_backend: str):
         self.service = service
         self.outputs_dir = Path(tempfile.mkdtemp(prefix="studio-translations-"))
+        self.stops: dict[str, threading.Event] = {}  # per browser session: its document translation's stop flag
         if not service.available:
             gr.Markdown(f"**The translator is unavailable.** {html.escape(service.unavailable)}")
         with gr.Row():
@@ -161,7 +236,11 @@ class TranslateTab:
                                      elem_id="translate-input")
             target = gr.Textbox(label="English", lines=5, interactive=False, elem_id="translate-output",
                                 buttons=["copy"])
-        translate_button = gr.Button("Translate", variant="primary", elem_id="translate-button")
+        with gr.Row():
+            translate_button = gr.Button("Translate", variant="primary", elem_id="translate-button", scale=3)
+            alternatives_button = gr.Button("Alternatives", elem_id="translate-alternatives-button", scale=1)
+        alternatives = gr.Radio(label="Other translations (beam search's n-best): pick one to use it", visible=False,
+                                elem_id="translate-alternatives")
         latency = gr.Markdown(elem_id="translate-latency")
         marks = gr.HighlightedText(label="Confidence: words the model was unsure of (its own log-probabilities)",
                                    color_map=CONFIDENCE_COLORS, show_legend=True, combine_adjacent=False,
@@ -169,25 +248,100 @@ class TranslateTab:
         gr.Examples(list(TRANSLATOR.prompts), inputs=self.source, label="Try")
         self.backend = backend_dropdown(service, default_backend, "translate-backend")
         self.decoding = DecodingControls("translate")
+        with gr.Accordion("Glossary and protected terms", open=False):
+            with gr.Row():
+                self.glossary_text = gr.Textbox("", label="Glossary: one `korean<TAB>english` entry per line",
+                                                lines=3, placeholder="삼성전자\tSamsung Electronics",
+                                                elem_id="translate-glossary")
+                glossary_file = gr.File(label="Add the entries of a .tsv glossary file", file_types=[".tsv", ".txt"],
+                                        elem_id="translate-glossary-file")
+            self.protect = gr.Checkbox(True, label="Keep URLs, e-mail addresses, numbers with units and Latin-script "
+                                                   "names as written", elem_id="translate-protect")
+        protection = gr.Markdown(elem_id="translate-glossary-report")
         with gr.Accordion("Translate a document (.txt, .srt, .md, .html, .docx)", open=False):
             self.upload = gr.File(label="Korean document: .txt (one paragraph per line), .srt, .md, .html or .docx",
-                                  file_types=list(FORMATS))
-            file_button = gr.Button("Translate file")
-            download = gr.File(label="English translation (same format)", interactive=False)
+                                  file_types=list(FORMATS), elem_id="translate-file")
+            with gr.Row():
+                file_button = gr.Button("Translate file", elem_id="translate-file-button")
+                cancel_button = gr.Button("Cancel", elem_id="translate-file-cancel", variant="stop")
+            download = gr.File(label="English translation (same format)", interactive=False,
+                               elem_id="translate-file-output")
 
-        translate_button.click(self.translate_source, [self.source, self.backend, *self.decoding.listed()],
-                               [target, latency, marks], api_visibility="private")
-        # `/translate_file(file, backend, *settings)`: the API keeps the parameter names `file` and `backend`
-        file_button.click(self.translate_upload, [self.upload, self.backend, *self.decoding.listed()], download,
-                          api_name="translate_file")
+        protection_inputs = [self.glossary_text, self.protect]
+        glossary_file.upload(self.add_glossary_file, [glossary_file, self.glossary_text],
+                             [self.glossary_text, glossary_file], api_visibility="private")
+        alternatives_button.click(self.offer_alternatives, [self.source, self.backend, *self.decoding.listed()],
+                                  alternatives, api_visibility="private")
+        alternatives.select(lambda choice: choice, alternatives, target, api_visibility="private")
+        translate_button.click(lambda: gr.Radio(visible=False), None, alternatives, api_visibility="private")
+        translate_button.click(self.translate_source,
+                               [self.source, self.backend, *protection_inputs, *self.decoding.listed()],
+                               [target, latency, marks, protection], api_visibility="private")
+        # `/translate_file(file, backend, *settings, glossary, protect)`: the API keeps its
+        # earlier parameters first and in order, so earlier clients' positional calls still work
+        file_button.click(self.translate_upload,
+                          [self.upload, self.backend, *self.decoding.listed(), *protection_inputs],
+                          download, api_name="translate_file")
+        # outside the queue, so it runs while the translation holds a worker; the translation stops after its
+        # current batch and returns the file with what was done
+        cancel_button.click(self.cancel_upload, None, None, queue=False, api_visibility="private")
 
-    def translate_source(self, text, backend, *settings):
-        return translate_text(self.service, text, backend, self.decoding.named(settings), scores=True)
+    @staticmethod
+    def add_glossary_file(file, glossary_text):
+        if file is None:
+            return gr.skip(), gr.skip()
+        try:
+            merged = load_glossary_file(file, glossary_text)
+        except InputError as error:
+            gr.Warning(str(error))
+            return gr.skip(), None
+        gr.Info(f"Glossary: {len(merged.splitlines()):,} entries.")
+        return merged, None
 
-    def translate_upload(self, file, backend: str, *settings, progress=gr.Progress()):
-        """Translate an uploaded UTF-8 text file line by line; returns the path of the English file.
-        The upload is deleted as soon as it is read: uploads are read, never executed or kept."""
-        return translate_file(self.service, self.outputs_dir, file, backend, self.decoding.named(settings), progress)
+    def translate_source(self, text, backend, glossary, protect, *settings):
+        try:
+            protector = protector_for(glossary, protect)
+        except InputError as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        return translate_text(self.service, text, backend, self.decoding.named(settings), scores=True,
+                              protector=protector)
+
+    def offer_alternatives(self, text, backend, *settings):
+        """Up to four different translations of the input (taken as one) from beam search, to pick from."""
+        try:
+            self.service.check_text(text)
+            found = self.service.generator(backend).alternatives(" ".join(text.split()), ALTERNATIVES,
+                                                                 decode_options(**self.decoding.named(settings)))
+        except InputError as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        return gr.Radio(choices=[t for t, _ in found if t], value=None, visible=True)
+
+    # Gradio fills in `request` and `progress` only among the parameters before *values
+    def translate_upload(self, request: gr.Request, progress=gr.Progress(), file=None, backend: str = "tf", *values):
+        """Translate an uploaded document; returns the path of the English file (what the glossary did is
+        shown as a notice). The upload is deleted as soon as it is read: uploads are read, never executed or kept."""
+        settings, (glossary, protect) = values[:-2], values[-2:]
+        try:
+            protector = protector_for(glossary, protect)
+        except InputError as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        session = request.session_hash if request else ""
+        stop = self.stops[session] = threading.Event()
+        try:
+            path, protection, warnings = translate_file(self.service, self.outputs_dir, file, backend,
+                                                        self.decoding.named(settings), progress, protector,
+                                                        stop.is_set)
+        finally:
+            self.stops.pop(session, None)
+        for notice in [w for w in warnings if w.startswith(STOPPED.split("{")[0])] + [protection] * bool(protection):
+            gr.Info(notice)
+        return path
+
+    def cancel_upload(self, request: gr.Request):
+        """Stop this browser session's document translation after its current batch (it keeps what was done)."""
+        stop = self.stops.get(request.session_hash if request else "")
+        if stop is not None:
+            stop.set()
 
 
 def _read_upload(file, limits: Limits) -> tuple[str, bytes]:
@@ -206,24 +360,5 @@ def _read_upload(file, limits: Limits) -> tuple[str, bytes]:
     except OSError:
         raise InputError("The uploaded file could not be read; please upload it again.") from None
     finally:
-        _delete_upload(path)
+        delete_upload(path)
     return name, data
-
-
-def _delete_upload(path: Path) -> None:
-    """Delete Gradio's copy of an upload; never a file outside Gradio's upload folder."""
-    from gradio.utils import get_upload_folder
-
-    try:
-        if path.resolve().is_relative_to(Path(get_upload_folder()).resolve()):
-            path.unlink(missing_ok=True)
-    except OSError:
-        pass
-
-
-def _remove_old_files(directory: Path, max_age_s: float) -> None:
-    import shutil
-
-    for entry in directory.iterdir():
-        if time.time() - entry.stat().st_mtime > max_age_s:
-            shutil.rmtree(entry, ignore_errors=True)

@@ -134,5 +134,7 @@ def test_eval_can_record_scores_in_the_bundle(tiny_bundle, koen_tsv, tmp_path):
 
 
 def test_eval_names_an_unknown_evaluation_set(tiny_bundle):
-    result = runner.invoke(app, ["eval", "chatbot", "--bundle", str(tiny_bundle), "--sets", "park_dev,nope"])
+    result = runner.invoke(app, ["eval", "translator", "--bundle", str(tiny_bundle), "--sets", "park_dev,nope"])
     assert result.exit_code != 0 and "unknown evaluation set(s) nope" in str(result.exception)
+    result = runner.invoke(app, ["eval", "chatbot", "--bundle", str(tiny_bundle), "--sets", "park_dev"])
+    assert result.exit_code != 0 and "its set is chatbot_dev" in str(result.exception)

@@ -109,3 +109,20 @@ def test_cli_alternatives_are_different_translations_best_first(tiny_bundle):
     found = rows[0]["alternatives"]
     assert 1 <= len(found) <= 3 and rows[0]["translation"] == found[0][0]
     assert len({t for t, _ in found}) == len(found) and [s for _, s in found] == sorted((s for _, s in found), reverse=True)
+
+
+def test_cli_glossary_terms_reach_the_output_or_are_reported_missing(tiny_bundle, tmp_path):
+    glossary = tmp_path / "terms.tsv"
+    glossary.write_text("커피\tespresso\n영화\tthe film\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--glossary", str(glossary),
+                                      "나는 커피를 좋아해? 너는 영화를 봤어?"])
+    assert result.exit_code == 0, result.output
+    translation = result.output.splitlines()[-1]  # the report comes before the translation
+    for term, english in (("커피", "espresso"), ("영화", "the film")):
+        state = result.output.split(f"{term} → {english} (")[1].split(")")[0]
+        assert state in ("applied", "not applied: the model dropped it")
+        assert (english in translation) == (state == "applied")  # the tiny model may drop a placeholder
+    broken = tmp_path / "broken.tsv"
+    broken.write_text("커피\tcoffee\n영화 the film\n", encoding="utf-8")
+    failed = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--glossary", str(broken), "안녕"])
+    assert failed.exit_code != 0 and "broken.tsv:2" in str(failed.exception)

@@ -30,7 +30,7 @@ def _raw_call(url: str, api_name: str, data: list):
     import json
     import urllib.request
 
-    defaults = {"/chat": ["tf", "greedy", 4, 0.8, 0, 0.9, None], "/translate": ["tf", "greedy", 4],
+    defaults = {"/chat": ["tf", "greedy", 4, 0.8, 0, 0.9, None], "/translate": ["tf", "greedy", 4, "", True],
                 "/compare": ["chatbot"]}[api_name]
     data = data + defaults[len(data) - 1:]
     base = url.rstrip("/") + "/gradio_api/call" + api_name

@@ -68,6 +68,10 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
     assert 1 <= len(found) <= 3 and len({t for t, _ in found}) == len(found)
     with pytest.raises(Exception, match="between 1 and 8"):
         client.predict("너는 영화를 봤어?", 99, api_name="/translate_alternatives")
+    _, beside = client.predict("너는 커피를 샀어?", glossary="커피\tespresso", api_name="/translate")
+    assert "Glossary: 커피 → espresso (" in beside
+    with pytest.raises(Exception, match="glossary:1.*korean<TAB>english"):
+        client.predict("너는 커피를 샀어?", glossary="커피 espresso", api_name="/translate")
     beam, _ = client.predict("나는 커피를 좋아해?", "tf-naive", "beam", 3, api_name="/chat")
     assert isinstance(beam, str)
     with pytest.raises(Exception, match="type something"):
@@ -112,9 +116,31 @@ def test_decoding_settings_reach_handlers_by_name_and_the_file_endpoint_keeps_it
     info = app.get_api_info()["named_endpoints"]["/translate_file"]["parameters"]
     assert [p["parameter_name"] for p in info[:2]] == ["file", "backend"]
     assert [c.elem_id or c.label for c in translate_file.inputs] == [
-        "Korean document: .txt (one paragraph per line), .srt, .md, .html or .docx", "translate-backend", "translate-strategy",
+        "translate-file", "translate-backend", "translate-strategy",
         "translate-beam-size", "translate-length-penalty", "translate-temperature", "translate-top-k",
-        "translate-top-p", "translate-seed", "translate-max-new-tokens", "translate-no-repeat-ngram"]
+        "translate-top-p", "translate-seed", "translate-max-new-tokens", "translate-no-repeat-ngram",
+        "translate-glossary", "translate-protect"]  # added last: earlier clients' calls still work
+
+
+def test_the_translate_tab_applies_a_typed_and_an_uploaded_glossary(services, tmp_path):
+    from studio.ui.translate import load_glossary_file, protector_for, translate_text
+
+    upload = tmp_path / "terms.tsv"
+    upload.write_text("영화\tthe film\n커피\tcoffee\n", encoding="utf-8")
+    glossary = load_glossary_file(str(upload), "커피\tespresso\n")  # the file's entries join the box's
+    assert sorted(glossary.splitlines()) == ["영화\tthe film", "커피\tcoffee"]
+    protector = protector_for(glossary.replace("coffee", "espresso"), True)
+    output, _, _, protection = translate_text(services[1], "너는 커피를 샀어? 그는 영화를 봤어?", "tf",
+                                              ui_settings(), protector=protector)
+    for term, english in (("커피", "espresso"), ("영화", "the film")):
+        assert f"{term} → {english} (applied)" in protection or f"{term} → {english} (not applied" in protection
+        assert (english in output) == (f"{term} → {english} (applied)" in protection)
+    upload.write_bytes(b"\xff\xfe garbage")
+    with pytest.raises(InputError, match="terms.tsv: the glossary is not UTF-8"):
+        load_glossary_file(str(upload), "")
+    with pytest.raises(InputError, match="glossary:2: expected"):
+        protector_for("커피\tespresso\n영화 film", True)
+    assert protector_for("", False) is None  # nothing to protect: the plain path
 
 
 def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):

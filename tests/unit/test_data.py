@@ -129,6 +129,15 @@ def test_split_is_deterministic_and_keeps_a_source_on_one_side():
     assert 0.05 < len(dev) / len(pairs) < 0.4
 
 
+def test_split_ignores_spacing_punctuation_and_case():
+    """Two text pipelines write one question differently; both runs must put it on the same side."""
+    pairs = [Pair(q, a) for q, a, _ in generated_pairs(200)]
+    respelled = [Pair(p.source.replace(" ", "  ").replace("?", " ?").upper() + "!", p.target) for p in pairs]
+    train, dev = split_train_dev(pairs, 0.2, seed=1)
+    train2, dev2 = split_train_dev(respelled, 0.2, seed=1)
+    assert [p.target for p in dev] == [p.target for p in dev2] and len(train) == len(train2)
+
+
 def test_source_selection_knows_licenses():
     names = {s.name for s in select_sources("commercial-safe")}
     assert "kss" not in names and "kornli_xnli" not in names and "bible_krv_web" in names

@@ -1,0 +1,195 @@
+"""Terms the translator must not mangle: a user's glossary (Korean term -> the English to use) and, when
+`auto` is on, URLs, e-mail addresses, numbers with units and runs of Latin script ("Zoran Zaev", "iPhone 15").
+
+Each matched span is replaced by a placeholder the model copies through ("Xq1", "Xq2": a Latin-looking
+token, which this model passes through far more often than brackets or '#1'), and the output gets the
+span's English back in its place. A placeholder the model dropped is reported as not applied; the caller
+may decode that sentence again with the English written into the source (`Protected.inline`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from studio.errors import DataError
+from studio.text.script import looks_like
+
+MAX_GLOSSARY_ENTRIES = 5000
+MAX_TERM_CHARS = 200
+
+_URL = r"(?:https?://|www\.)[^\s<>\"'()\[\]{}가-힣]+[^\s<>\"'()\[\]{}가-힣.,;:!?]"
+_EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+_UNIT = r"(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?|[A-Za-z]{1,3}²|[A-Za-z]{1,3}³)(?![A-Za-z])"
+_AMOUNT = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_NUMBER = rf"(?:[$€£¥₩]\s?{_AMOUNT}|{_AMOUNT}\s?{_UNIT}|\d{{1,2}}:\d{{2}}(?::\d{{2}})?)"
+_LATIN_WORD = r"[A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9]|[A-Za-z]{2,}"
+_LATIN = rf"(?:{_LATIN_WORD})(?:[ \-](?:{_LATIN_WORD}|\d+))*"
+AUTO_KINDS = {"url": _URL, "email": _EMAIL, "number": _NUMBER, "latin": _LATIN}
+_AUTO = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in AUTO_KINDS.items()))
+_ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
+_PLACEHOLDER = "Xq{}"
+_HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """(Korean term, English) pairs, longest term first so "삼성전자" wins over "삼성"."""
+
+    entries: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, text: str, name: str = "glossary") -> "Glossary":
+        """TSV: `korean<TAB>english` per line; blank lines and lines starting with # are skipped."""
+        entries: dict[str, str] = {}
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            parts = line.split("\t")
+            if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+                raise DataError(f"{name}:{number}", "expected `korean<TAB>english` (two columns separated by a "
+                                                    f"tab), got {line[:60]!r}")
+            term, english = parts[0].strip(), " ".join(parts[1].split())
+            if len(term) > MAX_TERM_CHARS or len(english) > MAX_TERM_CHARS:
+                raise DataError(f"{name}:{number}", f"a glossary entry is limited to {MAX_TERM_CHARS} characters")
+            entries[term] = english
+            if len(entries) > MAX_GLOSSARY_ENTRIES:
+                raise DataError(name, f"more than {MAX_GLOSSARY_ENTRIES:,} entries")
+        return cls.of(entries)
+
+    @classmethod
+    def of(cls, entries: dict[str, str]) -> "Glossary":
+        return cls(tuple(sorted(entries.items(), key=lambda e: -len(e[0]))))
+
+    def extended(self, other: "Glossary") -> "Glossary":
+        """Both glossaries' entries; `other`'s English wins for a term in both."""
+        return Glossary.of({**dict(self.entries), **dict(other.entries)})
+
+    @classmethod
+    def read(cls, path: str | Path, name: str | None = None) -> "Glossary":
+        """A UTF-8 TSV file; errors name it as `name` (an upload's own name) or its path."""
+        name = name or str(path)
+        try:
+            data = Path(path).read_bytes()
+        except OSError as error:
+            raise DataError(name, f"cannot read the glossary ({error.strerror or error})") from None
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise DataError(name, "the glossary is not UTF-8 text") from None
+        return cls.parse(text, name)
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+
+@dataclass(frozen=True)
+class Span:
+    placeholder: str
+    original: str  # as written in the source
+    english: str  # what the output gets
+    kind: str  # "glossary", "url", "email", "number" or "latin"
+
+
+@dataclass
+class Protected:
+    """A source with its protected spans replaced by placeholders."""
+
+    text: str
+    spans: list[Span] = field(default_factory=list)
+
+    def restore(self, output: str) -> tuple[str, list[Span], list[Span]]:
+        """(the output with every placeholder replaced by its English, spans applied, spans the model dropped).
+        One pass over the output, so an English that looks like a placeholder is never replaced again."""
+        if not self.spans:
+            return output, [], []
+        by_placeholder = {span.placeholder.casefold(): span for span in self.spans}
+        pattern = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(p) for p in by_placeholder) + r")(?![0-9])",
+                             re.IGNORECASE)
+        seen: set[str] = set()
+
+        def english(match: re.Match) -> str:
+            seen.add(match.group(0).casefold())
+            return by_placeholder[match.group(0).casefold()].english
+
+        output = pattern.sub(english, output)
+        applied = [s for s in self.spans if s.placeholder.casefold() in seen]
+        return output, applied, [s for s in self.spans if s.placeholder.casefold() not in seen]
+
+    def inline(self, spans: list[Span]) -> str:
+        """The source with `spans` written as their English instead of placeholders (the fallback for a
+        sentence whose placeholders the model dropped: it copies Latin text more often than not)."""
+        text = self.text
+        for span in spans:
+            text = text.replace(span.placeholder, span.english)
+        return text
+
+
+@dataclass(frozen=True)
+class Protector:
+    glossary: Glossary = Glossary()
+    auto: bool = True
+
+    def __bool__(self) -> bool:
+        return bool(self.glossary) or self.auto
+
+    def protect(self, source: str) -> Protected:
+        if self.auto and looks_like(_ADDRESSES.sub(" ", source)):
+            return self._protect(source, auto=False)  # not Korean: the language hint needs to see it as written
+        return self._protect(source, self.auto)
+
+    def _protect(self, source: str, auto: bool) -> Protected:
+        found: list[tuple[int, int, str, str]] = []  # (start, end, kind, english), not overlapping
+
+        def free(start: int, end: int) -> bool:
+            return all(end <= s or start >= e for s, e, _, _ in found)
+
+        for term, english in self.glossary.entries:  # longest first
+            # a term starts a word (Korean particles may follow it); a Latin term ends one too
+            tail = "" if _HANGUL.search(term[-1]) else r"(?![A-Za-z0-9])"
+            for match in re.finditer(rf"(?<!\w){re.escape(term)}{tail}", source):
+                if free(*match.span()):
+                    found.append((*match.span(), "glossary", english))
+        if auto:
+            for match in _AUTO.finditer(source):
+                if free(*match.span()):
+                    found.append((*match.span(), match.lastgroup, match.group(0)))
+        taken = {t.casefold() for t in re.findall(r"Xq\d+", source, flags=re.IGNORECASE)}
+        numbers = (n for n in range(1, 100_000) if _PLACEHOLDER.format(n).casefold() not in taken)
+        spans: dict[tuple[str, str], Span] = {}  # the same term twice in a sentence shares one placeholder
+        pieces, position = [], 0
+        for start, end, kind, english in sorted(found):
+            original = source[start:end]
+            if (original, kind) not in spans:
+                spans[original, kind] = Span(_PLACEHOLDER.format(next(numbers)), original, english, kind)
+            pieces += [source[position:start], spans[original, kind].placeholder]
+            position = end
+        return Protected("".join(pieces) + source[position:], list(spans.values()))
+
+
+_KIND_NAMES = {"url": "URL", "email": "e-mail address", "number": "number", "latin": "Latin-script name"}
+
+
+def describe(report: list[tuple[Span, bool]]) -> str:
+    """One line on what protection did: each glossary entry applied or not, and how many automatically
+    protected spans (names, numbers, URLs) the model dropped. Empty when there is nothing to say."""
+    entries: dict[tuple[str, str], list[bool]] = {}
+    kinds: dict[str, list[bool]] = {}
+    for span, applied in report:
+        if span.kind == "glossary":
+            entries.setdefault((span.original, span.english), []).append(applied)
+        else:
+            kinds.setdefault(span.kind, []).append(applied)
+    parts = []
+    for (term, english), outcomes in entries.items():
+        done = sum(outcomes)
+        state = ("applied" if done == len(outcomes) else f"applied {done} of {len(outcomes)} times" if done
+                 else "not applied: the model dropped it")
+        parts.append(f"{term} → {english} ({state})")
+    line = f"Glossary: {'; '.join(parts)}." if parts else ""
+    dropped = [f"{o.count(False)} {_KIND_NAMES[k]}{'s' if o.count(False) > 1 else ''}" for k, o in kinds.items()
+               if not all(o)]
+    if dropped:
+        line += f"{' ' if line else ''}Not kept as written (the model dropped it): {', '.join(dropped)}."
+    return line

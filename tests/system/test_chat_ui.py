@@ -1,0 +1,248 @@
+"""The Chat tab in headless Chromium (marked `browser`; skipped with a message when Chromium is missing), on the
+session's app (`app_url`): conversations kept in the browser across reloads, several of them, export and
+import, settings that persist, the keyboard, and each reply's stats beside it but never in its text. Each test
+has a fresh browser context, so an empty localStorage."""
+
+import json
+import os
+import shutil
+
+import gradio as gr
+import pytest
+
+from studio.ui.service import Limits, ModelService, decode_options
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+MESSAGE = "나는 커피를 좋아해?"
+SAMPLED = {"strategy": "sample", "seed": 1}  # the tiny model's greedy reply is empty; a seeded sample is not
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, app_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 1000}, accept_downloads=True)
+    page = context.new_page()
+    page.goto(app_url)
+    page.locator("#chat-input textarea").wait_for()
+    yield page
+    context.close()
+
+
+def reload(page):
+    page.reload()
+    page.locator("#chat-input textarea").wait_for()
+
+
+def send(page, text, replies):
+    """Type `text`, press Enter and wait until the chat shows `replies` replies with their stats."""
+    page.locator("#chat-input textarea").fill(text)
+    page.locator("#chat-input textarea").press("Enter")
+    wait_for_replies(page, replies)
+
+
+def wait_for_replies(page, count):
+    page.wait_for_function("n => document.querySelectorAll('#chat-window .bot-row[data-stats]').length === n",
+                           arg=count, timeout=60_000)
+
+
+def users(page):
+    return page.locator("#chat-window [data-testid='user']").all_inner_texts()
+
+
+def listed(page):
+    """The titles in the list of conversations."""
+    return page.locator("#chat-conversations label").all_inner_texts()
+
+
+def stats_beside_replies(page):
+    """What is drawn beside each reply (the rows' ::after)."""
+    return page.evaluate("""[...document.querySelectorAll('#chat-window .bot-row')]
+        .map(row => getComputedStyle(row, '::after').content)""")
+
+
+def warned(page, text):
+    page.locator(".toast-body").filter(has_text=text).first.wait_for(timeout=30_000)
+
+
+def use_sampling(page):
+    page.locator("#chat-decoding").get_by_text("Decoding").click()
+    page.locator("#chat-strategy").get_by_label("sample").check()
+    page.locator("#chat-seed input").fill(str(SAMPLED["seed"]))
+    page.locator("#chat-seed input").press("Tab")
+
+
+def test_conversations_are_kept_across_reloads_and_switched_between(page):
+    send(page, "첫 번째 대화야", 1)
+    send(page, "<b>두 번째</b> 메시지", 2)
+    reload(page)
+    wait_for_replies(page, 2)  # restored from the browser, stats included
+    assert users(page) == ["첫 번째 대화야", "<b>두 번째</b> 메시지"] and listed(page) == ["첫 번째 대화야"]
+
+    page.locator("#chat-new").click()
+    page.wait_for_function("() => !document.querySelector('#chat-window [data-testid=\"user\"]')")
+    send(page, "<b>새</b> 대화", 1)
+    page.locator("#chat-conversations").get_by_text("<b>새</b> 대화").wait_for()  # titles show text, not markup
+    assert listed(page) == ["<b>새</b> 대화", "첫 번째 대화야"]
+    page.locator("#chat-conversations").get_by_text("첫 번째 대화야").click()
+    wait_for_replies(page, 2)
+    assert users(page) == ["첫 번째 대화야", "<b>두 번째</b> 메시지"]
+    reload(page)  # the one chosen last comes back
+    wait_for_replies(page, 2)
+    assert users(page)[0] == "첫 번째 대화야"
+
+    page.locator("#chat-delete").click()
+    page.wait_for_function("() => document.querySelectorAll('#chat-conversations label').length === 1")
+    wait_for_replies(page, 1)
+    assert users(page) == ["<b>새</b> 대화"] and listed(page) == ["<b>새</b> 대화"]
+    reload(page)
+    wait_for_replies(page, 1)
+    assert listed(page) == ["<b>새</b> 대화"]
+
+
+def test_export_to_json_and_markdown_then_import_and_bad_files_lose_nothing(page, tmp_path):
+    send(page, "내보낼 대화", 1)
+
+    def export(button, suffix):
+        page.locator(button).click()
+        with page.expect_download() as download:
+            page.locator(f"#chat-export-file a[download$='{suffix}']").click()
+        return download.value.suggested_filename, download.value.path().read_text(encoding="utf-8")
+
+    name, markdown = export("#chat-export-md", ".md")
+    assert name.endswith(".md") and markdown.startswith("# 내보낼 대화") and "ms/token" in markdown
+    name, text = export("#chat-export-json", ".json")
+    exported = json.loads(text)
+    assert name.endswith(".json") and exported["messages"][0] == {"role": "user", "content": "내보낼 대화"}
+    assert "ms/token" in exported["messages"][1]["stats"]
+
+    def upload(name, data: bytes):
+        path = tmp_path / name
+        path.write_bytes(data)
+        with page.expect_file_chooser() as chooser:
+            page.locator("#chat-import").click()
+        chooser.value.set_files(str(path))
+
+    upload("chat.json", text.encode())
+    page.wait_for_function("() => document.querySelectorAll('#chat-conversations label').length === 2")
+    wait_for_replies(page, 1)
+    assert users(page) == ["내보낼 대화"] and listed(page) == ["내보낼 대화", "내보낼 대화"]
+
+    for name, data, why in (("broken.json", b'{"messages": [', "not valid JSON (line 1"),
+                            ("other.json", b'{"messages": [{"role": "system", "content": "x"}]}', "role 'system'"),
+                            ("latin1.json", "é".encode("latin-1"), "not UTF-8"),
+                            ("huge.json", b" " * 1_500_000, "larger than 1 MB")):
+        upload(name, data)
+        warned(page, f"Cannot import {name}: ")
+        assert why in page.locator(".toast-body").filter(has_text=name).first.inner_text()
+    reload(page)
+    wait_for_replies(page, 1)
+    assert listed(page) == ["내보낼 대화", "내보낼 대화"]  # nothing lost, nothing added
+
+
+def test_settings_survive_a_reload(page):
+    def saved(tab, change):
+        """Make `change`, and wait for the tab's settings to be saved (encrypted, they can only be seen to change)."""
+        key = f"transformer-studio-{tab}-settings"
+        before = page.evaluate("key => localStorage.getItem(key)", key)
+        change()
+        page.wait_for_function("([key, before]) => localStorage.getItem(key) !== before", arg=[key, before])
+
+    page.locator("#chat-backend input").click()
+    saved("chat", lambda: page.get_by_role("option", name="tf-naive").click())
+    page.locator("#chat-decoding").get_by_text("Decoding").click()
+    saved("chat", lambda: page.locator("#chat-strategy").get_by_label("sample").check())
+    saved("chat", lambda: page.locator("#chat-seed input").fill("1"))
+    page.get_by_role("tab", name="Translate").click()
+    page.locator("#translate-decoding").get_by_text("Decoding").click()
+    saved("translate", lambda: page.locator("#translate-strategy").get_by_label("beam").check())
+    reload(page)
+    page.locator("#chat-decoding").get_by_text("Decoding").click()
+    page.wait_for_function("() => document.querySelector('#chat-seed input').value === '1'", timeout=30_000)
+    assert page.locator("#chat-backend input").input_value() == "tf-naive"
+    assert page.locator("#chat-strategy").get_by_label("sample").is_checked()
+    page.get_by_role("tab", name="Translate").click()
+    page.locator("#translate-decoding").get_by_text("Decoding").click()
+    assert page.locator("#translate-strategy").get_by_label("beam").is_checked()
+
+
+def test_enter_sends_shift_enter_starts_a_new_line_and_undo_is_saved(page):
+    box = page.locator("#chat-input textarea")
+    box.fill("첫 줄")
+    box.press("Shift+Enter")
+    box.press_sequentially("둘째 줄")
+    assert box.input_value() == "첫 줄\n둘째 줄"
+    page.wait_for_timeout(1000)
+    assert users(page) == []  # Shift+Enter sent nothing
+    box.press("Enter")
+    wait_for_replies(page, 1)
+    assert users(page) == ["첫 줄\n둘째 줄"] and box.input_value() == ""
+
+    page.locator("#chat-undo").click()  # undone here, and in what is saved
+    page.wait_for_function("() => !document.querySelector('#chat-window [data-testid=\"user\"]')")
+    reload(page)
+    page.locator("#chat-conversations").get_by_text("New conversation").wait_for()
+    assert users(page) == []
+
+
+def test_stats_are_beside_each_reply_never_in_the_copied_or_retried_text(page, services):
+    expected = list(services.generator("tf").stream(MESSAGE, decode_options(**ui_settings(**SAMPLED))))[-1][0]
+    assert expected
+    use_sampling(page)
+    send(page, MESSAGE, 1)
+    bots = page.locator("#chat-window [data-testid='bot']")
+    assert bots.all_inner_texts() == [" ".join(expected.split())]
+    beside = stats_beside_replies(page)
+    assert len(beside) == 1 and "tf · first token" in beside[0] and "ms/token" in beside[0]
+    assert "ms/token" in page.locator("#chat-latency").inner_text()  # the last reply's, as before
+
+    page.evaluate("navigator.clipboard.writeText = async text => { window.__copied = text }")
+    bots.last.hover()
+    page.get_by_role("button", name="Copy message").last.click()
+    assert page.evaluate("window.__copied") == expected
+    page.get_by_role("button", name="Copy conversation").click()
+    assert "ms/token" not in page.evaluate("window.__copied") and expected in page.evaluate("window.__copied")
+
+    # Alt+R (the line under the buttons says so) asks the same message again, in place of its reply
+    assert "Alt+R" in page.locator("#chat-keys").inner_text()
+    sent = []
+    page.on("request", lambda request: sent.append(request.post_data_json) if "queue/join" in request.url else None)
+    before = page.locator("#chat-latency").inner_text()
+    page.locator("#chat-input textarea").focus()
+    page.keyboard.press("Alt+R")
+    page.wait_for_function("""before => { const now = document.querySelector('#chat-latency').innerText;
+                                          return now.includes('ms/token') && now !== before }""", arg=before,
+                           timeout=60_000)
+    wait_for_replies(page, 1)
+    page.wait_for_function("want => [...document.querySelectorAll(\"#chat-window [data-testid='bot']\")]"
+                           ".map(b => b.innerText).join('|') === want", arg=" ".join(expected.split()),
+                           timeout=30_000)  # the retried reply has finished streaming in
+    assert users(page) == [MESSAGE] and bots.all_inner_texts() == [" ".join(expected.split())]
+    window = next(request["data"][1] for request in sent if isinstance(request["data"][1], list))
+    assert MESSAGE in json.dumps(window, ensure_ascii=False) and "ms/token" not in json.dumps(window)
+
+
+@pytest.fixture(scope="module")
+def services(exported):
+    return ModelService("chatbot", exported[0], Limits(max_input_chars=200))
+
+
+def ui_settings(**changes):
+    """The Decoding accordion's settings, by name: its defaults with `changes`."""
+    from studio.ui.decoding import DecodingControls
+
+    with gr.Blocks():
+        controls = DecodingControls("probe")
+    return {name: component.value for name, component in controls.components.items()} | changes

@@ -1,0 +1,89 @@
+"""The Translate tab in headless Chromium: a glossary applied, an alternative picked, a subtitle file
+translated, and a long document cancelled half-way that still comes back with what was done."""
+
+import shutil
+import urllib.request
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SUBTITLES = ("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n"
+             "2\n00:00:03,000 --> 00:00:04,000\n너는 영화를 봤어?\n")
+
+
+@pytest.fixture
+def page(app_url):
+    if not shutil.which("chromium") and not __import__("os").path.exists(CHROMIUM):
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1280, "height": 1400})
+        page.goto(app_url)
+        page.get_by_role("tab", name="Translate").click()
+        yield page
+        browser.close()
+
+
+def downloaded(page, app_url, name: str) -> bytes:
+    link = page.locator(f"#translate-file-output a[download='{name}']").first
+    link.wait_for(timeout=120_000)
+    href = link.get_attribute("href")
+    return urllib.request.urlopen(href if href.startswith("http") else app_url.rstrip("/") + href, timeout=30).read()
+
+
+@pytest.mark.browser
+def test_glossary_and_alternatives(page, tmp_path):
+    page.locator("#translate-input textarea").fill("너는 커피를 샀어?")
+    page.get_by_text("Glossary and protected terms").click()
+    page.locator("#translate-glossary textarea").fill("커피\tcoffee")
+    terms = tmp_path / "terms.tsv"
+    terms.write_text("커피\tespresso\n", encoding="utf-8")  # an uploaded file's entries join the box's
+    page.locator("#translate-glossary-file input[type=file]").set_input_files(str(terms))
+    page.wait_for_function("() => document.querySelector('#translate-glossary textarea').value === '커피\\tespresso'",
+                           timeout=30_000)
+    page.locator("#translate-button").click()
+    report = page.locator("#translate-glossary-report")
+    report.get_by_text("Glossary: 커피 → espresso (").wait_for(timeout=60_000)
+    output = page.locator("#translate-output textarea").input_value()
+    assert ("espresso" in output) == ("(applied)" in report.inner_text())
+
+    page.locator("#translate-alternatives-button").click()
+    choices = page.locator("#translate-alternatives label")
+    choices.first.wait_for(timeout=60_000)
+    texts = choices.all_inner_texts()
+    assert 1 <= len(texts) <= 4 and len(set(texts)) == len(texts)
+    choices.last.click()
+    page.wait_for_function("want => document.querySelector('#translate-output textarea').value === want",
+                           arg=texts[-1].strip(), timeout=30_000)
+
+
+@pytest.mark.browser
+def test_a_subtitle_file_and_a_cancelled_long_document(page, app_url, tmp_path):
+    import srt
+
+    page.get_by_text("Translate a document").click()
+    movie = tmp_path / "movie.srt"
+    movie.write_text(SUBTITLES, encoding="utf-8")
+    page.locator("#translate-file input[type=file]").set_input_files(str(movie))
+    page.locator("#translate-file-button").click()
+    cues = list(srt.parse(downloaded(page, app_url, "movie.en.srt").decode("utf-8")))
+    assert [(c.index, str(c.start), str(c.end)) for c in cues] == [(1, "0:00:01", "0:00:02.500000"),
+                                                                  (2, "0:00:03", "0:00:04")]
+
+    long = tmp_path / "long.txt"  # ~150 batches of 32 sentences: long enough to cancel half-way
+    long.write_text("나는 커피를 좋아해? 너는 영화를 봤어?\n" * 2400, encoding="utf-8")
+    page.locator("#translate-file button[aria-label='Clear']").click()
+    page.locator("#translate-file input[type=file]").set_input_files(str(long))
+    page.locator("#translate-file-button").click()
+    page.get_by_text(" / 4,800 sentences").first.wait_for(timeout=120_000)
+    page.locator("#translate-file-cancel").click()
+    notice = page.get_by_text("Stopped after")
+    notice.first.wait_for(timeout=60_000)
+    done = int(notice.first.inner_text().split("Stopped after ")[1].split(" of")[0].replace(",", ""))
+    assert 0 < done < 4800
+    lines = downloaded(page, app_url, "long.en.txt").decode("utf-8").split("\n")
+    assert len(lines) == 2400 + 1  # every line kept (the file ends with a newline)
+    assert lines[-2] == "나는 커피를 좋아해? 너는 영화를 봤어?"  # not reached: left as it was
+    assert lines[0] != lines[-2]  # done: translated

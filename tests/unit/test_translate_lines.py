@@ -1,0 +1,119 @@
+"""Translating lines: glossary terms and protected spans (placeholders in, the user's English out), stopping
+half-way; on a fake word-by-word translator (no model)."""
+
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from studio.document import translate_lines
+from studio.errors import DataError
+from studio.generate.confidence import Confidence
+from studio.inference import Generation
+from studio.text.protect import Glossary, Protector, describe
+
+WORDS = {"회의는": "the meeting is", "에서": "at", "열린다": "held", "대표와": "with CEO", "만났다": "met",
+         "가격은": "the price is", "무게는": "the weight is"}
+
+
+class WordTranslator:
+    """Translates known words, copies everything else; with `drops`, leaves out the placeholders of the
+    sources it has not seen before (a model that forgets them once)."""
+
+    def __init__(self, drops: bool = False):
+        self.drops, self.seen, self.calls = drops, set(), []
+        self.preprocessor = SimpleNamespace(source_limit=1000, count_tokens=lambda text: len(text.split()))
+
+    def generate(self, sources, options=None, scores=False):
+        self.calls.append(list(sources))
+        results = []
+        for source in sources:
+            words = [WORDS.get(w, w) for w in source.split()]
+            if self.drops and re.search(r"Xq\d", source) and source not in self.seen:
+                self.seen.add(source)
+                words = [w for w in words if not re.fullmatch(r"Xq\d+\W*", w)]
+            text = " ".join(words)
+            results.append(Generation(text, [], [], Confidence([(w, -0.5) for w in text.split()], -0.5)
+                                      if scores else None))
+        return results
+
+
+def test_glossary_parses_tsv_and_names_bad_lines(tmp_path):
+    glossary = Glossary.parse("# terms\n삼성\tSamsung\n\n삼성전자\t Samsung  Electronics \n")
+    assert glossary.entries == (("삼성전자", "Samsung Electronics"), ("삼성", "Samsung"))  # longest first
+    with pytest.raises(DataError, match=r"terms.tsv:2.*korean<TAB>english"):
+        Glossary.parse("삼성\tSamsung\n원자로 reactor\n", "terms.tsv")
+    with pytest.raises(DataError, match="not UTF-8"):
+        (tmp_path / "bad.tsv").write_bytes(b"\xff\xfe\x00garbage")
+        Glossary.read(tmp_path / "bad.tsv")
+    with pytest.raises(DataError, match="cannot read"):
+        Glossary.read(tmp_path / "missing.tsv")
+    with pytest.raises(DataError, match="more than"):
+        Glossary.parse("".join(f"단어{i}\tword{i}\n" for i in range(5001)))
+
+
+def test_terms_and_spans_become_placeholders_and_come_back():
+    protector = Protector(Glossary.parse("삼성전자\tSamsung Electronics\n삼성\tSamsung\n"))
+    protected = protector.protect("삼성전자는 Zoran Zaev 대표와 https://example.com/a?b=1 에서 5kg, $20, 3.5% 삼성")
+    assert protected.text == "Xq1는 Xq2 대표와 Xq3 에서 Xq4, Xq5, Xq6 Xq7"
+    assert [(s.kind, s.original, s.english) for s in protected.spans] == [
+        ("glossary", "삼성전자", "Samsung Electronics"), ("latin", "Zoran Zaev", "Zoran Zaev"),
+        ("url", "https://example.com/a?b=1", "https://example.com/a?b=1"), ("number", "5kg", "5kg"),
+        ("number", "$20", "$20"), ("number", "3.5%", "3.5%"), ("glossary", "삼성", "Samsung")]
+    text, applied, lost = protected.restore("xq1 met Xq2 at Xq3; Xq6 Xq7 Xq10")
+    assert text == "Samsung Electronics met Zoran Zaev at https://example.com/a?b=1; 3.5% Samsung Xq10"
+    assert [s.placeholder for s in lost] == ["Xq4", "Xq5"] and len(applied) == 5
+
+
+def test_a_term_inside_a_word_or_a_placeholder_in_the_input_is_left_alone():
+    protector = Protector(Glossary.parse("성전\ttemple\nAI\tartificial intelligence\n"), auto=False)
+    assert protector.protect("삼성전자 AIR").spans == []  # not at a word start / not a whole Latin word
+    protected = Protector(Glossary.parse("회의\tsummit\n")).protect("Xq1 회의는 Xq1")
+    assert "Xq1" not in [s.placeholder for s in protected.spans]  # the input's own "Xq1" is not a placeholder
+    assert protected.restore(protected.text.replace("회의는", "is"))[0].startswith("Xq1 summit")
+    assert Protector(auto=False).protect("Zoran Zaev 5kg").text == "Zoran Zaev 5kg"
+
+
+def test_translate_lines_restores_terms_and_reports_them():
+    protector = Protector(Glossary.parse("삼성\tSamsung\n"))
+    report, confidences = [], []
+    outputs, _ = translate_lines(WordTranslator(), ["회의는 삼성 에서 열린다", "", "가격은 $20"],
+                                 protector=protector, report=report, scores=confidences)
+    assert outputs == ["the meeting is Samsung at held", "", "the price is $20"]
+    assert [w for w, _ in confidences[0].words] == ["the", "meeting", "is", "Samsung", "at", "held"]
+    assert describe(report) == "Glossary: 삼성 → Samsung (applied)."
+
+
+def test_a_dropped_placeholder_is_retried_with_the_english_written_in():
+    translator = WordTranslator(drops=True)
+    report = []
+    outputs, _ = translate_lines(translator, ["회의는 삼성 에서 열린다"], protector=Protector(Glossary.parse("삼성\tSamsung\n")),
+                                 report=report)
+    assert translator.calls == [["회의는 Xq1 에서 열린다"], ["회의는 Samsung 에서 열린다"]]
+    assert outputs == ["the meeting is Samsung at held"] and report[0][1] is True
+
+
+def test_describe_says_which_entries_did_not_apply():
+    protected = Protector(Glossary.parse("삼성\tSamsung\n원자로\treactor\n")).protect("삼성 원자로 삼성")
+    _, applied, lost = protected.restore("Xq1 went")
+    report = [(s, True) for s in applied] + [(s, False) for s in lost]
+    assert describe(report) == ("Glossary: 삼성 → Samsung (applied); 원자로 → reactor (not applied: the model "
+                                "dropped it).")
+    assert describe([]) == ""
+    url = Protector().protect("자세한 내용은 https://example.com/news/2024/article 참고")
+    assert describe([(url.spans[0], False)]) == "Not kept as written (the model dropped it): 1 URL."
+
+
+def test_an_input_that_is_not_korean_is_left_for_the_language_hint():
+    assert Protector().protect("How are you doing today?").spans == []
+    glossary = Protector(Glossary.parse("Seoul\t서울\n"))
+    assert [s.kind for s in glossary.protect("I love Seoul in May").spans] == ["glossary"]  # the user's terms still
+
+
+def test_a_stopped_translation_keeps_the_lines_done_and_leaves_the_rest_as_they_were():
+    translator, batches = WordTranslator(), []
+    lines = ["회의는 열린다", "", "가격은 만났다", "무게는 열린다"]
+    outputs, warnings = translate_lines(translator, lines, batch_size=1, on_progress=batches.append,
+                                        stop=lambda: len(batches) >= 2)
+    assert outputs == ["the meeting is held", "", "the price is met", "무게는 열린다"]
+    assert warnings == ["Stopped after 2 of 3 sentences; the rest is left untranslated."]
