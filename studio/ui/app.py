@@ -43,7 +43,8 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
 
 def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1", port: int = 7860,
            share: bool = False, auth=None, backend: str = "tflite", max_input_chars: int = 1000,
-           concurrency: int = 4, progress=print, prevent_thread_lock: bool = False, mcp: bool = False):
+           concurrency: int = 4, progress=print, prevent_thread_lock: bool = False, mcp: bool = False,
+           max_batch: int = 1):
     """Serve the app; with `mcp`, also Gradio's MCP server (streamable HTTP at /gradio_api/mcp/, SSE at
     /gradio_api/mcp/sse) with two tools, `translate` and `chat` (the `/translate` and `/chat` endpoints)."""
     if mcp:
@@ -57,8 +58,8 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
             raise StudioError("--mcp cannot be combined with --auth/--auth-file: Gradio's MCP server does not "
                               "pass the app's password on to the app")
     limits = Limits(max_input_chars)
-    services = [ModelService("chatbot", chatbot_bundle, limits, progress),
-                ModelService("translator", translator_bundle, limits, progress)]
+    services = [ModelService("chatbot", chatbot_bundle, limits, progress, max_batch),
+                ModelService("translator", translator_bundle, limits, progress, max_batch)]
     for service in services:
         if not service.available:
             progress(f"warning: the {service.task} is unavailable: {service.unavailable.splitlines()[0]}")
@@ -66,7 +67,9 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
         threading.Thread(target=_prepare, args=([s for s in services if s.available], backend, progress),
                          name="prepare-default-backend", daemon=True).start()
     app = build_app(*services, default_backend=backend)
-    app.queue(default_concurrency_limit=concurrency)
+    app.studio_services = services  # for tests and benchmarks that look inside (e.g. the batchers' counts)
+    # a batch can only gather the requests the queue lets through at once
+    app.queue(default_concurrency_limit=max(concurrency, max_batch))
     app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
                max_file_size=limits.max_file_bytes, prevent_thread_lock=prevent_thread_lock or mcp, quiet=False,
                mcp_server=mcp)  # explicit: GRADIO_MCP_SERVER=true in the environment does not turn it on

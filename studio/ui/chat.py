@@ -103,7 +103,7 @@ def chat_api(service: ModelService, default_backend: str):
             service.check_text(text)
             options = decode_options(strategy=strategy, beam_size=beam_size, temperature=temperature, top_k=top_k,
                                      top_p=top_p, seed=seed)
-            reply, latency, _ = list(service.generator(backend).stream(text, options))[-1]
+            reply, latency, _ = service.decode_one(text, backend, options)
         except InputError as error:
             raise gr.Error(str(error), print_exception=False) from None
         return reply, latency.summary()

@@ -3,6 +3,7 @@ model is unavailable and turns every failure into a message for the user."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from studio.errors import StudioError
@@ -12,9 +13,12 @@ from studio.serving import InputError, Limits, ServedModel, check_text
 
 
 class ModelService:
-    def __init__(self, task: str, bundle_path: Path | None, limits: Limits, progress=print):
+    def __init__(self, task: str, bundle_path: Path | None, limits: Limits, progress=print, max_batch: int = 1):
         self.task = task
         self.limits = limits
+        self.max_batch = max_batch  # > 1: one-shot requests of several users decode together (studio.batching)
+        self._batchers: dict = {}
+        self._batchers_guard = threading.Lock()
         self.served = None
         self.unavailable = None  # why this model cannot be used, for the UI to show
         try:
@@ -46,6 +50,21 @@ class ModelService:
             return self.served.generator(backend, warm_up=True)
         except StudioError as error:
             raise InputError(f"The {backend} backend is unavailable: {error}") from None
+
+    def decode_one(self, text: str, backend: str, options) -> tuple[str, object, list[str]]:
+        """(output, Latency, warnings) for one input, not streamed: batched with other users' requests on the
+        same backend and settings when `max_batch` > 1, else decoded alone."""
+        generator = self.generator(backend)
+        if self.max_batch <= 1:
+            return list(generator.stream(text, options))[-1]
+        from studio.batching import Batcher
+
+        with self._batchers_guard:
+            batcher = self._batchers.get(backend)
+            if batcher is None or batcher.generator is not generator:  # a re-exported backend gets a new one
+                batcher = self._batchers[backend] = Batcher(generator, self.max_batch)
+        result, latency = batcher.generate(text, options)
+        return result.text, latency, result.warnings
 
     def check_text(self, text) -> str:
         # without a bundle the service is unavailable and says so when asked for a generator

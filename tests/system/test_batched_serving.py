@@ -1,0 +1,38 @@
+"""`studio launch --max-batch 4`: concurrent API requests decode together and each gets exactly the
+output it gets alone."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+from helpers import free_port
+
+TEXTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?", "우리는 여행을 원해?", "엄마는 음악을 싫어해?",
+         "동생은 운동을 했어?", "친구는 사과를 원해?", "너는 커피를 샀어?"]
+
+
+def test_concurrent_requests_are_batched_and_equal_the_serial_outputs(exported):
+    from gradio_client import Client
+
+    from studio.ui.app import launch
+
+    app = launch(exported[0], exported[0], port=free_port(), backend="tf", max_input_chars=200, max_batch=4,
+                 prevent_thread_lock=True, progress=lambda _: None)
+    try:
+        serial = {}
+        client = Client(app.local_url, verbose=False)
+        for text in TEXTS:
+            serial[("/chat", text)] = client.predict(text, api_name="/chat")[0]
+            serial[("/translate", text)] = client.predict(text, api_name="/translate")[0]
+
+        def call(job):
+            endpoint, text = job
+            return Client(app.local_url, verbose=False).predict(text, api_name=endpoint)[0]
+
+        jobs = [(endpoint, text) for text in TEXTS for endpoint in ("/chat", "/translate")] * 2
+        with ThreadPoolExecutor(8) as pool:
+            outputs = list(pool.map(call, jobs))
+        assert outputs == [serial[job] for job in jobs]
+        batchers = [b for service in app.studio_services for b in service._batchers.values()]
+        assert sum(b.rows for b in batchers) == 3 * len(TEXTS) * 2  # every request went through a batcher
+        assert sum(b.rows for b in batchers) > sum(b.batches for b in batchers)  # and some decoded together
+    finally:
+        app.close()
