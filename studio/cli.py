@@ -508,6 +508,8 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
            translator: Optional[Path] = typer.Option(None, help="Translator bundle [default: the shipped one]"),
            max_input_chars: int = typer.Option(1000, help="Longest accepted input, in characters"),
            concurrency: int = typer.Option(4, help="Requests processed at once"),
+           site: Optional[Path] = typer.Option(None, "--site", help="Also serve, at /site/, the offline web page "
+                                                                     "`studio web DIR` built in DIR"),
            max_batch: int = typer.Option(1, "--max-batch", min=1, max=64,
                                          help="Decode up to N users' one-shot requests (the API's /chat and "
                                               "/translate) together; 1 = each alone"),
@@ -538,7 +540,7 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
             raise StudioError("refusing to serve publicly without a password. Pass --auth user:password (or "
                               "--auth-file FILE), or --yes-public to accept that anyone can use it.")
     launch_app(chatbot, translator, host, port, share, credentials or None, backend, max_input_chars, concurrency,
-               progress=lambda message: console.print(message, highlight=False), max_batch=max_batch, mcp=mcp)
+               progress=lambda message: console.print(message, highlight=False), max_batch=max_batch, mcp=mcp, site=site)
 
 
 @app.command()

@@ -17,12 +17,18 @@ from studio.ui.service import Limits, ModelService
 from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, translate_api
 
 
-def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = "tflite") -> gr.Blocks:
+SITE_PATH = "/site"  # where `studio launch --site DIR` serves the page `studio web DIR` built
+
+
+def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = "tflite",
+              site: bool = False) -> gr.Blocks:
     services = {"chatbot": chatbot, "translator": translator}
     # Gradio's own copies of uploads and downloads are deleted after an hour
     with gr.Blocks(title="Transformer Studio", delete_cache=(600, 3600)) as app:
         gr.Markdown("# Transformer Studio\nA Korean chatbot and a Korean→English translator — Transformers trained "
-                    "from scratch, decoding with a key/value cache on TensorFlow, TFLite or ONNX.")
+                    "from scratch, decoding with a key/value cache on TensorFlow, TFLite or ONNX."
+                    + (f" The same models also run [in your browser, offline]({SITE_PATH}/) (LiteRT.js)." if site
+                       else ""), elem_id="studio-header")
         with gr.Tab("Chat"):
             ChatTab(chatbot, default_backend, app)
         with gr.Tab("Translate"):
@@ -44,9 +50,11 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
 def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1", port: int = 7860,
            share: bool = False, auth=None, backend: str = "tflite", max_input_chars: int = 1000,
            concurrency: int = 4, progress=print, prevent_thread_lock: bool = False, mcp: bool = False,
-           max_batch: int = 1):
+           max_batch: int = 1, site=None):
     """Serve the app; with `mcp`, also Gradio's MCP server (streamable HTTP at /gradio_api/mcp/, SSE at
     /gradio_api/mcp/sse) with two tools, `translate` and `chat` (the `/translate` and `/chat` endpoints)."""
+    if site is not None:
+        site = _checked_site(site, auth)
     if mcp:
         import importlib.util
 
@@ -66,13 +74,18 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     if backend != "tf":  # serve at once; the default backend is exported (first launch) and warmed up meanwhile
         threading.Thread(target=_prepare, args=([s for s in services if s.available], backend, progress),
                          name="prepare-default-backend", daemon=True).start()
-    app = build_app(*services, default_backend=backend)
+    app = build_app(*services, default_backend=backend, site=site is not None)
     app.studio_services = services  # for tests and benchmarks that look inside (e.g. the batchers' counts)
     # a batch can only gather the requests the queue lets through at once
     app.queue(default_concurrency_limit=max(concurrency, max_batch))
     app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
                max_file_size=limits.max_file_bytes, prevent_thread_lock=prevent_thread_lock or mcp, quiet=False,
                mcp_server=mcp)  # explicit: GRADIO_MCP_SERVER=true in the environment does not turn it on
+    if site is not None:
+        from starlette.staticfiles import StaticFiles
+
+        app.app.mount(SITE_PATH, StaticFiles(directory=site, html=True), name="site")
+        progress(f"Web page (the models run in the visitor's browser): {app.local_url.rstrip('/')}{SITE_PATH}/")
     if mcp:
         server = app.mcp_server_obj
         if server is None:  # Gradio reports a failed MCP start and serves on without it; we do not
@@ -95,6 +108,22 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
         if not prevent_thread_lock:
             app.block_thread()
     return app  # with prevent_thread_lock: still serving, at app.local_url
+
+
+def _checked_site(site, auth):
+    """The folder of a site `studio web` built, refused with a reason otherwise."""
+    from pathlib import Path
+
+    from studio.errors import StudioError
+
+    site = Path(site)
+    if not (site / "index.html").is_file() or not (site / "site.json").is_file():
+        raise StudioError(f"--site {site}: not a site built by `studio web` (no index.html and site.json); "
+                          f"build one with `studio web {site}`")
+    if auth:  # the page and its models would be served to anyone: static files bypass the app's password
+        raise StudioError("--site cannot be combined with --auth/--auth-file: the static page and its models "
+                          "would be served without the password")
+    return site
 
 
 def _prepare(services, backend: str, progress) -> None:
