@@ -159,6 +159,9 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     if out is not None and file is None:
         raise StudioError("--out needs --file (the file to translate)")
     protector = _protector(glossary, protect)
+    if alternatives and glossary:
+        raise StudioError("--alternatives cannot apply a --glossary (the n-best come from one beam search of the "
+                          "text as written); use one or the other")
     generator = _load_generator(bundle, "translator", backend, export_missing)
     if file is not None and file.suffix.lower() != ".txt":
         _translate_document(generator, file, out, options, protector)
@@ -334,7 +337,8 @@ def web(site: Path = typer.Argument(..., help="Folder to write the static site i
     build_site(bundles, site, variant, progress=lambda message: console.print(message, highlight=False))
 
 
-def _evaluation_sets(task: str, test: list[Path] | None, sets: str, data_dir: Path | None) -> list[tuple[str, list]]:
+def _evaluation_sets(task: str, test: list[Path] | None, sets: str, data_dir: Path | None,
+                     config=None) -> list[tuple[str, list]]:
     """(name, pairs) to evaluate on: the --test files, else the task's named sets (the chatbot's is its own
     held-out split of ChatbotData, the translator's are the dev/test files of `studio data`)."""
     from studio.data import read_pairs
@@ -346,7 +350,7 @@ def _evaluation_sets(task: str, test: list[Path] | None, sets: str, data_dir: Pa
         if sets not in ("all", "tuning", "chatbot_dev"):
             raise StudioError(f"unknown evaluation set(s) {sets} for the chatbot: its set is chatbot_dev (its "
                               "held-out split of ChatbotData); pass --test FILE for another")
-        return [("chatbot_dev", chatbot_dev_pairs(data_dir))]
+        return [("chatbot_dev", chatbot_dev_pairs(data_dir, config))]
     names = (list(EVAL_SETS) if sets == "all" else list(TUNING_SETS) if sets == "tuning"
              else [n.strip() for n in sets.split(",") if n.strip()])
     unknown = [n for n in names if n not in EVAL_SETS]
@@ -388,8 +392,11 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     from studio.evaluate import evaluate
     from studio.generate import DecodeOptions
 
-    test_sets = _evaluation_sets(task, test, sets, data_dir)
+    if glossary and task == "chatbot":
+        raise StudioError("--glossary is for the translator")
+    protector = _protector(glossary, protect) if task == "translator" else None  # a bad glossary fails first
     generator = _load_generator(bundle, task, backend, export_missing)
+    test_sets = _evaluation_sets(task, test, sets, data_dir, generator.config)
     strategies = {"greedy": DecodeOptions()}
     if beam > 1:
         strategies[f"beam {beam}"] = DecodeOptions("beam", beam_size=beam, length_penalty=length_penalty)
@@ -406,7 +413,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
             job = progress.add_task(f"{name} (sentences decoded)", total=None)
             scores = evaluate(generator, pairs, strategies, batch_size,
                               on_batch=lambda n: progress.advance(job, n),
-                              protector=_protector(glossary, protect) if not chatbot else None)
+                              protector=protector)
         for result in scores:
             table.add_row(name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",
                           f"{result.bleu_lc:.2f}", f"{result.chrf_lc:.2f}", f"{result.repeating:.1%}",

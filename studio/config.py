@@ -83,6 +83,9 @@ class TrainConfig:
     threads: int = 0  # CPU threads for TensorFlow ops; 0 = all cores
     subword_alpha: float = 0.0  # SentencePiece subword sampling while training (0 = off; ~0.1 typical)
     source_weights: str = ""  # per training file, e.g. "wmt24pp=3,bible_krv_web=0.5" (resampled every epoch)
+    # how pairs were split into train/dev (`studio.data.pipeline.SPLIT_KEYS`): new runs use letters-digits; a
+    # config without the field comes from before it existed, when the split hashed the pipeline's text
+    dev_split: str = "pipeline-text"
 
 
 @dataclass

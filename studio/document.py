@@ -14,7 +14,6 @@ from studio.generate import DecodeOptions
 from studio.generate.confidence import Confidence
 from studio.text.protect import Protected, Protector
 
-STOPPED = "Stopped after {done:,} of {total:,} sentences; the rest is left untranslated."
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:，])\s+")
 
@@ -56,10 +55,11 @@ def unprotect(generator, shielded: Sequence[Protected], results: list, options: 
     results = list(results)
     for i, result in zip(again, retried):
         text, applied, _ = shielded[i].restore(result.text)
-        lost = restored[i][2]
-        applied += [span for span in lost if span.english.casefold() in text.casefold()]
-        restored[i] = (text, applied, [span for span in lost if span not in applied])
-        results[i] = result
+        written_in = restored[i][2]  # these spans' English was in the retry's source, not a placeholder
+        applied += [span for span in written_in if span.english.casefold() in text.casefold()]
+        if len(applied) > len(restored[i][1]):  # keep whichever pass applied more of the spans
+            restored[i] = (text, applied, [span for span in shielded[i].spans if span not in applied])
+            results[i] = result
     for i, (shield, (text, applied, lost)) in enumerate(zip(shielded, restored)):
         confidence = results[i].confidence
         if confidence is not None and shield.spans:
@@ -92,7 +92,7 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
     translated, warnings, confidences = [], [], []
     for start in range(0, len(flat), batch_size):
         if stop is not None and stop():
-            warnings.append(STOPPED.format(done=start, total=len(flat)))
+            warnings.append(f"Stopped after {start:,} of {len(flat):,} sentences; the rest is left untranslated.")
             break
         batch = flat[start:start + batch_size]
         shielded = [protector.protect(source) for source in batch] if protector else None

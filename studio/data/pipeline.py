@@ -80,12 +80,19 @@ def split_key(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
 
 
-def split_train_dev(pairs: Sequence[Pair], dev_fraction: float, seed: int = 0) -> tuple[list[Pair], list[Pair]]:
-    """Deterministic split by a hash of the source's `split_key`, so one source sentence never lands on both
-    sides and the split does not change when the file is reordered."""
+SPLIT_KEYS = {"letters-digits": split_key, "pipeline-text": lambda text: text}  # the second: runs before 2026-11
+CURRENT_SPLIT = "letters-digits"
+
+
+def split_train_dev(pairs: Sequence[Pair], dev_fraction: float, seed: int = 0,
+                    key: str = CURRENT_SPLIT) -> tuple[list[Pair], list[Pair]]:
+    """Deterministic split by a hash of the source's `split_key` (or, with key="pipeline-text", of the
+    normalized source itself, as runs before it did), so one source sentence never lands on both sides and
+    the split does not change when the file is reordered."""
+    keyed = SPLIT_KEYS[key]
     train, dev = [], []
     for pair in pairs:
-        digest = hashlib.sha1(f"{seed}:{split_key(pair.source)}".encode("utf-8")).digest()
+        digest = hashlib.sha1(f"{seed}:{keyed(pair.source)}".encode("utf-8")).digest()
         (dev if int.from_bytes(digest[:4], "big") / 2**32 < dev_fraction else train).append(pair)
     return train, dev
 

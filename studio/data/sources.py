@@ -105,19 +105,27 @@ def chatbot_csv(data_dir: str | Path | None = None) -> Path:
                             "set STUDIO_DATA_DIR, or run `studio data --download` to fetch " + CHATBOT_URL)
 
 
-def chatbot_dev_pairs(data_dir: str | Path | None = None) -> list:
-    """ChatbotData's held-out split as written (raw questions and answers): the pairs the chatbot preset's
-    training leaves out (`split_train_dev` keys on letters and digits, so the split is the same whichever
-    text pipeline a run uses). The chatbot's own dev set: `studio eval chatbot` with no --test."""
+def chatbot_dev_pairs(data_dir: str | Path | None = None, config=None) -> list:
+    """ChatbotData's held-out split as written (raw questions and answers): the pairs a chatbot bundle's
+    training left out, by its own `config.train` (seed, fraction, split key; the chatbot preset's without a
+    config). The chatbot's own dev set: `studio eval chatbot` with no --test."""
     from studio.config import chatbot_preset
-    from studio.data.pipeline import split_train_dev
-    from studio.data.readers import read_chatbot_csv
+    from studio.data.pipeline import CURRENT_SPLIT, split_train_dev
+    from studio.data.readers import Pair, read_chatbot_csv
+    from studio.text.pipelines import pipeline_for
 
-    settings = chatbot_preset().train
+    settings = config.train if config is not None else chatbot_preset().train
+    key = settings.dev_split if config is not None else CURRENT_SPLIT
     unique = {}
     for pair in read_chatbot_csv(chatbot_csv(data_dir)):
         unique.setdefault((pair.source.strip(), pair.target.strip()), pair)
-    return split_train_dev(list(unique.values()), settings.dev_fraction, settings.seed)[1]
+    pairs = list(unique.values())
+    if key == "pipeline-text":  # older bundles hashed their pipeline's normalized text: the same sides here
+        normalize = pipeline_for(config.task).source
+        keyed = [Pair(normalize(p.source), p.target, p.origin) for p in pairs]
+        held_out = {id(k) for k in split_train_dev(keyed, settings.dev_fraction, settings.seed, key)[1]}
+        return [p for p, k in zip(pairs, keyed) if id(k) in held_out]
+    return split_train_dev(pairs, settings.dev_fraction, settings.seed, key)[1]
 
 
 def select_sources(spec: str | None) -> list[KoEnSource]:

@@ -9,6 +9,7 @@ may decode that sentence again with the English written into the source (`Protec
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ MAX_TERM_CHARS = 200
 _URL = r"(?:https?://|www\.)[^\s<>\"'()\[\]{}가-힣]+[^\s<>\"'()\[\]{}가-힣.,;:!?]"
 _EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
 _UNIT = r"(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?|[A-Za-z]{1,3}²|[A-Za-z]{1,3}³)(?![A-Za-z])"
-_AMOUNT = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_AMOUNT = r"(?<![\d.,])\d+(?:,\d{3})*(?:\.\d+)?"  # the lookbehind: no rescans inside a long run of digits
 _NUMBER = rf"(?:[$€£¥₩]\s?{_AMOUNT}|{_AMOUNT}\s?{_UNIT}|\d{{1,2}}:\d{{2}}(?::\d{{2}})?)"
 _LATIN_WORD = r"[A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9]|[A-Za-z]{2,}"
 _LATIN = rf"(?:{_LATIN_WORD})(?:[ \-](?:{_LATIN_WORD}|\d+))*"
@@ -30,7 +31,15 @@ AUTO_KINDS = {"url": _URL, "email": _EMAIL, "number": _NUMBER, "latin": _LATIN}
 _AUTO = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in AUTO_KINDS.items()))
 _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
 _PLACEHOLDER = "Xq{}"
+_ANY_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
+# what may follow a Korean glossary term inside its word: particles and the copula ("삼성은", "삼성에서",
+# "삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
+_PARTICLES = ("은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "와", "과", "도", "만", "로", "으로",
+              "랑", "이랑", "하고", "까지", "부터", "보다", "처럼", "이나", "나", "이며", "며", "이다", "였다", "이었다",
+              "입니다", "이에요", "예요", "들", "들이", "들은", "들을", "들의", "측", "측은", "측이")
+_KOREAN_TAIL = "(?:" + "|".join(sorted(map(re.escape, _PARTICLES), key=len, reverse=True)) + ")?(?![가-힣])"
+MAX_PROTECTED_CHARS = 2000  # longer pieces (one enormous "word") are decoded unprotected: regexes stay cheap
 
 
 @dataclass(frozen=True)
@@ -48,8 +57,8 @@ class Glossary:
                 continue
             parts = line.split("\t")
             if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-                raise DataError(f"{name}:{number}", "expected `korean<TAB>english` (two columns separated by a "
-                                                    f"tab), got {line[:60]!r}")
+                raise DataError(f"{name}:{number}", "expected two columns, the Korean term and its English, separated by a tab, "
+                                                    f"got {line[:60]!r}")
             term, english = parts[0].strip(), " ".join(parts[1].split())
             if len(term) > MAX_TERM_CHARS or len(english) > MAX_TERM_CHARS:
                 raise DataError(f"{name}:{number}", f"a glossary entry is limited to {MAX_TERM_CHARS} characters")
@@ -98,32 +107,37 @@ class Protected:
 
     text: str
     spans: list[Span] = field(default_factory=list)
+    written: frozenset[str] = frozenset()  # "Xq…" tokens the user's own text has (casefolded): never removed
+
+    def _pattern(self) -> re.Pattern:
+        return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(s.placeholder) for s in self.spans)
+                          + r")(?![0-9])", re.IGNORECASE)
 
     def restore(self, output: str) -> tuple[str, list[Span], list[Span]]:
         """(the output with every placeholder replaced by its English, spans applied, spans the model dropped).
-        One pass over the output, so an English that looks like a placeholder is never replaced again."""
+        One pass over the output, so an English that looks like a placeholder is never replaced again; a
+        placeholder the model made up (one this source does not have) is removed."""
         if not self.spans:
             return output, [], []
         by_placeholder = {span.placeholder.casefold(): span for span in self.spans}
-        pattern = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(p) for p in by_placeholder) + r")(?![0-9])",
-                             re.IGNORECASE)
         seen: set[str] = set()
 
         def english(match: re.Match) -> str:
-            seen.add(match.group(0).casefold())
-            return by_placeholder[match.group(0).casefold()].english
+            found = match.group(0).casefold()
+            if found not in by_placeholder:
+                return "" if found not in self.written else match.group(0)
+            seen.add(found)
+            return by_placeholder[found].english
 
-        output = pattern.sub(english, output)
+        output = " ".join(_ANY_PLACEHOLDER.sub(english, output).split())
         applied = [s for s in self.spans if s.placeholder.casefold() in seen]
         return output, applied, [s for s in self.spans if s.placeholder.casefold() not in seen]
 
     def inline(self, spans: list[Span]) -> str:
         """The source with `spans` written as their English instead of placeholders (the fallback for a
         sentence whose placeholders the model dropped: it copies Latin text more often than not)."""
-        text = self.text
-        for span in spans:
-            text = text.replace(span.placeholder, span.english)
-        return text
+        chosen = {span.placeholder.casefold(): span.english for span in spans}
+        return _ANY_PLACEHOLDER.sub(lambda m: chosen.get(m.group(0).casefold(), m.group(0)), self.text)
 
 
 @dataclass(frozen=True)
@@ -135,6 +149,8 @@ class Protector:
         return bool(self.glossary) or self.auto
 
     def protect(self, source: str) -> Protected:
+        if len(source) > MAX_PROTECTED_CHARS:
+            return Protected(source)
         if self.auto and looks_like(_ADDRESSES.sub(" ", source)):
             return self._protect(source, auto=False)  # not Korean: the language hint needs to see it as written
         return self._protect(source, self.auto)
@@ -145,17 +161,16 @@ class Protector:
         def free(start: int, end: int) -> bool:
             return all(end <= s or start >= e for s, e, _, _ in found)
 
-        for term, english in self.glossary.entries:  # longest first
-            # a term starts a word (Korean particles may follow it); a Latin term ends one too
-            tail = "" if _HANGUL.search(term[-1]) else r"(?![A-Za-z0-9])"
-            for match in re.finditer(rf"(?<!\w){re.escape(term)}{tail}", source):
-                if free(*match.span()):
-                    found.append((*match.span(), "glossary", english))
+        if self.glossary:
+            english_of = dict(self.glossary.entries)
+            for match in _glossary_pattern(self.glossary.entries).finditer(source):
+                term = match.group("term")
+                found.append((match.start(), match.start() + len(term), "glossary", english_of[term]))
         if auto:
             for match in _AUTO.finditer(source):
                 if free(*match.span()):
                     found.append((*match.span(), match.lastgroup, match.group(0)))
-        taken = {t.casefold() for t in re.findall(r"Xq\d+", source, flags=re.IGNORECASE)}
+        taken = frozenset(m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(source))
         numbers = (n for n in range(1, 100_000) if _PLACEHOLDER.format(n).casefold() not in taken)
         spans: dict[tuple[str, str], Span] = {}  # the same term twice in a sentence shares one placeholder
         pieces, position = [], 0
@@ -165,7 +180,21 @@ class Protector:
                 spans[original, kind] = Span(_PLACEHOLDER.format(next(numbers)), original, english, kind)
             pieces += [source[position:start], spans[original, kind].placeholder]
             position = end
-        return Protected("".join(pieces) + source[position:], list(spans.values()))
+        return Protected("".join(pieces) + source[position:], list(spans.values()), taken)
+
+
+@functools.lru_cache(maxsize=16)
+def _glossary_pattern(entries: tuple[tuple[str, str], ...]) -> re.Pattern:
+    """One regex for every term, longest first (so "삼성전자" wins over "삼성"), compiled once per glossary.
+    A term starts a word; a Korean term may be followed by a particle, a Latin one ends its word."""
+    korean = [t for t, _ in entries if _HANGUL.search(t[-1])]
+    other = [t for t, _ in entries if not _HANGUL.search(t[-1])]
+    parts = []
+    if korean:
+        parts.append("(?:" + "|".join(map(re.escape, korean)) + ")" + f"(?={_KOREAN_TAIL})")
+    if other:
+        parts.append("(?:" + "|".join(map(re.escape, other)) + r")(?![A-Za-z0-9])")
+    return re.compile(r"(?<!\w)(?P<term>" + "|".join(parts) + ")")
 
 
 _KIND_NAMES = {"url": "URL", "email": "e-mail address", "number": "number", "latin": "Latin-script name"}

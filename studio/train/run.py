@@ -17,6 +17,7 @@ from rich.console import Console
 from studio.bundle import save_bundle
 from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
+from studio.data.pipeline import CURRENT_SPLIT
 from studio.data.pipeline import SampledBatches, check_source_weights, parse_source_weights, source_name
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
@@ -219,7 +220,10 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
                                   f"{initial.path} or this preset has separate vocabularies")
     raw_pairs, files = read_task_pairs(task, data_dir, sources, data_files)
     pairs = clean_pairs(raw_pairs, pipeline_for(config.task))
-    train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.seed)
+    if not resuming:
+        config.train.dev_split = CURRENT_SPLIT  # a resumed run keeps the split it was built with
+    train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.seed,
+                                             config.train.dev_split)
     if config.train.dev_max_pairs:
         dev_pairs = dev_pairs[: config.train.dev_max_pairs]
     console.print(f"{len(raw_pairs):,} pairs read from {len(files)} file(s); {len(pairs):,} after cleaning and "

@@ -11,8 +11,8 @@ import gradio as gr
 from studio.tasks import CHATBOT
 from studio.ui import conversations
 from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state, remember_settings
-from studio.ui.service import (InputError, ModelService, decode_options, delete_upload, remove_old_files,
-                               with_warnings)
+from studio.ui.service import (InputError, ModelService, decode_options, delete_upload, inform, remove_old_files,
+                               user_error, warn, with_warnings)
 
 
 def shown(text: str) -> str:
@@ -38,7 +38,7 @@ def chat_reply(service: ModelService, message: str, history: list, backend: str,
         options = decode_options(**settings)
         generator = service.generator(backend)
     except InputError as error:
-        gr.Warning(str(error))
+        warn(str(error))
         yield history, message, gr.skip()
         return
     history += [{"role": "user", "content": shown(message)}, {"role": "assistant", "content": ""}]
@@ -47,7 +47,7 @@ def chat_reply(service: ModelService, message: str, history: list, backend: str,
         history[-1] = {"role": "assistant", "content": shown(text)}
         yield history, "", ""
     for warning in warnings:
-        gr.Warning(warning)
+        warn(warning)
     history[-1] = {"role": "assistant", "content": shown(text) or "…"}
     yield history, "", with_warnings(latency.summary() if latency else "", warnings)
 
@@ -70,7 +70,7 @@ def retry_reply(service: ModelService, history: list, backend: str, settings: di
     """Ask the last message again, in place of its reply; yields what `chat_reply` yields."""
     message = next((typed(m["content"]) for m in reversed(history or []) if m["role"] == "user"), None)
     if message is None:
-        gr.Info("Nothing to retry yet.")
+        inform("Nothing to retry yet.")
         yield history, "", gr.skip()
         return
     yield from chat_reply(service, message, without_last_turn(history), backend, settings)
@@ -105,7 +105,7 @@ def chat_api(service: ModelService, default_backend: str):
                                      top_p=top_p, seed=seed)
             reply, latency, _ = service.decode_one(text, backend, options)
         except InputError as error:
-            raise gr.Error(str(error), print_exception=False) from None
+            raise user_error(error) from None
         return reply, latency.summary()
 
     return chat
@@ -243,7 +243,7 @@ class ChatTab:
         try:
             store = conversations.recorded(store, as_typed(history), latency)
         except conversations.ConversationError as error:
-            gr.Warning(str(error))
+            warn(str(error))
             return
         yield (gr.skip(), gr.skip(), gr.skip(), conversations.reply_stats(conversations.current(store)), store,
                self.listed(store))
@@ -263,7 +263,7 @@ class ChatTab:
         try:
             return self.show(change(conversations.checked_store(store)))
         except conversations.ConversationError as error:
-            gr.Warning(str(error))
+            warn(str(error))
             return (gr.skip(),) * 5
 
     def undo(self, store, conversation):
@@ -306,9 +306,13 @@ class ChatTab:
         """The current conversation as a file to download."""
         selected = conversations.current(conversations.checked_store(store))
         if selected is None or not selected["messages"]:
-            gr.Warning("Nothing to export yet: this conversation has no messages.")
+            warn("Nothing to export yet: this conversation has no messages.")
             return gr.skip()
         remove_old_files(self.exports_dir, max_age_s=3600)
-        path = Path(tempfile.mkdtemp(dir=self.exports_dir)) / conversations.export_name(selected, suffix)
-        path.write_text(render(selected), encoding="utf-8")
+        try:
+            path = Path(tempfile.mkdtemp(dir=self.exports_dir)) / conversations.export_name(selected, suffix)
+            path.write_text(render(selected), encoding="utf-8")
+        except OSError as error:
+            warn(f"Could not write the export on the server ({error.strerror or error}); nothing was lost.")
+            return gr.skip()
         return gr.File(str(path), visible=True)

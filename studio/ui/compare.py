@@ -7,7 +7,7 @@ from functools import partial
 import gradio as gr
 
 from studio.tasks import CHATBOT
-from studio.ui.service import InputError, ModelService
+from studio.ui.service import InputError, ModelService, user_error
 
 COLUMNS = ["backend", "output", "first token ms", "ms/token", "tokens", "total ms", "same as TF"]
 
@@ -18,7 +18,7 @@ def compare_all(services: dict[str, ModelService], text: str, task: str):
     try:
         service.check_text(text)
     except InputError as error:
-        raise gr.Error(str(error), print_exception=False) from None
+        raise user_error(error) from None
     rows, bars, outputs, latency = [], [], {}, None
     for backend in service.backends():
         try:

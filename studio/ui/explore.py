@@ -8,7 +8,7 @@ from functools import partial
 import gradio as gr
 
 from studio.tasks import CHATBOT
-from studio.ui.service import InputError, ModelService
+from studio.ui.service import InputError, ModelService, user_error
 
 
 def explore(services: dict[str, ModelService], text: str, task: str, layer):
@@ -23,7 +23,7 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
         service.check_text(text)
         generator = service.generator("tf")
     except InputError as error:
-        raise gr.Error(str(error), print_exception=False) from None
+        raise user_error(error) from None
     config = service.bundle.config
     layer = min(max(int(layer or 1), 1), config.model.num_layers) - 1
     source, _ = generator.preprocessor.encode(text)

@@ -3,6 +3,7 @@ model is unavailable and turns every failure into a message for the user."""
 
 from __future__ import annotations
 
+import html
 import threading
 from pathlib import Path
 
@@ -71,15 +72,33 @@ class ModelService:
         return check_text(self.task, self.limits, text, self.bundle.preprocessor.pipeline if self.bundle else None)
 
 
+def user_error(message) -> Exception:
+    """An error for the page and the API. Gradio renders a notice's message as HTML, and messages quote what
+    users sent (file names, glossary lines, backends): escaped, they show as text and fetch nothing."""
+    import gradio as gr
+
+    return gr.Error(html.escape(str(message), quote=False), print_exception=False)
+
+
+def warn(message) -> None:
+    import gradio as gr
+
+    gr.Warning(html.escape(str(message), quote=False))
+
+
+def inform(message) -> None:
+    import gradio as gr
+
+    gr.Info(html.escape(str(message), quote=False))
+
+
 def _notify(message: str) -> None:
     """A toast in the browser when called from a request; nothing otherwise (e.g. at start-up)."""
     import warnings
 
-    import gradio as gr
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        gr.Info(message)
+        inform(message)
 
 
 def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalty: float = 1.0,
@@ -122,5 +141,9 @@ def remove_old_files(directory: Path, max_age_s: float) -> None:
     import time
 
     for entry in directory.iterdir():
-        if time.time() - entry.stat().st_mtime > max_age_s:
+        try:
+            old = time.time() - entry.stat().st_mtime > max_age_s
+        except OSError:  # another request removed it meanwhile
+            continue
+        if old:
             shutil.rmtree(entry, ignore_errors=True)

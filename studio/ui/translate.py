@@ -10,12 +10,11 @@ from pathlib import Path
 
 import gradio as gr
 
-from studio.document import STOPPED
 from studio.formats import FORMATS
 from studio.tasks import TRANSLATOR
 from studio.ui.decoding import DecodingControls, backend_dropdown
-from studio.ui.service import (InputError, Limits, ModelService, decode_options, delete_upload, remove_old_files,
-                               with_warnings)
+from studio.ui.service import (InputError, Limits, ModelService, decode_options, delete_upload, inform,
+                               remove_old_files, user_error, warn, with_warnings)
 
 
 # a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it
@@ -82,7 +81,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
         options = decode_options(**settings)
         generator = service.generator(backend)
     except InputError as error:
-        raise gr.Error(str(error), print_exception=False) from None
+        raise user_error(error) from None
     lines = text.split("\n")
     filled = [line for line in lines if line.strip()]
     report: list = []
@@ -105,7 +104,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
         sentences = sum(len(split_sentences(line)) for line in filled)
         summary = f"{backend} · {sentences} sentences · {(time.perf_counter() - started) * 1000:.0f} ms total"
     for warning in sorted(set(warnings)):
-        gr.Warning(warning)
+        warn(warning)
     return ("\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences or []),
             describe(report))
 
@@ -123,7 +122,7 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
     from studio.formats import FormatLimits, output_name, read_document
 
     if file is None:
-        raise gr.Error("Please choose a file first.", print_exception=False)
+        raise user_error("Please choose a file first.")
     limits = FormatLimits(max_bytes=service.limits.max_file_bytes, max_segments=service.limits.max_file_lines)
     try:
         name, data = _read_upload(file, service.limits)
@@ -131,9 +130,9 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         generator = service.generator(backend)
         document = read_document(name, data, limits)
     except DataError as error:
-        raise gr.Error(str(error), print_exception=False) from None
+        raise user_error(error) from None
     except InputError as error:
-        raise gr.Error(str(error), print_exception=False) from None
+        raise user_error(error) from None
     total, done = sum(map(len, plan_lines(generator.preprocessor, document.segments))), 0
 
     def advance(count):
@@ -174,7 +173,7 @@ def translate_api(service: ModelService, default_backend: str):
         try:
             protector = protector_for(glossary, protect)
         except InputError as error:
-            raise gr.Error(str(error), print_exception=False) from None
+            raise user_error(error) from None
         output, summary, _, protection = translate_text(service, text, backend,
                                                         {"strategy": strategy, "beam_size": beam_size},
                                                         protector=protector)
@@ -195,7 +194,7 @@ def confidence_api(service: ModelService, default_backend: str):
             service.check_text(text)
             generator = service.generator(backend)
         except InputError as error:
-            raise gr.Error(str(error), print_exception=False) from None
+            raise user_error(error) from None
         confidences: list = []
         outputs, _ = translate_lines(generator, text.split("\n"), scores=confidences)
         return [{"translation": o, "confidence": round(c.sentence, 4), "words": [[w, round(v, 4)] for w, v in c.words]}
@@ -217,7 +216,7 @@ def alternatives_api(service: ModelService, default_backend: str):
             if not 1 <= n <= 8:
                 raise InputError("n must be between 1 and 8")
         except (InputError, ValueError, TypeError) as error:
-            raise gr.Error(str(error), print_exception=False) from None
+            raise user_error(error) from None
         return [[t, round(s, 4)] for t, s in generator.alternatives(" ".join(text.split()), n)]
 
     return translate_alternatives
@@ -273,7 +272,8 @@ class TranslateTab:
                              [self.glossary_text, glossary_file], api_visibility="private")
         alternatives_button.click(self.offer_alternatives, [self.source, self.backend, *self.decoding.listed()],
                                   alternatives, api_visibility="private")
-        alternatives.select(lambda choice: choice, alternatives, target, api_visibility="private")
+        # a picked alternative was decoded without the glossary: the report no longer describes the output
+        alternatives.select(lambda choice: (choice, ""), alternatives, [target, protection], api_visibility="private")
         translate_button.click(lambda: gr.Radio(visible=False), None, alternatives, api_visibility="private")
         translate_button.click(self.translate_source,
                                [self.source, self.backend, *protection_inputs, *self.decoding.listed()],
@@ -294,18 +294,19 @@ class TranslateTab:
         try:
             merged = load_glossary_file(file, glossary_text)
         except InputError as error:
-            gr.Warning(str(error))
+            warn(str(error))
             return gr.skip(), None
-        gr.Info(f"Glossary: {len(merged.splitlines()):,} entries.")
+        inform(f"Glossary: {len(merged.splitlines()):,} entries.")
         return merged, None
 
     def translate_source(self, text, backend, glossary, protect, *settings):
         try:
             protector = protector_for(glossary, protect)
         except InputError as error:
-            raise gr.Error(str(error), print_exception=False) from None
-        return translate_text(self.service, text, backend, self.decoding.named(settings), scores=True,
-                              protector=protector)
+            raise user_error(error) from None
+        output, summary, marks, protection = translate_text(self.service, text, backend, self.decoding.named(settings),
+                                                           scores=True, protector=protector)
+        return output, summary, marks, html.escape(protection, quote=False)  # it quotes the user's terms
 
     def offer_alternatives(self, text, backend, *settings):
         """Up to four different translations of the input (taken as one) from beam search, to pick from."""
@@ -314,7 +315,7 @@ class TranslateTab:
             found = self.service.generator(backend).alternatives(" ".join(text.split()), ALTERNATIVES,
                                                                  decode_options(**self.decoding.named(settings)))
         except InputError as error:
-            raise gr.Error(str(error), print_exception=False) from None
+            raise user_error(error) from None
         return gr.Radio(choices=[t for t, _ in found if t], value=None, visible=True)
 
     # Gradio fills in `request` and `progress` only among the parameters before *values
@@ -325,7 +326,7 @@ class TranslateTab:
         try:
             protector = protector_for(glossary, protect)
         except InputError as error:
-            raise gr.Error(str(error), print_exception=False) from None
+            raise user_error(error) from None
         session = request.session_hash if request else ""
         stop = self.stops[session] = threading.Event()
         try:
@@ -333,9 +334,10 @@ class TranslateTab:
                                                         self.decoding.named(settings), progress, protector,
                                                         stop.is_set)
         finally:
-            self.stops.pop(session, None)
-        for notice in [w for w in warnings if w.startswith(STOPPED.split("{")[0])] + [protection] * bool(protection):
-            gr.Info(notice)
+            if self.stops.get(session) is stop:  # not a later job's flag (a second upload from this session)
+                del self.stops[session]
+        for notice in [w for w in warnings if stop.is_set() and w.startswith("Stopped")] + [protection] * bool(protection):
+            inform(notice)
         return path
 
     def cancel_upload(self, request: gr.Request):

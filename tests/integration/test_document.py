@@ -118,6 +118,7 @@ def test_cli_glossary_terms_reach_the_output_or_are_reported_missing(tiny_bundle
                                       "나는 커피를 좋아해? 너는 영화를 봤어?"])
     assert result.exit_code == 0, result.output
     translation = result.output.splitlines()[-1]  # the report comes before the translation
+    assert "Xq" not in translation
     for term, english in (("커피", "espresso"), ("영화", "the film")):
         state = result.output.split(f"{term} → {english} (")[1].split(")")[0]
         assert state in ("applied", "not applied: the model dropped it")

@@ -13,11 +13,13 @@ import time
 import httpx
 import pytest
 from helpers import free_port
-from mcp import ClientSession
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
 
-from studio.ui.service import Limits, ModelService, decode_options
+pytest.importorskip("mcp", reason="the MCP client comes with the dev extra (gradio[mcp])")
+from mcp import ClientSession  # noqa: E402
+from mcp.client.sse import sse_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+from studio.ui.service import Limits, ModelService, decode_options  # noqa: E402
 
 MESSAGE = "나는 커피를 좋아해?"
 SENTENCE = "너는 영화를 봤어?"

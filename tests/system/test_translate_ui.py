@@ -47,6 +47,7 @@ def test_glossary_and_alternatives(page, tmp_path):
     report = page.locator("#translate-glossary-report")
     report.get_by_text("Glossary: 커피 → espresso (").wait_for(timeout=60_000)
     output = page.locator("#translate-output textarea").input_value()
+    assert "Xq" not in output
     assert ("espresso" in output) == ("(applied)" in report.inner_text())
 
     page.locator("#translate-alternatives-button").click()

@@ -202,3 +202,24 @@ def test_subword_sampling_changes_segmentations_between_epochs_but_never_the_tex
     texts = lambda rows: sorted(tokenizer.decode(list(r)) for r in rows)  # noqa: E731
     assert texts(first) == texts(second) == sorted(p.source for p in pairs)
     assert len(batches) == len(BucketedBatches(encode_pairs(pairs, tokenizers, 64, 64), 4, 8, 64, 1, 2, seed=5))
+
+
+@pytest.mark.parametrize("split", ["letters-digits", "pipeline-text"])
+def test_the_chatbot_dev_set_is_what_the_bundles_training_left_out(tmp_path, split):
+    """`studio eval chatbot`'s set: the raw pairs whose cleaned form the trainer put on the dev side, by the
+    bundle's own split (older bundles hashed their pipeline's text)."""
+    from studio.config import chatbot_preset
+    from studio.data.sources import chatbot_dev_pairs
+    from studio.text.pipelines import pipeline_for
+
+    rows = [(q.replace("?", " ?") if i % 2 else q, a) for i, (q, a, _) in enumerate(generated_pairs(300, seed=3))]
+    (tmp_path / "ChatbotData.csv").write_text("Q,A,label\n" + "".join(f"{q},{a},0\n" for q, a in rows),
+                                              encoding="utf-8")
+    config = chatbot_preset()
+    config.train.dev_fraction, config.train.dev_split = 0.3, split
+    cleaned = clean_pairs([Pair(q, a) for q, a in rows], pipeline_for(config.task))
+    _, dev = split_train_dev(cleaned, 0.3, config.train.seed, split)
+    held_out = chatbot_dev_pairs(tmp_path, config)
+    normalize = pipeline_for(config.task)
+    assert {(normalize.source(p.source), normalize.target(p.target)) for p in held_out} == \
+        {(p.source, p.target) for p in dev}

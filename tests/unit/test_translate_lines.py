@@ -41,7 +41,7 @@ class WordTranslator:
 def test_glossary_parses_tsv_and_names_bad_lines(tmp_path):
     glossary = Glossary.parse("# terms\n삼성\tSamsung\n\n삼성전자\t Samsung  Electronics \n")
     assert glossary.entries == (("삼성전자", "Samsung Electronics"), ("삼성", "Samsung"))  # longest first
-    with pytest.raises(DataError, match=r"terms.tsv:2.*korean<TAB>english"):
+    with pytest.raises(DataError, match=r"terms.tsv:2: expected two columns"):
         Glossary.parse("삼성\tSamsung\n원자로 reactor\n", "terms.tsv")
     with pytest.raises(DataError, match="not UTF-8"):
         (tmp_path / "bad.tsv").write_bytes(b"\xff\xfe\x00garbage")
@@ -61,7 +61,7 @@ def test_terms_and_spans_become_placeholders_and_come_back():
         ("url", "https://example.com/a?b=1", "https://example.com/a?b=1"), ("number", "5kg", "5kg"),
         ("number", "$20", "$20"), ("number", "3.5%", "3.5%"), ("glossary", "삼성", "Samsung")]
     text, applied, lost = protected.restore("xq1 met Xq2 at Xq3; Xq6 Xq7 Xq10")
-    assert text == "Samsung Electronics met Zoran Zaev at https://example.com/a?b=1; 3.5% Samsung Xq10"
+    assert text == "Samsung Electronics met Zoran Zaev at https://example.com/a?b=1; 3.5% Samsung"  # Xq10: made up
     assert [s.placeholder for s in lost] == ["Xq4", "Xq5"] and len(applied) == 5
 
 
@@ -117,3 +117,39 @@ def test_a_stopped_translation_keeps_the_lines_done_and_leaves_the_rest_as_they_
                                         stop=lambda: len(batches) >= 2)
     assert outputs == ["the meeting is held", "", "the price is met", "무게는 열린다"]
     assert warnings == ["Stopped after 2 of 3 sentences; the rest is left untranslated."]
+
+
+class ForgetsEachPlaceholderOnce(WordTranslator):
+    """Drops Xq1 the first time it sees a source, Xq2 the second time: a retry that loses what pass 1 kept."""
+
+    def generate(self, sources, options=None, scores=False):
+        self.calls.append(list(sources))
+        drop = f"Xq{len(self.calls)}"
+        return [Generation(" ".join(WORDS.get(w, w) for w in s.split() if not w.startswith(drop)), [])
+                for s in sources]
+
+
+def test_a_retry_that_applies_fewer_spans_than_the_first_pass_is_not_kept():
+    report = []
+    outputs, _ = translate_lines(ForgetsEachPlaceholderOnce(), ["삼성 애플 만났다"],
+                                 protector=Protector(Glossary.parse("삼성\tSamsung\n애플\tApple\n")), report=report)
+    assert outputs == ["Apple met"]  # pass 1 (Samsung dropped) beat the retry (Apple dropped, Samsung written in)
+    assert sorted((s.original, ok) for s, ok in report) == [("삼성", False), ("애플", True)]
+    assert "삼성 → Samsung (not applied" in describe(report)
+
+
+def test_ten_and_more_placeholders_and_made_up_ones():
+    protector = Protector(Glossary.parse("삼성\tSamsung\n"))
+    protected = protector.protect("삼성 무게는 " + ", ".join(f"{i}kg를 가진 상자" for i in range(12)))
+    assert [s.placeholder for s in protected.spans][-1] == "Xq13"
+    inline = protected.inline([s for s in protected.spans if s.placeholder in ("Xq1", "Xq11")])
+    assert inline.startswith("Samsung 무게는 Xq2를") and "9kg를" in inline and "Xq10를" in inline
+    assert protected.restore("Xq1 Xq10 Xq99 ok")[0] == "Samsung 8kg ok"  # Xq99 was made up by the model
+    assert Protector().protect("Xq7 회의는 열린다").restore("Xq7 Xq8")[0] == "Xq7"  # the user's own Xq7 stays
+
+
+def test_a_korean_term_matches_with_particles_not_inside_a_longer_word():
+    protector = Protector(Glossary.parse("삼성\tSamsung\n"), auto=False)
+    assert protector.protect("삼성은 삼성에서 삼성이다").text == "Xq1은 Xq1에서 Xq1이다"
+    assert protector.protect("삼성전자 삼성동").spans == []
+    assert Protector().protect("1" * 8000).spans == []  # long runs stay cheap (and unprotected past 2,000 chars)
