@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 import socket
+from contextlib import contextmanager
 from pathlib import Path
 
 SUBJECTS = ["나는", "너는", "그는", "우리는", "친구는", "엄마는", "동생은"]
@@ -52,3 +55,36 @@ def damage(path: Path, fault: str) -> None:
         middle = len(data) // 2
         data[middle: middle + 16] = b"\xff\x00\xfe garbage \x00\xff\xfe"[:16]
         path.write_bytes(bytes(data))
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SAMPLED = {"strategy": "sample", "seed": 1}  # the tiny model's greedy reply is empty; a seeded sample is not
+
+
+@contextmanager
+def chromium():
+    """Debian's headless chromium through Playwright (never a browser Playwright downloads); the test is
+    skipped, saying why, when either is missing."""
+    import pytest
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def ui_settings(**changes):
+    """The Decoding accordion's settings, by name: its defaults with `changes`."""
+    import gradio as gr
+
+    from studio.ui.decoding import DecodingControls
+
+    with gr.Blocks():
+        controls = DecodingControls("probe")
+    return {name: component.value for name, component in controls.components.items()} | changes

@@ -4,31 +4,22 @@ import, settings that persist, the keyboard, and each reply's stats beside it bu
 has a fresh browser context, so an empty localStorage."""
 
 import json
-import os
-import shutil
 
-import gradio as gr
 import pytest
+
+from helpers import SAMPLED, chromium, ui_settings
 
 from studio.ui.service import Limits, ModelService, decode_options
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 MESSAGE = "나는 커피를 좋아해?"
-SAMPLED = {"strategy": "sample", "seed": 1}  # the tiny model's greedy reply is empty; a seeded sample is not
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -237,12 +228,3 @@ def test_stats_are_beside_each_reply_never_in_the_copied_or_retried_text(page, s
 @pytest.fixture(scope="module")
 def services(exported):
     return ModelService("chatbot", exported[0], Limits(max_input_chars=200))
-
-
-def ui_settings(**changes):
-    """The Decoding accordion's settings, by name: its defaults with `changes`."""
-    from studio.ui.decoding import DecodingControls
-
-    with gr.Blocks():
-        controls = DecodingControls("probe")
-    return {name: component.value for name, component in controls.components.items()} | changes

@@ -12,7 +12,7 @@ import time
 
 import httpx
 import pytest
-from helpers import free_port
+from helpers import SAMPLED, free_port
 
 pytest.importorskip("mcp", reason="the MCP client comes with the dev extra (gradio[mcp])")
 from mcp import ClientSession  # noqa: E402
@@ -24,7 +24,6 @@ from studio.ui.service import Limits, ModelService, decode_options  # noqa: E402
 MESSAGE = "나는 커피를 좋아해?"
 SENTENCE = "너는 영화를 봤어?"
 LINES = "너는 영화를 봤어?\n그는 책을 샀어?"
-SAMPLED = {"strategy": "sample", "seed": 1}  # the tiny model's greedy reply is empty; a seeded sample is not
 CHAT_DEFAULTS = {"beam_size": 4, "temperature": 0.8, "top_k": 0, "top_p": 0.9}  # the /chat endpoint's
 
 

@@ -1,29 +1,22 @@
 """The Translate tab in headless Chromium: a glossary applied, an alternative picked, a subtitle file
 translated, and a long document cancelled half-way that still comes back with what was done."""
 
-import shutil
 import urllib.request
 
 import pytest
+from helpers import chromium
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SUBTITLES = ("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n"
              "2\n00:00:03,000 --> 00:00:04,000\n너는 영화를 봤어?\n")
 
 
 @pytest.fixture
 def page(app_url):
-    if not shutil.which("chromium") and not __import__("os").path.exists(CHROMIUM):
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 1400})
         page.goto(app_url)
         page.get_by_role("tab", name="Translate").click()
         yield page
-        browser.close()
 
 
 def downloaded(page, app_url, name: str) -> bytes:

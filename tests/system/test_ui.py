@@ -1,27 +1,15 @@
 """The app served for real on a free loopback port: API endpoints through gradio_client, and the page
 in headless Chromium (marked `browser`; skipped with a message when Chromium is not installed)."""
 
-import shutil
 
 import gradio as gr
 import pytest
-from helpers import free_port
+from helpers import SAMPLED, chromium, free_port, ui_settings
 
 from studio.ui.app import build_app
 from studio.ui.service import InputError, Limits, ModelService, decode_options
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 MESSAGE = "나는 커피를 좋아해?"
-SAMPLED = {"strategy": "sample", "seed": 1}  # the tiny model's greedy reply is empty; a seeded sample is not
-
-
-def ui_settings(**changes):
-    """The Decoding accordion's settings, by name: its defaults with `changes`."""
-    from studio.ui.decoding import DecodingControls
-
-    with gr.Blocks():
-        controls = DecodingControls("probe")
-    return {name: component.value for name, component in controls.components.items()} | changes
 
 
 def expected_reply(service, backend="tf", **settings):
@@ -170,14 +158,9 @@ def test_compare_runs_every_backend_and_reports_agreement(app_url, services):
 
 @pytest.mark.browser
 def test_chat_and_translate_in_a_real_browser(app_url, services, tmp_path):
-    if not shutil.which("chromium") and not __import__("os").path.exists(CHROMIUM):
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
-    playwright = pytest.importorskip("playwright.sync_api")
     expected = expected_reply(services[0], **ui_settings(**SAMPLED))
     assert expected
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(app_url)
         page.locator("#chat-decoding").get_by_text("Decoding").click()
@@ -243,7 +226,6 @@ def test_chat_and_translate_in_a_real_browser(app_url, services, tmp_path):
         page.get_by_role("tab", name="Explore").click()
         page.locator("#explore-button").click()
         page.locator("#explore-output").get_by_text("Parameters").wait_for(timeout=60_000)
-        browser.close()
 
 
 def test_auth_protects_the_app_and_its_api(services):

@@ -15,10 +15,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from helpers import chromium
 from hostile import INPUTS
 
 NODE = shutil.which("node")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node.js 20+ and npm (the web/ package)")
 
@@ -79,25 +79,17 @@ def test_the_site_is_self_contained(site):
 
 @pytest.mark.browser
 def test_the_page_decodes_every_golden_sentence_with_litert_js_in_chromium(site):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("needs Debian's chromium (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
     bundle_dir, folder, url = site
     entry = json.loads((folder / "site.json").read_text(encoding="utf-8"))["models"][0]
     golden = json.loads((bundle_dir / "exports" / "golden" / "golden.json").read_text(encoding="utf-8"))
     expected = [s["greedy_ids_by_file"][entry["tflite"]] for s in golden["sentences"]]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page()
-            requests = []
-            page.on("request", lambda request: requests.append(request.url))
-            page.goto(url + "index.html?golden=chatbot")
-            page.wait_for_function("document.querySelector('#golden-result')?.dataset.done === 'true'",
-                                   timeout=120_000)
-            result = json.loads(page.locator("#golden-result").inner_text())
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page()
+        requests = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(url + "index.html?golden=chatbot")
+        page.wait_for_function("document.querySelector('#golden-result')?.dataset.done === 'true'",
+                               timeout=120_000)
+        result = json.loads(page.locator("#golden-result").inner_text())
     assert result["ids"] == expected
     assert all(r.startswith(url) for r in requests), [r for r in requests if not r.startswith(url)]
