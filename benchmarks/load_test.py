@@ -40,6 +40,26 @@ def request_mix() -> list[tuple[str, str, str]]:
             for endpoint, texts in (("/chat", CHAT), ("/translate", TRANSLATE)) for text in texts]
 
 
+# every parameter of each endpoint (Gradio's plain HTTP API takes no defaults): greedy decoding
+RAW_DEFAULTS = {"/chat": ["greedy", 4, 0.8, 0, 0.9, None], "/translate": ["greedy", 4, "", True]}
+
+
+def raw_predict(url: str, endpoint: str, text: str, backend: str) -> str:
+    """One request over Gradio's plain HTTP API (POST, then the event stream): the output text. A client
+    with next to no cost of its own, unlike gradio_client (~100 ms a call: benchmarks/request_floor.py)."""
+    base = f"{url.rstrip('/')}/gradio_api/call{endpoint}"
+    body = json.dumps({"data": [text, backend, *RAW_DEFAULTS[endpoint]]}).encode("utf-8")
+    request = urllib.request.Request(base, body, headers={"Content-Type": "application/json"})
+    event = json.load(urllib.request.urlopen(request, timeout=120))["event_id"]
+    stream = urllib.request.urlopen(f"{base}/{event}", timeout=120).read().decode("utf-8")
+    kind = [line[7:] for line in stream.splitlines() if line.startswith("event: ")][-1]
+    data = [line[6:] for line in stream.splitlines() if line.startswith("data: ")][-1]
+    if kind != "complete":
+        raise RuntimeError(f"{kind}: {data}")
+    output = json.loads(data)[0]
+    return output[0] if isinstance(output, list) else output  # a gr.api function's (text, latency) is one value
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -93,6 +113,8 @@ def main():
     parser.add_argument("--concurrency", type=int, default=4, help="the server's --concurrency")
     parser.add_argument("--out", type=Path, default=Path("docs/bench/load.json"))
     parser.add_argument("--server-args", default="", help="extra `studio launch` arguments")
+    parser.add_argument("--client", choices=["gradio", "raw"], default="gradio",
+                        help="gradio_client (each call costs the client ~100 ms) or plain HTTP requests")
     args = parser.parse_args()
     from gradio_client import Client
 
@@ -128,12 +150,13 @@ def main():
             requests = [mix[i % len(mix)] for i in range(args.requests)]
 
             def send(request):
-                if not hasattr(local, "client"):
+                if args.client == "gradio" and not hasattr(local, "client"):
                     local.client = Client(url, verbose=False)
                 endpoint, text, backend = request
                 started = time.perf_counter()
                 try:
-                    output = local.client.predict(text, backend, api_name=endpoint)[0]
+                    output = (raw_predict(url, endpoint, text, backend) if args.client == "raw"
+                              else local.client.predict(text, backend, api_name=endpoint)[0])
                     error = None
                 except Exception as failure:  # noqa: BLE001 - every failure is counted and shown
                     output, error = None, f"{type(failure).__name__}: {failure}"
@@ -167,7 +190,8 @@ def main():
 
     after_warmup = [m for m in memory if m["requests"] >= 200]
     growth = after_warmup[-1]["rss_mib"] - after_warmup[0]["rss_mib"] if len(after_warmup) > 1 else None
-    summary = {"url": "loopback", "server_concurrency": args.concurrency, "mix": f"{len(mix)} distinct requests: "
+    summary = {"url": "loopback", "client": args.client, "server_args": args.server_args,
+               "server_concurrency": args.concurrency, "mix": f"{len(mix)} distinct requests: "
                f"{len(CHAT)} chat + {len(TRANSLATE)} translate prompts x backends {', '.join(BACKENDS)}; greedy",
                "serial_p50_ms": round(statistics.median(serial_ms), 1), "levels": rows, "memory": memory,
                "rss_growth_mib_after_200_requests": round(growth, 1) if growth is not None else None,
