@@ -86,6 +86,10 @@ class TrainConfig:
     # how pairs were split into train/dev (`studio.data.pipeline.SPLIT_KEYS`): new runs use letters-digits; a
     # config without the field comes from before it existed, when the split hashed the pipeline's text
     dev_split: str = "pipeline-text"
+    # which weights the bundle gets (the last, the best epoch, the mean of the last checkpoints): the lowest
+    # dev_loss, or the highest dev_token_accuracy (a chatbot's replies keep improving after its dev loss
+    # turns up: docs/chatbot-training.md)
+    select_by: str = "dev_loss"
 
 
 @dataclass
@@ -141,7 +145,7 @@ def chatbot_preset() -> BundleConfig:
         model=ModelConfig(num_layers=2, d_model=256, num_heads=8, d_ff=512, dropout=0.1, norm="post",
                           max_source_len=40, max_target_len=40),
         tokenizer=TokenizerConfig(kind="sentencepiece", shared=True, vocab_size=8000),
-        train=TrainConfig(epochs=40, batch_size=64, warmup_steps=1500),
+        train=TrainConfig(epochs=40, batch_size=64, warmup_steps=1500, select_by="dev_token_accuracy"),
         task=TaskConfig(task="chatbot", source_lang="ko", target_lang="ko"),
     )
 

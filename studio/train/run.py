@@ -319,11 +319,13 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         else:
             assign_arrays(trainer.model.weights, initial.weights)
             console.print(f"Starting from the weights of {initial.path}")
+    if t.select_by not in ("dev_loss", "dev_token_accuracy"):
+        raise StudioError(f"train.select_by must be dev_loss or dev_token_accuracy, not {t.select_by!r}")
     state = trainer.fit(max_steps=max_steps)
 
     # The shipped weights: whichever of the current weights, the best epoch on dev loss, and the mean of
-    # the last checkpoints has the lowest dev loss (averaging usually wins: it smooths the last updates'
-    # noise; the current weights can win when a time budget stopped training mid-epoch).
+    # the last checkpoints scores best on dev by `train.select_by` (averaging usually wins: it smooths the
+    # last updates' noise; the current weights can win when a time budget stopped training mid-epoch).
     from studio.weights import assign_arrays
 
     candidates = {"last weights": {w.path: w.numpy() for w in trainer.model.weights}}
@@ -334,13 +336,14 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         candidates[f"average of the last {count} checkpoints"] = trainer.checkpoints.average_weights(count)
     chosen = "last weights"
     if trainer.dev_batches is not None and len(candidates) > 1:
-        losses = {}
+        scores = {}
         for name, weights in candidates.items():
             assign_arrays(trainer.model.weights, weights)
-            losses[name] = trainer.evaluate()["dev_loss"]
-        chosen = min(losses, key=losses.get)
+            scores[name] = trainer.evaluate()[t.select_by]
+        chosen = (min if t.select_by == "dev_loss" else max)(scores, key=scores.get)
         assign_arrays(trainer.model.weights, candidates[chosen])
-        chosen += " (dev loss " + ", ".join(f"{name} {loss:.4f}" for name, loss in losses.items()) + ")"
+        chosen += (f" ({t.select_by.replace('_', ' ')} "
+                   + ", ".join(f"{name} {score:.4f}" for name, score in scores.items()) + ")")
     metrics = {"task": task, "weights": chosen, "parameters": trainer.model.parameter_count(),
                **{key: value for key, value in json.loads((out / "run.json").read_text()).items()
                   if key in ("initialized_from", "embeddings_reindexed")},

@@ -111,6 +111,18 @@ def test_training_can_start_from_a_bundles_weights(tiny_bundle, chat_csv, tmp_pa
     assert continued["dev_loss"] < scratch["dev_loss"]
 
 
+def test_a_chatbot_ships_the_weights_with_the_best_dev_token_accuracy(tiny_bundle):
+    """Its replies keep improving after its dev loss turns up (docs/chatbot-training.md): the chatbot preset
+    chooses among the last weights, the best epoch and the checkpoint mean by dev token accuracy."""
+    import json
+
+    chosen = json.loads((tiny_bundle / "metrics.json").read_text(encoding="utf-8"))["weights"]
+    assert "(dev token accuracy " in chosen and "best epoch" in chosen, chosen
+    scores = {name: float(score) for name, score in
+              (part.rsplit(" ", 1) for part in chosen.split("(dev token accuracy ")[1].rstrip(")").split(", "))}
+    assert chosen.startswith(max(scores, key=scores.get))
+
+
 def interrupt_at_step(trainer, step, signum):
     """Make the trainer receive `signum` (as from Ctrl-C or `kill`) while it runs training step `step`."""
     import os
