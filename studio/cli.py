@@ -44,10 +44,14 @@ PROTECT = typer.Option(True, "--protect/--no-protect", help="Pass URLs, e-mail a
 
 def _protector(glossary: Optional[Path], protect: bool):
     """The translator's term protection for these options (None when it has nothing to do)."""
-    from studio.text.protect import Glossary, Protector
+    from studio.text.protect import Glossary, protector_for
 
-    protector = Protector(Glossary.read(glossary) if glossary else Glossary(), auto=protect)
-    return protector or None
+    return protector_for(Glossary.read(glossary) if glossary else Glossary(), protect)
+
+
+def _advancing(progress, job):
+    """An `on_progress(done, total)` that moves `job`'s bar in a rich Progress."""
+    return lambda done, total: progress.update(job, completed=done, total=total)
 
 
 def _show_protection(report: list) -> None:
@@ -191,7 +195,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         confidences = [] if scores else None
         report: list = []
         outputs, warnings = translate_lines(generator, lines, options,
-                                            on_progress=lambda n: progress.advance(job, n), scores=confidences,
+                                            on_progress=_advancing(progress, job), scores=confidences,
                                             protector=protector, report=report)
     _show_warnings(sorted(set(warnings)))
     if glossary:
@@ -236,7 +240,7 @@ def _translate_document(generator, file: Path, out: Optional[Path], options, pro
         job = progress.add_task("translate", total=None)
         report: list = []
         translated, warnings = translate_document(generator, read_document(file.name, data), options,
-                                                  on_progress=lambda n: progress.advance(job, n),
+                                                  on_progress=_advancing(progress, job),
                                                   protector=protector, report=report)
     _show_warnings(sorted(set(warnings)))
     if protector and protector.glossary:

@@ -79,17 +79,20 @@ def plan_lines(preprocessor, lines: Sequence[str]) -> list[list[str]]:
 
 
 def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | None = None, batch_size: int = 32,
-                    on_progress: Callable[[int], None] | None = None, scores: list | None = None,
+                    on_progress: Callable[[int, int], None] | None = None, scores: list | None = None,
                     protector: Protector | None = None, report: list | None = None,
                     stop: Callable[[], bool] | None = None) -> tuple[list[str], list[str]]:
     """Translate each line; returns (outputs aligned with `lines`, warnings). Given a list as `scores`, it
-    receives each line's `Confidence` (its sentences' words together). With a `protector`, glossary terms and
-    protected spans pass through placeholders (see `unprotect`; `report` receives what was applied). When
-    `stop()` turns true, decoding ends after the current batch: the lines done are translated, the others are
-    left as they were (a warning says how far it got)."""
+    receives each line's `Confidence` (its sentences' words together). `on_progress(done, total)` hears the
+    number of sentences (pieces, see `plan_lines`) before the first batch and after each. With a `protector`,
+    glossary terms and protected spans pass through placeholders (see `unprotect`; `report` receives what was
+    applied). When `stop()` turns true, decoding ends after the current batch: the lines done are translated,
+    the others are left as they were (a warning says how far it got)."""
     plan = plan_lines(generator.preprocessor, lines)
     flat = [piece for pieces in plan for piece in pieces]
     translated, warnings, confidences = [], [], []
+    if on_progress:
+        on_progress(0, len(flat))
     for start in range(0, len(flat), batch_size):
         if stop is not None and stop():
             warnings.append(f"Stopped after {start:,} of {len(flat):,} sentences; the rest is left untranslated.")
@@ -105,7 +108,7 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
             warnings += result.warnings
             confidences.append(result.confidence)
         if on_progress:
-            on_progress(min(batch_size, len(flat) - start))
+            on_progress(start + len(batch), len(flat))
     outputs, position = [], 0
     for line, pieces in zip(lines, plan):
         done = position + len(pieces) <= len(translated)  # else stopped before this line was done
@@ -118,7 +121,7 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
 
 
 def translate_document(generator, document, options: DecodeOptions | None = None, batch_size: int = 32,
-                       on_progress: Callable[[int], None] | None = None, protector: Protector | None = None,
+                       on_progress: Callable[[int, int], None] | None = None, protector: Protector | None = None,
                        report: list | None = None, stop: Callable[[], bool] | None = None) -> tuple[bytes, list[str]]:
     """A read document (`studio.formats.read_document`) translated, in the same format; and warnings."""
     outputs, warnings = translate_lines(generator, document.segments, options, batch_size, on_progress,

@@ -76,21 +76,29 @@ class Glossary:
         return Glossary.of({**dict(self.entries), **dict(other.entries)})
 
     @classmethod
-    def read(cls, path: str | Path, name: str | None = None) -> "Glossary":
-        """A UTF-8 TSV file; errors name it as `name` (an upload's own name) or its path."""
-        name = name or str(path)
+    def read(cls, path: str | Path) -> "Glossary":
+        """A UTF-8 TSV file; errors name its path."""
         try:
             data = Path(path).read_bytes()
         except OSError as error:
-            raise DataError(name, f"cannot read the glossary ({error.strerror or error})") from None
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise DataError(name, "the glossary is not UTF-8 text") from None
-        return cls.parse(text, name)
+            raise DataError(str(path), f"cannot read the glossary ({error.strerror or error})") from None
+        return cls.from_bytes(data, str(path))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str) -> "Glossary":
+        """A glossary file's bytes (UTF-8, BOM allowed); errors name it as `name`."""
+        from studio.formats.base import decode_text
+
+        return cls.parse(decode_text(name, data, "a UTF-8 glossary (.tsv)")[0], name)
 
     def __bool__(self) -> bool:
         return bool(self.entries)
+
+
+def protector_for(glossary: Glossary, auto: bool = True) -> "Protector | None":
+    """The protection a request asks for: `glossary`, and with `auto` the automatic protection of URLs,
+    numbers and Latin names; None when there is nothing to do (the plain decoding path)."""
+    return Protector(glossary, auto=auto) or None
 
 
 @dataclass(frozen=True)

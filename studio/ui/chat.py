@@ -11,8 +11,8 @@ import gradio as gr
 from studio.tasks import CHATBOT
 from studio.ui import conversations
 from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state, remember_settings
-from studio.ui.service import (InputError, ModelService, decode_options, delete_upload, inform, remove_old_files,
-                               user_error, warn, with_warnings)
+from studio.ui.service import (InputError, ModelService, decode_options, inform, read_upload,
+                               remove_old_files, user_error, warn, with_warnings)
 
 
 def shown(text: str) -> str:
@@ -284,15 +284,11 @@ class ChatTab:
     def import_json(self, store, upload):
         """Add the conversation in an uploaded JSON export; a file that does not fit changes nothing."""
         def imported(store):
-            path = Path(upload)
             try:
-                with path.open("rb") as file:
-                    data = file.read(conversations.MAX_IMPORT_BYTES + 1)  # one byte more says it is too big
-            except OSError as error:
-                raise conversations.ConversationError(f"Cannot read {path.name}: {error.strerror}.") from None
-            finally:
-                delete_upload(path)
-            return conversations.with_imported(store, conversations.parse_export(data, path.name))
+                name, data = read_upload(upload, conversations.MAX_IMPORT_BYTES, "a conversation file")
+            except InputError as error:
+                raise conversations.ConversationError(f"Cannot import {error}") from None
+            return conversations.with_imported(store, conversations.parse_export(data, name))
 
         return self.apply(store, imported)
 

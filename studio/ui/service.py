@@ -124,6 +124,25 @@ def with_warnings(summary: str, warnings) -> str:
     return "\n\n".join([summary, *(f"⚠ {w}" for w in dict.fromkeys(warnings))]).strip()
 
 
+def read_upload(file, max_bytes: int, kind: str = "a file") -> tuple[str, bytes]:
+    """(an upload's own name, its bytes), or InputError when it cannot be read or is larger than `max_bytes`
+    (`kind` names it in the message: "a glossary"). Gradio's copy is deleted either way: uploads are read,
+    never executed or kept."""
+    path = Path(file if isinstance(file, str) else getattr(file, "path", None) or file.name)
+    name = getattr(file, "orig_name", None) or path.name
+    try:
+        with path.open("rb") as opened:
+            data = opened.read(max_bytes + 1)  # one byte more says it is too big
+    except OSError:
+        raise InputError(f"{name}: the upload could not be read; please upload it again.") from None
+    finally:
+        delete_upload(path)
+    if len(data) > max_bytes:
+        limit = f"{max_bytes // 1_000_000} MB" if max_bytes % 1_000_000 == 0 else f"{max_bytes:,} bytes"
+        raise InputError(f"{name}: larger than {limit}, the most {kind} may be.")
+    return name, data
+
+
 def delete_upload(path: Path) -> None:
     """Delete Gradio's copy of an upload; never a file outside Gradio's upload folder."""
     from gradio.utils import get_upload_folder

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import gradio as gr
 
-from studio.formats import FORMATS
+from studio.formats import FORMATS, suffix_of
 from studio.tasks import TRANSLATOR
 from studio.ui.decoding import DecodingControls, backend_dropdown
-from studio.ui.service import (InputError, Limits, ModelService, decode_options, delete_upload, inform,
-                               remove_old_files, user_error, warn, with_warnings)
+from studio.ui.service import (InputError, ModelService, decode_options, inform, read_upload, remove_old_files,
+                               user_error, warn, with_warnings)
 
 
 # a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it
@@ -39,10 +39,10 @@ def protector_for(glossary_text: str = "", protect: bool = True):
     """The term protection a request asks for: glossary entries as TSV text, and the automatic protection of
     names, numbers and URLs (None when there is nothing to do). A bad glossary is the user's error to see."""
     from studio.errors import DataError
-    from studio.text.protect import Glossary, Protector
+    from studio.text.protect import Glossary, protector_for as build
 
     try:
-        return Protector(Glossary.parse(glossary_text or "", "glossary"), auto=bool(protect)) or None
+        return build(Glossary.parse(glossary_text or "", "glossary"), bool(protect))
     except DataError as error:
         raise InputError(str(error)) from None
 
@@ -53,17 +53,12 @@ def load_glossary_file(file, glossary_text: str) -> str:
     from studio.errors import DataError
     from studio.text.protect import Glossary
 
-    path = Path(file if isinstance(file, str) else file.path)
-    name = getattr(file, "orig_name", None) or path.name
+    name, data = read_upload(file, MAX_GLOSSARY_BYTES, "a glossary")
     try:
-        if path.stat().st_size > MAX_GLOSSARY_BYTES:
-            raise InputError(f"{name}: a glossary file is limited to {MAX_GLOSSARY_BYTES:,} bytes")
         typed = Glossary.parse(glossary_text or "", "glossary")
-        loaded = Glossary.read(path, name)
-    except (DataError, OSError) as error:
+        loaded = Glossary.from_bytes(data, name)
+    except DataError as error:
         raise InputError(str(error)) from None
-    finally:
-        delete_upload(path)
     return "\n".join(f"{term}\t{english}" for term, english in typed.extended(loaded).entries)
 
 
@@ -116,7 +111,7 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
     protection did, and warnings. `progress(fraction, desc)` hears "N / M sentences" after each batch; when
     `stop()` turns true the file is written with what was done. The upload is deleted as soon as it is read:
     uploads are read, never executed or kept."""
-    from studio.document import plan_lines, translate_document
+    from studio.document import translate_document
     from studio.text.protect import describe
     from studio.errors import DataError
     from studio.formats import FormatLimits, output_name, read_document
@@ -125,7 +120,9 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         raise user_error("Please choose a file first.")
     limits = FormatLimits(max_bytes=service.limits.max_file_bytes, max_segments=service.limits.max_file_lines)
     try:
-        name, data = _read_upload(file, service.limits)
+        name, data = read_upload(file, service.limits.max_file_bytes, "a document")
+        if suffix_of(name) not in FORMATS:
+            raise InputError(f"{name}: cannot translate this type of file; choose {', '.join(FORMATS)}")
         options = decode_options(**settings)
         generator = service.generator(backend)
         document = read_document(name, data, limits)
@@ -133,13 +130,9 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         raise user_error(error) from None
     except InputError as error:
         raise user_error(error) from None
-    total, done = sum(map(len, plan_lines(generator.preprocessor, document.segments))), 0
-
-    def advance(count):
-        nonlocal done
-        done += count
+    def advance(done, total):
         if progress is not None:
-            progress(min(done / max(total, 1), 1.0), desc=f"{done:,} / {total:,} sentences")
+            progress(done / max(total, 1), desc=f"{done:,} / {total:,} sentences")
 
     report: list = []
     translated, warnings = translate_document(generator, document, options, on_progress=advance,
@@ -345,23 +338,3 @@ class TranslateTab:
         stop = self.stops.get(request.session_hash if request else "")
         if stop is not None:
             stop.set()
-
-
-def _read_upload(file, limits: Limits) -> tuple[str, bytes]:
-    """(the uploaded file's name, its bytes), checked against the server's byte limit; the upload is then
-    deleted. What the format makes of the bytes is `studio.formats`' business."""
-    from studio.formats import FORMATS, suffix_of
-
-    path = Path(file if isinstance(file, str) else getattr(file, "path", None) or file.name)
-    name = getattr(file, "orig_name", None) or path.name
-    try:
-        if suffix_of(name) not in FORMATS:
-            raise InputError(f"{name}: cannot translate this type of file; choose {', '.join(FORMATS)}")
-        if path.stat().st_size > limits.max_file_bytes:
-            raise InputError(f"That file is {path.stat().st_size:,} bytes; the limit is {limits.max_file_bytes:,}.")
-        data = path.read_bytes()
-    except OSError:
-        raise InputError("The uploaded file could not be read; please upload it again.") from None
-    finally:
-        delete_upload(path)
-    return name, data

@@ -125,7 +125,7 @@ def test_the_translate_tab_applies_a_typed_and_an_uploaded_glossary(services, tm
         assert f"{term} → {english} (applied)" in protection or f"{term} → {english} (not applied" in protection
         assert (english in output) == (f"{term} → {english} (applied)" in protection)
     upload.write_bytes(b"\xff\xfe garbage")
-    with pytest.raises(InputError, match="terms.tsv: the glossary is not UTF-8"):
+    with pytest.raises(InputError, match="terms.tsv:1: not valid UTF-8"):
         load_glossary_file(str(upload), "")
     with pytest.raises(InputError, match="glossary:2: expected"):
         protector_for("커피\tespresso\n영화 film", True)
@@ -249,3 +249,21 @@ def test_auth_protects_the_app_and_its_api(services):
         assert isinstance(reply, str)
     finally:
         app.close()
+
+
+def test_an_upload_over_its_limit_or_gone_is_refused_by_name(services, tmp_path):
+    from studio.ui.service import read_upload
+    from studio.ui.translate import translate_file
+
+    upload = tmp_path / "terms.tsv"
+    upload.write_bytes(b"x" * 1_000_000)
+    assert read_upload(str(upload), 1_000_000, "a glossary") == ("terms.tsv", b"x" * 1_000_000)
+    upload.write_bytes(b"x" * 1_000_001)
+    with pytest.raises(InputError, match=r"^terms.tsv: larger than 1 MB, the most a glossary may be\.$"):
+        read_upload(str(upload), 1_000_000, "a glossary")
+    with pytest.raises(InputError, match="gone.txt: the upload could not be read"):
+        read_upload(str(tmp_path / "gone.txt"), 1_000_000)
+    big = tmp_path / "big.txt"
+    big.write_bytes("가\n".encode() * (services[1].limits.max_file_bytes // 4 + 1))
+    with pytest.raises(gr.Error, match="big.txt: larger than .* the most a document may be"):
+        translate_file(services[1], tmp_path, str(big), "tf", ui_settings())

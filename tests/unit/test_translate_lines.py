@@ -43,7 +43,7 @@ def test_glossary_parses_tsv_and_names_bad_lines(tmp_path):
     assert glossary.entries == (("삼성전자", "Samsung Electronics"), ("삼성", "Samsung"))  # longest first
     with pytest.raises(DataError, match=r"terms.tsv:2: expected two columns"):
         Glossary.parse("삼성\tSamsung\n원자로 reactor\n", "terms.tsv")
-    with pytest.raises(DataError, match="not UTF-8"):
+    with pytest.raises(DataError, match="bad.tsv:1: not valid UTF-8"):
         (tmp_path / "bad.tsv").write_bytes(b"\xff\xfe\x00garbage")
         Glossary.read(tmp_path / "bad.tsv")
     with pytest.raises(DataError, match="cannot read"):
@@ -113,8 +113,10 @@ def test_an_input_that_is_not_korean_is_left_for_the_language_hint():
 def test_a_stopped_translation_keeps_the_lines_done_and_leaves_the_rest_as_they_were():
     translator, batches = WordTranslator(), []
     lines = ["회의는 열린다", "", "가격은 만났다", "무게는 열린다"]
-    outputs, warnings = translate_lines(translator, lines, batch_size=1, on_progress=batches.append,
-                                        stop=lambda: len(batches) >= 2)
+    outputs, warnings = translate_lines(translator, lines, batch_size=1,
+                                        on_progress=lambda done, total: batches.append((done, total)),
+                                        stop=lambda: batches[-1][0] >= 2)
+    assert batches == [(0, 3), (1, 3), (2, 3)]  # the total first, then after each batch
     assert outputs == ["the meeting is held", "", "the price is met", "무게는 열린다"]
     assert warnings == ["Stopped after 2 of 3 sentences; the rest is left untranslated."]
 
