@@ -58,7 +58,9 @@ def tiny_bundle(tmp_path_factory, chat_csv):
     from studio.train.run import train_task
 
     def train(out):
-        train_task("chatbot", out, data_files=[chat_csv], overrides=dict(TINY), console=Console(quiet=True))
+        # the tutorial pipeline, which the app must still serve (the translator's is the tiny translators')
+        train_task("chatbot", out, data_files=[chat_csv], overrides={**TINY, "task.text_pipeline": "tutorial"},
+                   console=Console(quiet=True))
 
     return built_once(tmp_path_factory, "chat", train)
 

@@ -117,8 +117,10 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
         for strategy, result in strategies.items():
             lowered = (f" (lower-cased: BLEU {result['bleu_lc']:.2f}, chrF {result['chrf_lc']:.2f})"
                        if "chrf_lc" in result else "")
+            noun = "replies" if config.task.task == "chatbot" else "outputs"
+            fluency = "".join(f", {key} {noun} {result[key]:.1%}" for key in ("repeating", "distinct") if key in result)
             lines.append(f"- {test_set} ({result['pairs']} pairs), {strategy}: BLEU {result['bleu']:.2f}, "
-                         f"chrF {result['chrf']:.2f}{lowered}")
+                         f"chrF {result['chrf']:.2f}{lowered}{fluency}")
     if metrics.get("evaluation"):
         first = next(iter(next(iter(metrics["evaluation"].values())).values()))
         lines.append(f"- sacrebleu signatures: BLEU `{first['bleu_signature']}`, chrF `{first['chrf_signature']}`")

@@ -101,7 +101,7 @@ def test_training_can_start_from_a_bundles_weights(tiny_bundle, chat_csv, tmp_pa
     from studio.train.run import train_task
     from helpers import TINY
 
-    settings = dict(TINY, **{"train.epochs": 1})
+    settings = dict(TINY, **{"train.epochs": 1, "task.text_pipeline": "tutorial"})  # the bundle's pipeline
     continued = train_task("chatbot", tmp_path / "continued", data_files=[chat_csv], overrides=settings,
                            max_steps=1, console=QUIET, init_from=tiny_bundle)
     scratch = train_task("chatbot", tmp_path / "scratch", data_files=[chat_csv], overrides=settings,
