@@ -6,6 +6,7 @@ import html
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import gradio as gr
@@ -13,8 +14,8 @@ import gradio as gr
 from studio.formats import FORMATS, suffix_of
 from studio.tasks import TRANSLATOR
 from studio.ui.decoding import DecodingControls, backend_dropdown
-from studio.ui.service import (InputError, ModelService, decode_options, inform, read_upload, remove_old_files,
-                               user_error, warn, with_warnings)
+from studio.ui.service import (InputError, ModelService, decode_options, delete_upload, inform, read_upload,
+                               remove_old_files, user_error, warn, with_warnings)
 
 
 # a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it
@@ -221,7 +222,7 @@ class TranslateTab:
     def __init__(self, service: ModelService, default_backend: str):
         self.service = service
         self.outputs_dir = Path(tempfile.mkdtemp(prefix="studio-translations-"))
-        self.stops: dict[str, threading.Event] = {}  # per browser session: its document translation's stop flag
+        self.jobs: dict[str, UploadJob] = {}  # per browser session: its document translation
         if not service.available:
             gr.Markdown(f"**The translator is unavailable.** {html.escape(service.unavailable)}")
         with gr.Row():
@@ -273,9 +274,10 @@ class TranslateTab:
                                [target, latency, marks, protection], api_visibility="private")
         # `/translate_file(file, backend, *settings, glossary, protect)`: the API keeps its
         # earlier parameters first and in order, so earlier clients' positional calls still work
-        file_button.click(self.translate_upload,
-                          [self.upload, self.backend, *self.decoding.listed(), *protection_inputs],
-                          download, api_name="translate_file")
+        # the stop flag is made before the job waits in the queue, so a Cancel while it waits is not lost
+        file_button.click(self.expect_upload, None, None, queue=False, api_visibility="private").then(
+            self.translate_upload, [self.upload, self.backend, *self.decoding.listed(), *protection_inputs],
+            download, api_name="translate_file")
         # outside the queue, so it runs while the translation holds a worker; the translation stops after its
         # current batch and returns the file with what was done
         cancel_button.click(self.cancel_upload, None, None, queue=False, api_visibility="private")
@@ -321,20 +323,46 @@ class TranslateTab:
         except InputError as error:
             raise user_error(error) from None
         session = request.session_hash if request else ""
-        stop = self.stops[session] = threading.Event()
+        job = self.jobs.get(session)
+        if job is None or job.started:  # an API call (no click before it), or the session's flag is a running job's
+            job = self.jobs[session] = UploadJob()
+        job.started = True
+        stop = job.stop
+        if stop.is_set():
+            del self.jobs[session]
+            if file is not None:
+                delete_upload(Path(file if isinstance(file, str) else file.path))
+            inform("Cancelled before the translation started: nothing was translated.")
+            return None
         try:
             path, protection, warnings = translate_file(self.service, self.outputs_dir, file, backend,
                                                         self.decoding.named(settings), progress, protector,
                                                         stop.is_set)
         finally:
-            if self.stops.get(session) is stop:  # not a later job's flag (a second upload from this session)
-                del self.stops[session]
+            if self.jobs.get(session) is job:  # not a later job's (a second upload from this session)
+                del self.jobs[session]
         for notice in [w for w in warnings if stop.is_set() and w.startswith("Stopped")] + [protection] * bool(protection):
             inform(notice)
         return path
 
+    def expect_upload(self, request: gr.Request):
+        """A fresh stop flag for this browser session's next document translation, made when Translate file is
+        clicked (outside the queue), so a Cancel while the job waits for a worker is kept."""
+        session = request.session_hash if request else ""
+        job = self.jobs.get(session)
+        if job is None or not job.started:  # never replace a running job's flag
+            self.jobs[session] = UploadJob()
+
     def cancel_upload(self, request: gr.Request):
-        """Stop this browser session's document translation after its current batch (it keeps what was done)."""
-        stop = self.stops.get(request.session_hash if request else "")
-        if stop is not None:
-            stop.set()
+        """Stop this browser session's document translation after its current batch (it keeps what was done),
+        or before it starts when it is still waiting in the queue."""
+        job = self.jobs.get(request.session_hash if request else "")
+        if job is not None:
+            job.stop.set()
+
+
+@dataclass
+class UploadJob:
+    """One browser session's document translation: its stop flag (Cancel), and whether it has started."""
+    stop: threading.Event = field(default_factory=threading.Event)
+    started: bool = False

@@ -267,3 +267,28 @@ def test_an_upload_over_its_limit_or_gone_is_refused_by_name(services, tmp_path)
     big.write_bytes("가\n".encode() * (services[1].limits.max_file_bytes // 4 + 1))
     with pytest.raises(gr.Error, match="big.txt: larger than .* the most a document may be"):
         translate_file(services[1], tmp_path, str(big), "tf", ui_settings())
+
+
+def test_a_cancel_while_the_document_waits_for_a_worker_is_kept(services, tmp_path):
+    """Translate file makes the session's stop flag before the job is queued: a Cancel pressed while it waits
+    means the job does nothing when its turn comes; the next click starts afresh, and other sessions are not
+    touched."""
+    from types import SimpleNamespace
+
+    from studio.ui.translate import TranslateTab
+
+    with gr.Blocks():
+        tab = TranslateTab(services[1], "tf")
+    settings = list(ui_settings().values())
+    me, other = SimpleNamespace(session_hash="me"), SimpleNamespace(session_hash="other")
+    upload = tmp_path / "notes.txt"
+    upload.write_text("나는 커피를 좋아해.\n", encoding="utf-8")
+    for session in (me, other):
+        tab.expect_upload(session)  # the clicks
+    tab.cancel_upload(me)  # while both wait in the queue
+    assert tab.translate_upload(me, None, str(upload), "tf", *settings, "", True) is None
+    path = tab.translate_upload(other, None, str(upload), "tf", *settings, "", True)
+    assert path.endswith("notes.en.txt") and open(path, encoding="utf-8").read().strip()
+    tab.expect_upload(me)  # a later click is not cancelled by the earlier Cancel
+    assert tab.translate_upload(me, None, str(upload), "tf", *settings, "", True).endswith("notes.en.txt")
+    assert tab.jobs == {}
