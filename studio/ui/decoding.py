@@ -26,8 +26,10 @@ def backend_dropdown(service: ModelService, default: str, elem_id: str) -> gr.Dr
 class DecodingControls:
     """The decoding accordion of one tab; `components` maps `decode_options`' keywords to its components."""
 
-    def __init__(self, tab: str):
-        """`tab` prefixes the element ids: "chat" gives #chat-decoding, #chat-strategy, #chat-beam-size…"""
+    def __init__(self, tab: str, capacity: int = 64):
+        """`tab` prefixes the element ids: "chat" gives #chat-decoding, #chat-strategy, #chat-beam-size…;
+        `capacity`: the most tokens the model can write, the Max new tokens slider's top and default (a lower
+        default would cut long translations short)."""
         self.components: dict[str, gr.components.Component] = {}
 
         def control(name, component, *args, **kwargs):
@@ -44,7 +46,7 @@ class DecodingControls:
                 control("top_p", gr.Slider, 0.05, 1.0, value=0.9, step=0.05, label="Top-p")
             with gr.Row():
                 control("seed", gr.Number, value=None, precision=0, label="Seed (empty = random)")
-                control("max_new_tokens", gr.Slider, 1, 64, value=64, step=1, label="Max new tokens")
+                control("max_new_tokens", gr.Slider, 1, capacity, value=capacity, step=1, label="Max new tokens")
                 control("no_repeat_ngram", gr.Slider, 0, 5, value=0, step=1, label="No-repeat n-gram (0 = off)")
 
     def listed(self) -> list:

@@ -35,6 +35,11 @@ class ModelService:
     def bundle(self):
         return self.served.bundle if self.served else None
 
+    @property
+    def capacity(self) -> int:
+        """The most tokens the model writes for one input (its target length)."""
+        return self.bundle.config.model.max_target_len if self.available else 64
+
     def backends(self) -> list[str]:
         return list(BACKENDS) if self.available else []
 

@@ -241,7 +241,7 @@ class TranslateTab:
                                    elem_id="translate-confidence")
         gr.Examples(list(TRANSLATOR.prompts), inputs=self.source, label="Try")
         self.backend = backend_dropdown(service, default_backend, "translate-backend")
-        self.decoding = DecodingControls("translate")
+        self.decoding = DecodingControls("translate", service.capacity)
         with gr.Accordion("Glossary and protected terms", open=False):
             with gr.Row():
                 self.glossary_text = gr.Textbox("", label="Glossary: one `korean<TAB>english` entry per line",
