@@ -2,9 +2,11 @@
 
 `<export>/golden/golden.json` lists the task's golden sentences (`studio.tasks`) with their normalized text,
 source ids (ending in `</s>`), the greedy output ids of each exported `.tflite` file as Python LiteRT
-decodes them, and the text shown; `step0_logits.f32` holds the fp32 graph's logits at step 0 (little-endian
-float32, one row per sentence). `normalization.json` pairs tricky strings with what each text pipeline makes
-of them. Tests of the JS package (`web/`) read these files."""
+decodes them, and the text shown; `beam_ids` are beam search's ids (`BEAM`: size 4, length penalty 1.0, no
+length caps) on the fp32 `model.tflite`, and `beam_ids_by_file` those of each dynamic-batch `.tflite` (Python
+steps a source's hypotheses as one batch, which the batch-1 graphs cannot run). `step0_logits.f32` holds the
+fp32 graph's logits at step 0 (little-endian float32, one row per sentence). `normalization.json` pairs tricky
+strings with what each text pipeline makes of them. Tests of the JS package (`web/`) read these files."""
 
 from __future__ import annotations
 
@@ -15,13 +17,14 @@ import numpy as np
 
 from studio.exports import VARIANTS
 from studio.files import atomic_write_bytes
-from studio.generate import DecodeSpec, TokenByToken, decode, decode_steps
+from studio.generate import Beam, DecodeSpec, TokenByToken, decode, decode_steps
 from studio.generate.strategies import Forced
 from studio.tasks import task_named
 from studio.text.pipelines import PIPELINES, TextPipeline
 
 FOLDER = "golden"
 FORMAT = "transformer-studio-golden/1"
+BEAM = {"size": 4, "length_penalty": 1.0}  # the beam search whose ids golden.json holds
 
 # strings whose normalization is easy to get wrong in another language's Unicode library
 NORMALIZATION_CASES = (
@@ -57,12 +60,16 @@ def write_golden(bundle, export_dir: Path) -> Path:
     sources = [ids for ids, _ in encoded]
     spec = DecodeSpec.for_model(config)
     greedy: dict[str, list[list[int]]] = {}
+    beam: dict[str, list[list[int]]] = {}
     step0 = None
     for variant in VARIANTS.values():
         if variant.format != "tflite" or not (export_dir / variant.files[0]).is_file():
             continue
         runtime = TFLiteRuntime(export_dir / variant.files[0], config, threads=1, pool_size=1)
         greedy[variant.files[0]] = [decode(runtime, [ids], spec, TokenByToken())[0] for ids in sources]
+        if variant.batch != 1:
+            beam[variant.files[0]] = [decode(runtime, [ids], spec, Beam(BEAM["size"], BEAM["length_penalty"]))[0]
+                                      for ids in sources]
         if variant.quantization == "none":
             step0 = np.stack([next(decode_steps(runtime, [ids], spec, Forced(np.array([[config.bos_id]]))))[0]
                               for ids in sources]).astype("<f4")
@@ -72,6 +79,8 @@ def write_golden(bundle, export_dir: Path) -> Path:
     sentences = [{"text": text, "normalized": preprocessor.pipeline.source(text), "source_ids": ids,
                   "warnings": warnings, "greedy_ids": greedy["model.tflite"][i],
                   "greedy_ids_by_file": {name: outputs[i] for name, outputs in greedy.items()},
+                  "beam_ids": beam["model.tflite"][i],
+                  "beam_ids_by_file": {name: outputs[i] for name, outputs in beam.items()},
                   "output": preprocessor.decode(greedy["model.tflite"][i])}
                  for i, (text, (ids, warnings)) in enumerate(zip(texts, encoded))]
     golden = {"format": FORMAT, "task": task.task,
@@ -81,6 +90,7 @@ def write_golden(bundle, export_dir: Path) -> Path:
               "vocab_size": config.tgt_vocab_size,
               "tokenizer": {side: f"tokenizer/{name}" for side, name in bundle.tokenizers.model_files().items()},
               "reference": "model.tflite (Python LiteRT, greedy, batch 1)",
+              "beam": {**BEAM, "reference": "model.tflite (Python LiteRT, studio.generate.Beam, no length caps)"},
               "sentences": sentences,
               "step0_logits": {"file": "step0_logits.f32", "shape": list(step0.shape), "dtype": "float32-le"}}
     folder = export_dir / FOLDER

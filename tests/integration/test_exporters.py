@@ -30,9 +30,9 @@ def test_export_writes_every_variant_and_a_manifest(exported):
 
 
 def test_export_writes_golden_data_that_python_litert_reproduces(exported):
-    """golden/ holds what a web page or phone must compute: source ids, each .tflite file's greedy ids, the
-    fp32 graph's step-0 logits; every signature tensor is float32 or int32 (all LiteRT.js accepts)."""
-    from studio.generate import DecodeSpec, TokenByToken, decode
+    """golden/ holds what a web page or phone must compute: source ids, each .tflite file's greedy and beam
+    ids, the fp32 graph's step-0 logits; every signature tensor is float32 or int32 (all LiteRT.js accepts)."""
+    from studio.generate import Beam, DecodeSpec, TokenByToken, decode
     from studio.runtimes.tflite_runtime import TFLiteRuntime
     from studio.tasks import CHATBOT
 
@@ -45,11 +45,16 @@ def test_export_writes_golden_data_that_python_litert_reproduces(exported):
     assert any(s["warnings"] for s in golden["sentences"])  # a long input hits the length limit
     runtime = TFLiteRuntime(bundle_dir / "exports" / "model.float16.tflite", bundle.config.model)
     spec = DecodeSpec.for_model(bundle.config.model)
+    assert golden["beam"]["size"] == 4 and golden["beam"]["length_penalty"] == 1.0
+    files = {"model.tflite", "model.float16.tflite", "model.int8.tflite"}
     for sentence in golden["sentences"]:
         assert sentence["source_ids"] == bundle.preprocessor.encode(sentence["text"])[0]
-        assert set(sentence["greedy_ids_by_file"]) == {"model.tflite", "model.float16.tflite", "model.int8.tflite"}
+        assert set(sentence["greedy_ids_by_file"]) == files == set(sentence["beam_ids_by_file"])
         assert decode(runtime, [sentence["source_ids"]], spec, TokenByToken())[0] == \
             sentence["greedy_ids_by_file"]["model.float16.tflite"]
+        assert decode(runtime, [sentence["source_ids"]], spec, Beam(4, 1.0))[0] == \
+            sentence["beam_ids_by_file"]["model.float16.tflite"]
+        assert sentence["beam_ids"] == sentence["beam_ids_by_file"]["model.tflite"]
         assert sentence["output"] == bundle.preprocessor.decode(sentence["greedy_ids"])
     logits = np.fromfile(golden_dir / "step0_logits.f32", dtype="<f4")
     assert logits.size == len(CHATBOT.golden) * bundle.config.model.tgt_vocab_size

@@ -1,7 +1,7 @@
 """The exported models outside Python (the `web/` package): the Node tests (`node --test`: normalization,
-SentencePiece ids, ONNX greedy ids and step-0 logits against the export's golden data, every hostile input's
-normalization) and the static site in headless Chromium (LiteRT.js decodes every golden sentence to the golden
-ids). Skipped with a message when Node.js or Chromium is missing."""
+SentencePiece ids, ONNX and LiteRT.js greedy and beam ids and step-0 logits against the export's golden data,
+every hostile input's normalization) and the static site in headless Chromium (LiteRT.js decodes every golden
+sentence to the golden ids, greedy and beam). Skipped with a message when Node.js or Chromium is missing."""
 
 from __future__ import annotations
 
@@ -34,11 +34,15 @@ def web_dir():
 @pytest.fixture(scope="module")
 def site(web_dir, exported, tmp_path_factory):
     """(a copy of the exported tiny bundle, its static site served on loopback, the site's URL). Building
-    the site exports the batch-1 graph the page runs and rewrites golden/ with its ids."""
+    the site exports the batch-1 graph the page runs (float16) and rewrites golden/ with its ids; the fp32
+    batch-1 graph is exported first, for the Node tests of LiteRT.js on fp32."""
+    from exporters import ensure_exported
     from exporters.web import build_site
+    from studio.bundle import load_bundle
 
     bundle_dir = tmp_path_factory.mktemp("web") / "chat"
     shutil.copytree(exported[0], bundle_dir)
+    ensure_exported(load_bundle(bundle_dir), ["tflite-b1"], progress=lambda message: None)
     folder = bundle_dir.parent / "site"
     build_site([bundle_dir], folder, progress=lambda message: None)
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(folder)))
@@ -56,7 +60,7 @@ def test_node_tests_reproduce_the_golden_data_and_pythons_normalization(web_dir,
     cases.write_text(json.dumps(normalization_cases([text for _, text in INPUTS])), encoding="ascii")
     tflite = json.loads((folder / "site.json").read_text(encoding="utf-8"))["models"][0]["tflite"]
     env = {**os.environ, "GOLDEN_DIR": str(bundle_dir / "exports"), "BUNDLE_DIR": str(bundle_dir),
-           "NORMALIZATION_CASES": str(cases), "LITERT_TFLITE": tflite}
+           "NORMALIZATION_CASES": str(cases), "LITERT_TFLITE": f"{tflite},model.b1.tflite"}
     result = subprocess.run([NODE, "--test", "test/"], cwd=web_dir, env=env, capture_output=True, text=True,
                             timeout=600)
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
@@ -83,13 +87,17 @@ def test_the_page_decodes_every_golden_sentence_with_litert_js_in_chromium(site)
     entry = json.loads((folder / "site.json").read_text(encoding="utf-8"))["models"][0]
     golden = json.loads((bundle_dir / "exports" / "golden" / "golden.json").read_text(encoding="utf-8"))
     expected = [s["greedy_ids_by_file"][entry["tflite"]] for s in golden["sentences"]]
+    # beam search (no b1 graph runs it in Python): the standard graph of the same quantization
+    expected_beam = [s["beam_ids_by_file"]["model.float16.tflite"] for s in golden["sentences"]]
+    assert entry["tflite"] == "model.b1.float16.tflite"
     with chromium() as browser:
         page = browser.new_page()
         requests = []
         page.on("request", lambda request: requests.append(request.url))
-        page.goto(url + "index.html?golden=chatbot")
+        page.goto(url + f"index.html?golden=chatbot&beam={len(expected_beam)}")
         page.wait_for_function("document.querySelector('#golden-result')?.dataset.done === 'true'",
                                timeout=120_000)
         result = json.loads(page.locator("#golden-result").inner_text())
     assert result["ids"] == expected
+    assert result["beamIds"] == expected_beam
     assert all(r.startswith(url) for r in requests), [r for r in requests if not r.startswith(url)]

@@ -1,6 +1,7 @@
 // The static page: one tab per model listed in site.json, each running its .tflite with LiteRT.js (WASM)
 // in the browser. Text goes through the same pipeline, tokenizer and decode loop as in Python
-// (src/normalize.js, src/tokenizer.js, src/decode.js); the output streams token by token.
+// (src/normalize.js, src/tokenizer.js, src/decode.js); greedy and sampled outputs stream token by token,
+// beam search's shows when the search ends.
 //
 // site.json: {"title"?, "litert"?: {"wasm"?: folder of LiteRT.js' wasm files, "accelerator"?: "wasm"|"webgpu"},
 //             "models": [{"name", "title"?, "dir"?: "<name>/", "tflite": file in dir (static shapes, batch 1),
@@ -11,10 +12,12 @@
 // golden sentences instead and writes a JSON report into <pre id="golden-result">, then sets its
 // data-done="true" and data-status="done" (or "error", the JSON then being {"error"}). The report has per model
 // the ids, expected ids and matches of every sentence, and, when one model ran, "ids": its ids per sentence.
-// ?accelerator=webgpu tries the GPU.
+// When golden.json has beam ids, the first N sentences (?beam=N, default 2; 0: none) are also decoded with
+// its beam search: per model "beam" {size, lengthPenalty, matches, total, sentences}, and "beamIds" when one
+// model ran. ?accelerator=webgpu tries the GPU.
 
 import { finishOutput, generate, prepareSource } from "./src/decode.js";
-import { expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
+import { beamOptions, expectedBeamIds, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
 import { loadTokenizer } from "./src/tokenizer.js";
@@ -115,13 +118,34 @@ function addLine(list, className, text = "") {
 }
 
 function decodeOptions(form) {
-  if (!form.elements.sample.checked) return { strategy: "greedy" };
-  return {
-    strategy: "sample",
-    temperature: Number(form.elements.temperature.value),
-    topP: Number(form.elements.topP.value),
-    topK: Number(form.elements.topK.value),
-  };
+  const { strategy, temperature, topP, topK, beamSize, lengthPenalty } = form.elements;
+  if (strategy.value === "sample") {
+    return {
+      strategy: "sample", temperature: Number(temperature.value), topP: Number(topP.value), topK: Number(topK.value),
+    };
+  }
+  if (strategy.value === "beam") {
+    return { strategy: "beam", beamSize: Number(beamSize.value), lengthPenalty: Number(lengthPenalty.value) };
+  }
+  return { strategy: "greedy" };
+}
+
+/** Show only the inputs of the chosen strategy (elements with data-strategy="sample" or "beam"). */
+function showStrategyInputs(form) {
+  for (const element of form.querySelectorAll("[data-strategy]")) {
+    element.hidden = element.dataset.strategy !== form.elements.strategy.value;
+  }
+}
+
+/** The line under an output: timings, tokens, and why it stopped when not at </s>. */
+function statsLine(result, options) {
+  const t = result.timings;
+  const tail = `${result.ids.length} tokens` + (result.stop === "eos" ? "" : ` · stopped (${result.stop})`);
+  if (options.strategy === "beam" && options.beamSize > 1) {
+    return `beam ${options.beamSize} · ${t.totalMs.toFixed(0)} ms · ${t.msPerToken?.toFixed(1)} ms/position ` +
+      `(${t.modelSteps} model steps) · ${tail}`;
+  }
+  return `first token ${t.firstTokenMs?.toFixed(0)} ms · ${t.msPerToken?.toFixed(1)} ms/token · ${tail}`;
 }
 
 function setUpPanel(entry, panel) {
@@ -130,6 +154,8 @@ function setUpPanel(entry, panel) {
   const form = $("form", panel);
   const button = $("button", form);
   let running = null; // the AbortController of the answer being written
+  showStrategyInputs(form);
+  form.elements.strategy.addEventListener("change", () => showStrategyInputs(form));
 
   const ready = loadModel(entry, (text) => { status.textContent = text; });
   ready.then((model) => {
@@ -162,23 +188,23 @@ function setUpPanel(entry, panel) {
     const prepared = prepareSource(text, model.pipeline, model.source, model.runtime.maxSourceLen, eos);
     addLine(transcript, "input", text);
     for (const warning of prepared.warnings) addLine(transcript, "warning", warning);
-    const output = addLine(transcript, "output", "…");
+    const options = decodeOptions(form);
+    const output = addLine(transcript, "output", options.strategy === "beam" ? "searching…" : "…");
     const stats = addLine(transcript, "stats");
     form.elements.text.value = "";
     running = new AbortController();
     button.textContent = "Stop";
     try {
       const result = await generate(model.runtime, prepared.ids, {
-        ...decodeOptions(form), bosId: bos, eosId: eos, signal: running.signal,
-        onToken: async (id, ids) => {
+        ...options, bosId: bos, eosId: eos, signal: running.signal,
+        onToken: async (id, ids) => { // greedy and sampling only
           output.textContent = finishOutput(ids, model.pipeline, model.target);
           await yieldToBrowser();
         },
+        onStep: yieldToBrowser, // beam: the page stays responsive (Stop) during the search
       });
       output.textContent = finishOutput(result.ids, model.pipeline, model.target);
-      const t = result.timings;
-      stats.textContent = `first token ${t.firstTokenMs?.toFixed(0)} ms · ${t.msPerToken?.toFixed(1)} ms/token · ` +
-        `${result.ids.length} tokens` + (result.stop === "eos" ? "" : ` · stopped (${result.stop})`);
+      stats.textContent = statsLine(result, options);
     } catch (error) {
       output.textContent = `Error: ${error.message}`;
       console.error(error);
@@ -245,7 +271,24 @@ async function goldenReport(entry) {
     sourceIdsMatches: sentences.filter((s) => s.sourceIdsMatch).length,
     step0MaxAbsDiff, meanFirstTokenMs: mean("firstTokenMs"), meanMsPerToken: mean("msPerToken"),
     sentences,
+    beam: await goldenBeam(model, golden, entry.tflite),
   };
+}
+
+/** golden.json's beam search on its first ?beam=N sentences (default 2); null without beam ids or with N = 0. */
+async function goldenBeam(model, golden, tflite) {
+  const options = beamOptions(golden);
+  const count = Math.min(Number(params.get("beam") ?? 2), golden.sentences.length);
+  if (!options || !(count > 0)) return null;
+  const sentences = [];
+  for (const s of golden.sentences.slice(0, count)) {
+    const { ids, timings } = await generate(model.runtime, s.source_ids, options);
+    const expected = expectedBeamIds(s, tflite);
+    sentences.push({ text: s.text, ids, expected, match: JSON.stringify(ids) === JSON.stringify(expected),
+      msPerPosition: timings.msPerToken, totalMs: timings.totalMs });
+  }
+  return { size: options.beamSize, lengthPenalty: options.lengthPenalty,
+    matches: sentences.filter((s) => s.match).length, total: sentences.length, sentences };
 }
 
 async function runGolden() {
@@ -259,7 +302,10 @@ async function runGolden() {
     const report = { format: "transformer-studio-web-golden/1", runtime: "litert.js", userAgent: navigator.userAgent, models: [] };
     if (entries.length === 0) throw new Error(`no model named ${JSON.stringify(wanted)} in site.json`);
     for (const entry of entries) report.models.push(await goldenReport(entry));
-    if (report.models.length === 1) report.ids = report.models[0].sentences.map((s) => s.ids); // one list per sentence
+    if (report.models.length === 1) { // one list per sentence
+      report.ids = report.models[0].sentences.map((s) => s.ids);
+      if (report.models[0].beam) report.beamIds = report.models[0].beam.sentences.map((s) => s.ids);
+    }
     result.textContent = JSON.stringify(report, null, 1);
     result.dataset.status = "done";
     document.title = "golden: done";

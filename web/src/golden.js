@@ -1,6 +1,8 @@
 // Golden-data helpers shared by the Node tests (scripts/golden-data.mjs) and the page's ?golden=1 mode.
 // golden.json is written by the Python export (exporters/golden.py): sentences with their source ids,
-// the reference greedy ids (per .tflite file in greedy_ids_by_file) and the step-0 logits.
+// the reference greedy ids (per .tflite file in greedy_ids_by_file), beam search's ids (beam_ids, per
+// dynamic-batch .tflite file in beam_ids_by_file; settings in golden.beam; absent in older golden data)
+// and the step-0 logits.
 
 /** The standard export with the same quantization as a .tflite file name (float32, float16 or int8). */
 export function standardTflite(name) {
@@ -13,6 +15,20 @@ export function standardTflite(name) {
 export function expectedIds(sentence, tfliteName) {
   const byFile = sentence.greedy_ids_by_file ?? {};
   return byFile[tfliteName] ?? byFile[standardTflite(tfliteName)] ?? sentence.greedy_ids;
+}
+
+/** The beam ids golden.json expects from a .tflite (by file name, else by quantization, else beam_ids). */
+export function expectedBeamIds(sentence, tfliteName = "model.tflite") {
+  const byFile = sentence.beam_ids_by_file ?? {};
+  return byFile[tfliteName] ?? byFile[standardTflite(tfliteName)] ?? sentence.beam_ids;
+}
+
+/** generate() options for golden.json's beam search, or null when the golden data has no beam ids. */
+export function beamOptions(golden) {
+  if (!golden.beam) return null;
+  const { bos, eos } = golden.special_ids;
+  const { size, length_penalty: lengthPenalty } = golden.beam;
+  return { strategy: "beam", beamSize: size, lengthPenalty, bosId: bos, eosId: eos };
 }
 
 /** The largest absolute difference between two arrays of equal length. */

@@ -60,28 +60,68 @@ export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm
     async encode(sourceIds) {
       const source = padSource(sourceIds, S, pad); // exported graphs take exactly S ids
       const input = new Tensor(source, [1, S]);
-      const encoded = await compiled.run("encode", { source_ids: input }); // source_mask, cross_k_<i>, ...
-      input.delete();
+      let encoded;
+      try {
+        encoded = await compiled.run("encode", { source_ids: input }); // source_mask, cross_k_<i>, ...
+      } finally {
+        input.delete();
+      }
       const cache = {}; // the self-attention cache starts as zeros: [1, heads, C, head_dim]
-      for (const { name, shape } of cacheInputs) cache[name] = new Tensor(new Float32Array(elements(shape)), [...shape]);
+      try {
+        for (const { name, shape } of cacheInputs) {
+          cache[name] = new Tensor(new Float32Array(elements(shape)), [...shape]);
+        }
+      } catch (error) {
+        deleteAll(cache);
+        deleteAll(encoded);
+        throw error;
+      }
       return { cache, encoded };
     },
 
+    // On success the input state's cache is deleted (this step's outputs replace it); on an error nothing
+    // of the input state is, and nothing made here is left behind.
     async step(state, token, position) {
-      const tokens = new Tensor(Int32Array.of(token), [1]);
-      const where = new Tensor(Int32Array.of(position), []); // a scalar
-      const outputs = await compiled.run("decode_step",
-        { ...state.encoded, ...state.cache, tokens, position: where });
-      tokens.delete();
-      where.delete();
-      deleteAll(state.cache); // this step's outputs replace the old cache
+      const inputs = { tokens: new Tensor(Int32Array.of(token), [1]) };
+      let outputs;
+      try {
+        inputs.position = new Tensor(Int32Array.of(position), []); // a scalar
+        outputs = await compiled.run("decode_step", { ...state.encoded, ...state.cache, ...inputs });
+      } finally {
+        deleteAll(inputs);
+      }
+      let logits;
+      try {
+        logits = outputs.logits.toTypedArray(); // a copy out of WASM memory
+      } catch (error) {
+        deleteAll(outputs);
+        throw error;
+      }
+      outputs.logits.delete();
+      deleteAll(state.cache);
       const cache = {};
       for (const { name } of cacheInputs) cache[name] = outputs[`new_${name}`];
-      const logits = outputs.logits.toTypedArray(); // a copy out of WASM memory
-      outputs.logits.delete();
       return { logits, state: { cache, encoded: state.encoded } };
     },
 
+    /** A state with its own copy of the cache (copied inside WASM memory), sharing the encoder outputs. */
+    async fork(state) {
+      const cache = {};
+      try {
+        for (const [name, tensor] of Object.entries(state.cache)) cache[name] = await tensor.copyTo("wasm");
+      } catch (error) {
+        deleteAll(cache);
+        throw error;
+      }
+      return { cache, encoded: state.encoded };
+    },
+
+    /** Free one state's cache; the encoder outputs stay for the other states of the same source. */
+    drop(state) {
+      deleteAll(state.cache);
+    },
+
+    /** Free the state's cache and the encoder outputs: the last state of a decode. */
     release(state) {
       deleteAll(state.cache);
       deleteAll(state.encoded);

@@ -58,6 +58,12 @@ export async function createOnnxRuntime({ encodeModel, stepModel, manifest, thre
       return { logits: outputs.logits.data, state: { cache, encoded: state.encoded } };
     },
 
+    // ORT never writes into its input tensors and the outputs are plain JS arrays (the garbage collector
+    // frees them): a fork can share the cache tensors, and there is nothing to drop or release
+    fork(state) {
+      return { cache: { ...state.cache }, encoded: state.encoded };
+    },
+
     async dispose() {
       await encoder.release();
       await stepper.release();

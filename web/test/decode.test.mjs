@@ -77,7 +77,7 @@ test("generate with sampling is repeatable with a seed; options are validated", 
   const a = await generate(fakeRuntime([4, 5, 6, 2]), [2], { strategy: "sample", seed: 3, temperature: 5 });
   const b = await generate(fakeRuntime([4, 5, 6, 2]), [2], { strategy: "sample", seed: 3, temperature: 5 });
   assert.deepEqual(a.ids, b.ids);
-  await assert.rejects(generate(fakeRuntime([2]), [2], { strategy: "beam" }), /unknown decoding strategy/);
+  await assert.rejects(generate(fakeRuntime([2]), [2], { strategy: "shout" }), /unknown decoding strategy/);
   await assert.rejects(generate(fakeRuntime([2]), [2], { strategy: "sample", temperature: 0 }), /temperature/);
 });
 
