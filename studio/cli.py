@@ -416,7 +416,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
         with Progress(console=console, transient=True) as progress:
             job = progress.add_task(f"{name} (sentences decoded)", total=None)
             scores = evaluate(generator, pairs, strategies, batch_size,
-                              on_batch=lambda n: progress.advance(job, n),
+                              on_progress=_advancing(progress, job),
                               protector=protector)
         for result in scores:
             table.add_row(name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",

@@ -37,20 +37,22 @@ def repeats_itself(text: str) -> bool:
 
 
 def decode_all(generator, sources: Sequence[str], options: DecodeOptions, batch_size: int = 32,
-               on_batch: Callable[[int], None] | None = None, protector=None) -> list[str]:
+               on_progress: Callable[[int, int], None] | None = None, protector=None) -> list[str]:
     """Translations as a user's file gets them (with the `protector`'s term protection); a chatbot replies to
-    each source whole."""
+    each source whole. `on_progress(done, total)` counts sentences decoded (see `translate_lines`)."""
     if generator.config.task.task == "translator":
         from studio.document import translate_lines
 
-        outputs, _ = translate_lines(generator, list(sources), options, batch_size, on_batch, protector=protector)
+        outputs, _ = translate_lines(generator, list(sources), options, batch_size, on_progress, protector=protector)
         return outputs
     outputs = []
     for start in range(0, len(sources), batch_size):
+        if on_progress:
+            on_progress(start, len(sources))
         chunk = list(sources[start:start + batch_size])
         outputs += [g.text for g in generator.generate(chunk, options=options)]
-        if on_batch:
-            on_batch(len(chunk))
+    if on_progress:
+        on_progress(len(sources), len(sources))
     return outputs
 
 
@@ -70,12 +72,15 @@ def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: 
 
 
 def evaluate(generator, pairs: Sequence[Pair], strategies: dict[str, DecodeOptions], batch_size: int = 32,
-             on_batch: Callable[[int], None] | None = None, protector=None) -> list[Score]:
+             on_progress: Callable[[int, int], None] | None = None, protector=None) -> list[Score]:
+    """One score per strategy; `on_progress(done, total)` counts the sentences of every strategy together."""
     import time
 
     results = []
-    for name, options in strategies.items():
+    for number, (name, options) in enumerate(strategies.items()):
         started = time.monotonic()
-        hypotheses = decode_all(generator, [p.source for p in pairs], options, batch_size, on_batch, protector)
+        counted = None if on_progress is None else (
+            lambda done, total, before=number: on_progress(before * total + done, len(strategies) * total))
+        hypotheses = decode_all(generator, [p.source for p in pairs], options, batch_size, counted, protector)
         results.append(score(pairs, hypotheses, name, time.monotonic() - started))
     return results

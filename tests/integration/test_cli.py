@@ -55,6 +55,10 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
     assert result.exit_code == 0, result.output
     translated = runner.invoke(app, ["translate", "나는 커피를 좋아해?", "--bundle", str(out)])
     assert translated.exit_code == 0, translated.output
+    scored = runner.invoke(app, ["eval", "translator", "--bundle", str(out), "--test", str(koen_tsv), "--limit", "6",
+                                 "--beam", "2"])  # a translator is scored as files are translated
+    assert scored.exit_code == 0, scored.output
+    assert "beam 2" in scored.output and "nrefs:1|case:mixed" in scored.output
     from studio.bundle import load_bundle
 
     bundle = load_bundle(out)  # the translator preset reads and writes text as written (cased, symbols kept)
