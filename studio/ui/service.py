@@ -129,13 +129,20 @@ def with_warnings(summary: str, warnings) -> str:
     return "\n\n".join([summary, *(f"⚠ {w}" for w in dict.fromkeys(warnings))]).strip()
 
 
-def read_upload(file, max_bytes: int, kind: str = "a file") -> tuple[str, bytes]:
-    """(an upload's own name, its bytes), or InputError when it cannot be read or is larger than `max_bytes`
-    (`kind` names it in the message: "a glossary"). Gradio's copy is deleted either way: uploads are read,
-    never executed or kept."""
+def upload_of(file) -> tuple[Path, str]:
+    """(where Gradio keeps an upload, the name the user's file had): `file` is a path or a Gradio file."""
     path = Path(file if isinstance(file, str) else getattr(file, "path", None) or file.name)
-    name = getattr(file, "orig_name", None) or path.name
+    return path, getattr(file, "orig_name", None) or path.name
+
+
+def read_upload(file, max_bytes: int, kind: str = "a file", suffixes=None) -> tuple[str, bytes]:
+    """(an upload's own name, its bytes), or InputError when its name's suffix is not one of `suffixes` (when
+    given), or it cannot be read, or it is larger than `max_bytes` (`kind` names it in the message: "a
+    glossary"). Gradio's copy is deleted either way: uploads are read, never executed or kept."""
+    path, name = upload_of(file)
     try:
+        if suffixes is not None and Path(name).suffix.lower() not in suffixes:
+            raise InputError(f"{name}: cannot read this type of file as {kind}; choose {', '.join(suffixes)}")
         with path.open("rb") as opened:
             data = opened.read(max_bytes + 1)  # one byte more says it is too big
     except OSError:
@@ -146,6 +153,12 @@ def read_upload(file, max_bytes: int, kind: str = "a file") -> tuple[str, bytes]
         limit = f"{max_bytes // 1_000_000} MB" if max_bytes % 1_000_000 == 0 else f"{max_bytes:,} bytes"
         raise InputError(f"{name}: larger than {limit}, the most {kind} may be.")
     return name, data
+
+
+def discard_upload(file) -> None:
+    """Delete an upload that will not be read (a request refused before reading it)."""
+    if file is not None:
+        delete_upload(upload_of(file)[0])
 
 
 def delete_upload(path: Path) -> None:

@@ -6,15 +6,14 @@ import html
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import gradio as gr
 
-from studio.formats import FORMATS, suffix_of
+from studio.formats import FORMATS
 from studio.tasks import TRANSLATOR
 from studio.ui.decoding import DecodingControls, backend_dropdown
-from studio.ui.service import (InputError, ModelService, decode_options, delete_upload, inform, read_upload,
+from studio.ui.service import (InputError, ModelService, decode_options, discard_upload, inform, read_upload,
                                remove_old_files, user_error, warn, with_warnings)
 
 
@@ -121,9 +120,7 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         raise user_error("Please choose a file first.")
     limits = FormatLimits(max_bytes=service.limits.max_file_bytes, max_segments=service.limits.max_file_lines)
     try:
-        name, data = read_upload(file, service.limits.max_file_bytes, "a document")
-        if suffix_of(name) not in FORMATS:
-            raise InputError(f"{name}: cannot translate this type of file; choose {', '.join(FORMATS)}")
+        name, data = read_upload(file, service.limits.max_file_bytes, "a document", suffixes=FORMATS)
         options = decode_options(**settings)
         generator = service.generator(backend)
         document = read_document(name, data, limits)
@@ -222,7 +219,7 @@ class TranslateTab:
     def __init__(self, service: ModelService, default_backend: str):
         self.service = service
         self.outputs_dir = Path(tempfile.mkdtemp(prefix="studio-translations-"))
-        self.jobs: dict[str, UploadJob] = {}  # per browser session: its document translation
+        self.jobs = UploadJobs()
         if not service.available:
             gr.Markdown(f"**The translator is unavailable.** {html.escape(service.unavailable)}")
         with gr.Row():
@@ -318,51 +315,75 @@ class TranslateTab:
         """Translate an uploaded document; returns the path of the English file (what the glossary did is
         shown as a notice). The upload is deleted as soon as it is read: uploads are read, never executed or kept."""
         settings, (glossary, protect) = values[:-2], values[-2:]
-        try:
-            protector = protector_for(glossary, protect)
-        except InputError as error:
-            raise user_error(error) from None
         session = request.session_hash if request else ""
-        job = self.jobs.get(session)
-        if job is None or job.started:  # an API call (no click before it), or the session's flag is a running job's
-            job = self.jobs[session] = UploadJob()
-        job.started = True
-        stop = job.stop
-        if stop.is_set():
-            del self.jobs[session]
-            if file is not None:
-                delete_upload(Path(file if isinstance(file, str) else file.path))
-            inform("Cancelled before the translation started: nothing was translated.")
-            return None
+        stop = self.jobs.start(session)
         try:
+            if stop.is_set():
+                discard_upload(file)
+                inform("Cancelled before the translation started: nothing was translated.")
+                return None
+            try:
+                protector = protector_for(glossary, protect)
+            except InputError as error:
+                discard_upload(file)
+                raise user_error(error) from None
             path, protection, warnings = translate_file(self.service, self.outputs_dir, file, backend,
                                                         self.decoding.named(settings), progress, protector,
                                                         stop.is_set)
         finally:
-            if self.jobs.get(session) is job:  # not a later job's (a second upload from this session)
-                del self.jobs[session]
+            self.jobs.finish(session, stop)
         for notice in [w for w in warnings if stop.is_set() and w.startswith("Stopped")] + [protection] * bool(protection):
             inform(notice)
         return path
 
     def expect_upload(self, request: gr.Request):
-        """A fresh stop flag for this browser session's next document translation, made when Translate file is
-        clicked (outside the queue), so a Cancel while the job waits for a worker is kept."""
-        session = request.session_hash if request else ""
-        job = self.jobs.get(session)
-        if job is None or not job.started:  # never replace a running job's flag
-            self.jobs[session] = UploadJob()
+        """Translate file was clicked: its job's stop flag is made now, outside the queue, so a Cancel while
+        the job waits for a worker is kept."""
+        self.jobs.expect(request.session_hash if request else "")
 
     def cancel_upload(self, request: gr.Request):
-        """Stop this browser session's document translation after its current batch (it keeps what was done),
-        or before it starts when it is still waiting in the queue."""
-        job = self.jobs.get(request.session_hash if request else "")
-        if job is not None:
-            job.stop.set()
+        """Stop this browser session's document translations: a running one after its current batch (it keeps
+        what was done), one still waiting in the queue before it starts."""
+        self.jobs.cancel(request.session_hash if request else "")
 
 
-@dataclass
-class UploadJob:
-    """One browser session's document translation: its stop flag (Cancel), and whether it has started."""
-    stop: threading.Event = field(default_factory=threading.Event)
-    started: bool = False
+class UploadJobs:
+    """The stop flags of each browser session's document translations: those clicked and still waiting in the
+    queue, in click order, and those running. Called from the queue's workers and from outside it at once."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._waiting: dict[str, list[threading.Event]] = {}
+        self._running: dict[str, list[threading.Event]] = {}
+
+    def expect(self, session: str) -> None:
+        with self._lock:
+            self._waiting.setdefault(session, []).append(threading.Event())
+
+    def start(self, session: str) -> threading.Event:
+        """The flag of the session's oldest waiting job (a fresh one for an API call, which has no click)."""
+        with self._lock:
+            waiting = self._waiting.get(session) or [threading.Event()]
+            stop = waiting.pop(0)
+            if not waiting:
+                self._waiting.pop(session, None)
+            self._running.setdefault(session, []).append(stop)
+            return stop
+
+    def finish(self, session: str, stop: threading.Event) -> None:
+        with self._lock:
+            running = self._running.get(session, [])
+            if stop in running:
+                running.remove(stop)
+            if not running:
+                self._running.pop(session, None)
+
+    def cancel(self, session: str) -> None:
+        with self._lock:
+            for stop in self._waiting.get(session, []) + self._running.get(session, []):
+                stop.set()
+
+    def __len__(self) -> int:
+        """How many jobs are waiting or running, in every session."""
+        with self._lock:
+            return sum(map(len, self._waiting.values())) + sum(map(len, self._running.values()))

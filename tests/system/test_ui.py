@@ -263,17 +263,23 @@ def test_an_upload_over_its_limit_or_gone_is_refused_by_name(services, tmp_path)
         read_upload(str(upload), 1_000_000, "a glossary")
     with pytest.raises(InputError, match="gone.txt: the upload could not be read"):
         read_upload(str(tmp_path / "gone.txt"), 1_000_000)
+    with pytest.raises(InputError, match=r"terms.pdf: cannot read this type of file as a glossary; choose \.tsv"):
+        read_upload(str(upload.with_name("terms.pdf")), 1_000_000, "a glossary", suffixes=(".tsv",))
     big = tmp_path / "big.txt"
     big.write_bytes("가\n".encode() * (services[1].limits.max_file_bytes // 4 + 1))
     with pytest.raises(gr.Error, match="big.txt: larger than .* the most a document may be"):
         translate_file(services[1], tmp_path, str(big), "tf", ui_settings())
 
 
-def test_a_cancel_while_the_document_waits_for_a_worker_is_kept(services, tmp_path):
-    """Translate file makes the session's stop flag before the job is queued: a Cancel pressed while it waits
-    means the job does nothing when its turn comes; the next click starts afresh, and other sessions are not
-    touched."""
+def test_a_cancel_while_the_document_waits_for_a_worker_is_kept(services):
+    """Translate file makes its job's stop flag at the click, before the job is queued: a Cancel pressed while
+    jobs wait cancels those of its session (they do nothing when their turn comes and delete their upload), a
+    later click starts afresh, other sessions and API calls (no click) are not touched."""
+    import tempfile
+    from pathlib import Path
     from types import SimpleNamespace
+
+    from gradio.utils import get_upload_folder
 
     from studio.ui.translate import TranslateTab
 
@@ -281,17 +287,30 @@ def test_a_cancel_while_the_document_waits_for_a_worker_is_kept(services, tmp_pa
         tab = TranslateTab(services[1], "tf")
     settings = list(ui_settings().values())
     me, other = SimpleNamespace(session_hash="me"), SimpleNamespace(session_hash="other")
-    upload = tmp_path / "notes.txt"
-    upload.write_text("나는 커피를 좋아해.\n", encoding="utf-8")
-    for session in (me, other):
-        tab.expect_upload(session)  # the clicks
-    tab.cancel_upload(me)  # while both wait in the queue
-    assert tab.translate_upload(me, None, str(upload), "tf", *settings, "", True) is None
-    path = tab.translate_upload(other, None, str(upload), "tf", *settings, "", True)
-    assert path.endswith("notes.en.txt") and open(path, encoding="utf-8").read().strip()
-    tab.expect_upload(me)  # a later click is not cancelled by the earlier Cancel
-    assert tab.translate_upload(me, None, str(upload), "tf", *settings, "", True).endswith("notes.en.txt")
-    assert tab.jobs == {}
+
+    def upload():  # where Gradio keeps uploads: a job deletes its upload, translated or not
+        folder = Path(tempfile.mkdtemp(dir=get_upload_folder()))
+        (folder / "notes.txt").write_text("나는 커피를 좋아해.\n", encoding="utf-8")
+        return str(folder / "notes.txt")
+
+    def job(session, file):
+        return tab.translate_upload(session, None, file, "tf", *settings, "", True)
+
+    tab.expect_upload(me), tab.expect_upload(other), tab.expect_upload(me)  # three clicks, all waiting
+    tab.cancel_upload(me)
+    first, second, third = upload(), upload(), upload()
+    assert job(me, first) is None and job(me, second) is None  # both of my waiting jobs were cancelled
+    assert not Path(first).exists() and not Path(second).exists()
+    assert job(other, third).endswith("notes.en.txt")
+    tab.expect_upload(me)  # a click after the Cancel is not cancelled by it
+    assert job(me, upload()).endswith("notes.en.txt")
+    assert job(SimpleNamespace(session_hash="api"), upload()).endswith("notes.en.txt")  # no click before it
+    tab.expect_upload(me)
+    bad_glossary = upload()
+    with pytest.raises(gr.Error, match="glossary:1"):
+        tab.translate_upload(me, None, bad_glossary, "tf", *settings, "커피 coffee", True)
+    assert not Path(bad_glossary).exists()  # refused before it was read: deleted all the same
+    assert len(tab.jobs) == 0
 
 
 def test_max_new_tokens_defaults_to_what_the_model_can_write(services):
