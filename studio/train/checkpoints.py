@@ -26,7 +26,8 @@ class TrainState:
     batch_in_epoch: int = 0  # batches of the current epoch already trained (resume skips them)
     step: int = 0
     best_dev_loss: float = math.inf
-    stale_epochs: int = 0
+    best_score: float | None = None  # the best end-of-epoch dev value of train.select_by (None: none yet)
+    stale_epochs: int = 0  # epochs since best_score last improved
     train_seconds: float = 0.0
     target_tokens: int = 0
     history: list = field(default_factory=list)  # one dict per finished epoch

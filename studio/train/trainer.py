@@ -178,6 +178,23 @@ class Trainer:
         return self.checkpoints.save(self.model, self.optimizer, self.state)
 
     # ---- evaluation ----------------------------------------------------------------------------
+    def _improves(self, record: dict) -> bool:
+        """Whether this epoch's dev value of `train.select_by` is the best yet (it then becomes the best, and
+        the bundle's "best epoch"); counts the stale epochs early stopping looks at."""
+        metric = self.config.train.select_by
+        if metric not in record:
+            return False
+        best = self.state.best_score
+        if best is None and metric == "dev_loss" and math.isfinite(self.state.best_dev_loss):
+            best = self.state.best_dev_loss  # a run checkpointed before best_score existed
+        value = record[metric]
+        improved = best is None or (value < best if metric == "dev_loss" else value > best)
+        if improved:
+            self.state.best_score, self.state.stale_epochs = value, 0
+        else:
+            self.state.stale_epochs += 1
+        return improved
+
     def evaluate(self) -> dict:
         """Dev cross-entropy (no label smoothing) per real token, perplexity and token accuracy."""
         if self.dev_batches is None:
@@ -285,13 +302,10 @@ class Trainer:
                       "train_token_accuracy": float(sums[2] / max(sums[3], 1)),
                       "epoch_seconds": round(time.monotonic() - epoch_start, 1)}
             record.update(self.evaluate())
-            improved = "dev_loss" in record and record["dev_loss"] < self.state.best_dev_loss
-            if improved:
-                self.state.best_dev_loss = record["dev_loss"]
-                self.state.stale_epochs = 0
-            elif "dev_loss" in record:
-                self.state.stale_epochs += 1
-            record["improved"] = bool(improved)
+            improved = self._improves(record)
+            if "dev_loss" in record:
+                self.state.best_dev_loss = min(self.state.best_dev_loss, record["dev_loss"])
+            record["improved"] = improved
             with writer.as_default(step=self.state.step):
                 for name, value in record.items():
                     if name.startswith("dev_") and isinstance(value, float):
@@ -309,7 +323,8 @@ class Trainer:
             self.save_checkpoint()
             last_checkpoint = time.monotonic()
             if patience and self.state.stale_epochs >= patience:
-                self.console.print(f"Early stopping: dev loss has not improved for {patience} epochs.")
+                self.console.print(f"Early stopping: {self.config.train.select_by.replace('_', ' ')} has not "
+                                   f"improved for {patience} epochs.")
                 stopped_early = True
         writer.flush()
         return self.state

@@ -38,7 +38,8 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
         with gr.Tab("Explore"):
             explore_tab(services)
         # outside the tabs: a browser state in a tab not yet shown is not read when the page loads
-        remember_settings(app, "translate", translate.backend, translate.decoding)
+        # v2: Max new tokens' default rose from 64 to the model's capacity, and every saved 64 cut news short
+        remember_settings(app, "translate", translate.backend, translate.decoding, version=2)
         gr.api(compare_api(services), api_name="compare")
         gr.api(chat_api(chatbot, default_backend), api_name="chat")
         gr.api(translate_api(translator, default_backend), api_name="translate")

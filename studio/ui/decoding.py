@@ -65,10 +65,12 @@ def browser_state(name: str, default) -> gr.BrowserState:
     return gr.BrowserState(default, storage_key=f"transformer-studio-{name}", secret="transformer-studio")
 
 
-def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: DecodingControls) -> None:
+def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: DecodingControls,
+                      version: int = 1) -> None:
     """Save the tab's backend and decoding settings in the browser whenever the user changes one, and put
-    them back when the page loads (a saved value that no longer fits its control is left out)."""
-    saved = browser_state(f"{tab}-settings", {})
+    them back when the page loads (a saved value that no longer fits its control is left out). A new
+    `version` forgets what earlier versions saved (for a default that changed and must reach everyone)."""
+    saved = browser_state(f"{tab}-settings" + (f"-v{version}" if version > 1 else ""), {})
     controls = {"backend": backend, **decoding.components}
 
     def save(backend, *settings) -> dict:

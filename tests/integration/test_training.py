@@ -218,3 +218,15 @@ def test_weighted_and_sampled_epochs_all_run_although_their_batch_counts_vary(ko
     with pytest.raises(StudioError, match="does not have"):
         train_task("translator", tmp_path / "typo", data_files=[koen_tsv], console=QUIET,
                    overrides=dict(settings, **{"train.source_weights": "pears=2"}))
+
+
+@pytest.mark.parametrize("select_by, improved", [("dev_loss", [True, False, False, True]),
+                                                 ("dev_token_accuracy", [True, True, True, False])])
+def test_the_best_epoch_and_early_stopping_follow_select_by(corpus, tmp_path, select_by, improved):
+    """A chatbot's dev loss turns up while its token accuracy keeps rising: "best" must follow the metric
+    the bundle's weights are chosen by, or the bundle written during a run is an early epoch."""
+    trainer = make_trainer(corpus, tmp_path, select_by=select_by)
+    epochs = [(3.4, 0.50), (3.5, 0.55), (3.6, 0.58), (3.3, 0.57)]
+    assert [trainer._improves({"dev_loss": loss, "dev_token_accuracy": accuracy})
+            for loss, accuracy in epochs] == improved
+    assert trainer.state.stale_epochs == improved[::-1].index(True)  # epochs since the last improvement
