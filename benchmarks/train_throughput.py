@@ -76,6 +76,7 @@ def main(argv=None):
     console = Console()
 
     config = chatbot_preset()
+    # the tutorial's text for every row (the rows compare training loops, not text pipelines)
     pairs = clean_pairs(read_chatbot_csv(chatbot_csv(args.data_dir)), TextPipeline("tutorial"))
     train_pairs, _ = split_train_dev(pairs, config.train.dev_fraction, config.train.seed)
     tokenizer = train_tokenizer("sentencepiece", [p.source for p in train_pairs] + [p.target for p in train_pairs],

@@ -204,8 +204,9 @@ def test_subword_sampling_changes_segmentations_between_epochs_but_never_the_tex
     assert len(batches) == len(BucketedBatches(encode_pairs(pairs, tokenizers, 64, 64), 4, 8, 64, 1, 2, seed=5))
 
 
-@pytest.mark.parametrize("split", ["letters-digits", "pipeline-text"])
-def test_the_chatbot_dev_set_is_what_the_bundles_training_left_out(tmp_path, split):
+@pytest.mark.parametrize("split, pipeline", [("letters-digits", "translator"), ("letters-digits", "tutorial"),
+                                             ("pipeline-text", "tutorial")])  # the last: bundles made before 2026-11
+def test_the_chatbot_dev_set_is_what_the_bundles_training_left_out(tmp_path, split, pipeline):
     """`studio eval chatbot`'s set: the raw pairs whose cleaned form the trainer put on the dev side, by the
     bundle's own split (older bundles hashed their pipeline's text)."""
     from studio.config import chatbot_preset
@@ -216,7 +217,7 @@ def test_the_chatbot_dev_set_is_what_the_bundles_training_left_out(tmp_path, spl
     (tmp_path / "ChatbotData.csv").write_text("Q,A,label\n" + "".join(f"{q},{a},0\n" for q, a in rows),
                                               encoding="utf-8")
     config = chatbot_preset()
-    config.train.dev_fraction, config.train.dev_split = 0.3, split
+    config.train.dev_fraction, config.train.dev_split, config.task.text_pipeline = 0.3, split, pipeline
     cleaned = clean_pairs([Pair(q, a) for q, a in rows], pipeline_for(config.task))
     _, dev = split_train_dev(cleaned, 0.3, config.train.seed, split)
     held_out = chatbot_dev_pairs(tmp_path, config)
