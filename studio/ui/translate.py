@@ -35,16 +35,16 @@ def confidence_marks(confidences) -> list[tuple[str, str | None]]:
     return marks
 
 
-def protector_for(glossary_text: str = "", protect: bool = True):
+def requested_protection(glossary_text: str = "", protect: bool = True):
     """The term protection a request asks for: glossary entries as TSV text, and the automatic protection of
     names, numbers and URLs (None when there is nothing to do). A bad glossary is the user's error to see."""
     from studio.errors import DataError
-    from studio.text.protect import Glossary, protector_for as build
+    from studio.text.protect import Glossary, protector_for
 
     try:
-        return build(Glossary.parse(glossary_text or "", "glossary"), bool(protect))
+        return protector_for(Glossary.parse(glossary_text or "", "glossary"), bool(protect))
     except DataError as error:
-        raise InputError(str(error)) from None
+        raise user_error(error) from None
 
 
 def load_glossary_file(file, glossary_text: str) -> str:
@@ -161,10 +161,7 @@ def translate_api(service: ModelService, default_backend: str):
             The English translation, line for line.
             The latency summary (the backend and the time taken), then any warning about the input and which glossary entries were applied.
         """
-        try:
-            protector = protector_for(glossary, protect)
-        except InputError as error:
-            raise user_error(error) from None
+        protector = requested_protection(glossary, protect)
         output, summary, _, protection = translate_text(service, text, backend,
                                                         {"strategy": strategy, "beam_size": beam_size},
                                                         protector=protector)
@@ -292,10 +289,7 @@ class TranslateTab:
         return merged, None
 
     def translate_source(self, text, backend, glossary, protect, *settings):
-        try:
-            protector = protector_for(glossary, protect)
-        except InputError as error:
-            raise user_error(error) from None
+        protector = requested_protection(glossary, protect)
         output, summary, marks, protection = translate_text(self.service, text, backend, self.decoding.named(settings),
                                                            scores=True, protector=protector)
         return output, summary, marks, html.escape(protection, quote=False)  # it quotes the user's terms
@@ -323,10 +317,10 @@ class TranslateTab:
                 inform("Cancelled before the translation started: nothing was translated.")
                 return None
             try:
-                protector = protector_for(glossary, protect)
-            except InputError as error:
+                protector = requested_protection(glossary, protect)
+            except gr.Error:
                 discard_upload(file)
-                raise user_error(error) from None
+                raise
             path, protection, warnings = translate_file(self.service, self.outputs_dir, file, backend,
                                                         self.decoding.named(settings), progress, protector,
                                                         stop.is_set)

@@ -111,13 +111,13 @@ def test_decoding_settings_reach_handlers_by_name_and_the_file_endpoint_keeps_it
 
 
 def test_the_translate_tab_applies_a_typed_and_an_uploaded_glossary(services, tmp_path):
-    from studio.ui.translate import load_glossary_file, protector_for, translate_text
+    from studio.ui.translate import load_glossary_file, requested_protection, translate_text
 
     upload = tmp_path / "terms.tsv"
     upload.write_text("영화\tthe film\n커피\tcoffee\n", encoding="utf-8")
     glossary = load_glossary_file(str(upload), "커피\tespresso\n")  # the file's entries join the box's
     assert sorted(glossary.splitlines()) == ["영화\tthe film", "커피\tcoffee"]
-    protector = protector_for(glossary.replace("coffee", "espresso"), True)
+    protector = requested_protection(glossary.replace("coffee", "espresso"), True)
     output, _, _, protection = translate_text(services[1], "너는 커피를 샀어? 그는 영화를 봤어?", "tf",
                                               ui_settings(), protector=protector)
     assert "Xq" not in output  # every placeholder replaced, even when the tiny model garbles them
@@ -127,9 +127,9 @@ def test_the_translate_tab_applies_a_typed_and_an_uploaded_glossary(services, tm
     upload.write_bytes(b"\xff\xfe garbage")
     with pytest.raises(InputError, match="terms.tsv:1: not valid UTF-8"):
         load_glossary_file(str(upload), "")
-    with pytest.raises(InputError, match="glossary:2: expected"):
-        protector_for("커피\tespresso\n영화 film", True)
-    assert protector_for("", False) is None  # nothing to protect: the plain path
+    with pytest.raises(gr.Error, match="glossary:2: expected"):
+        requested_protection("커피\tespresso\n영화 film", True)
+    assert requested_protection("", False) is None  # nothing to protect: the plain path
 
 
 def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):

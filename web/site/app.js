@@ -17,7 +17,7 @@
 // model ran. ?accelerator=webgpu tries the GPU.
 
 import { finishOutput, generate, prepareSource } from "./src/decode.js";
-import { beamOptions, expectedBeamIds, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
+import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
 import { loadTokenizer } from "./src/tokenizer.js";
@@ -283,7 +283,7 @@ async function goldenBeam(model, golden, tflite) {
   const sentences = [];
   for (const s of golden.sentences.slice(0, count)) {
     const { ids, timings } = await generate(model.runtime, s.source_ids, options);
-    const expected = expectedBeamIds(s, tflite);
+    const expected = expectedIds(s, tflite, "beam");
     sentences.push({ text: s.text, ids, expected, match: JSON.stringify(ids) === JSON.stringify(expected),
       msPerPosition: timings.msPerToken, totalMs: timings.totalMs });
   }

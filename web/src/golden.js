@@ -11,16 +11,13 @@ export function standardTflite(name) {
   return "model.tflite";
 }
 
-/** The greedy ids golden.json expects from a .tflite (by file name, else by quantization, else greedy_ids). */
-export function expectedIds(sentence, tfliteName) {
-  const byFile = sentence.greedy_ids_by_file ?? {};
-  return byFile[tfliteName] ?? byFile[standardTflite(tfliteName)] ?? sentence.greedy_ids;
-}
-
-/** The beam ids golden.json expects from a .tflite (by file name, else by quantization, else beam_ids). */
-export function expectedBeamIds(sentence, tfliteName = "model.tflite") {
-  const byFile = sentence.beam_ids_by_file ?? {};
-  return byFile[tfliteName] ?? byFile[standardTflite(tfliteName)] ?? sentence.beam_ids;
+/**
+ * The ids golden.json expects from a .tflite, greedy (kind "greedy") or beam search ("beam"): by file name,
+ * else by quantization, else the fp32 graph's (greedy_ids / beam_ids).
+ */
+export function expectedIds(sentence, tfliteName = "model.tflite", kind = "greedy") {
+  const byFile = sentence[`${kind}_ids_by_file`] ?? {};
+  return byFile[tfliteName] ?? byFile[standardTflite(tfliteName)] ?? sentence[`${kind}_ids`];
 }
 
 /** generate() options for golden.json's beam search, or null when the golden data has no beam ids. */

@@ -104,11 +104,11 @@ export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm
       return { logits, state: { cache, encoded: state.encoded } };
     },
 
-    /** A state with its own copy of the cache (copied inside WASM memory), sharing the encoder outputs. */
+    /** A state with its own copy of the cache (copied where the cache lives), sharing the encoder outputs. */
     async fork(state) {
       const cache = {};
       try {
-        for (const [name, tensor] of Object.entries(state.cache)) cache[name] = await tensor.copyTo("wasm");
+        for (const [name, tensor] of Object.entries(state.cache)) cache[name] = await tensor.copyTo(tensor.accelerator);
       } catch (error) {
         deleteAll(cache);
         throw error;
