@@ -61,10 +61,17 @@ def _show_protection(report: list) -> None:
         console.print(describe(report), highlight=False, markup=False)
 
 
-def decode_options(beam: int, length_penalty: float, sample: bool, temperature: float, top_k: int, top_p: float,
-                   seed: Optional[int], max_new_tokens: Optional[int], no_repeat_ngram: int):
+def decode_options(task: str, beam: Optional[int], length_penalty: Optional[float], sample: bool, temperature: float,
+                   top_k: int, top_p: float, seed: Optional[int], max_new_tokens: Optional[int], no_repeat_ngram: int):
+    """The options these flags ask for; what they leave out is the task's default decoding (`studio.tasks`)."""
     from studio.generate import DecodeOptions
+    from studio.tasks import task_named
 
+    default = task_named(task).default_decoding
+    if beam is None:
+        beam = default.get("beam_size", 1) if default["strategy"] == "beam" else 1
+    if length_penalty is None:
+        length_penalty = default.get("length_penalty", 1.0)
     strategy = "sample" if sample else ("beam" if beam > 1 else "greedy")
     try:
         return DecodeOptions(strategy, beam, length_penalty, temperature, top_k, top_p, seed, max_new_tokens,
@@ -73,8 +80,10 @@ def decode_options(beam: int, length_penalty: float, sample: bool, temperature: 
         raise StudioError(str(error)) from None
 
 
-BEAM = typer.Option(1, "--beam", help="Beam size (1 = greedy)")
-LENGTH_PENALTY = typer.Option(1.0, help="Beam: rank by log-prob / length^penalty")
+BEAM = typer.Option(None, "--beam", help="Beam size (1 = greedy) [default: the translator searches 4 beams, "
+                                           "the chatbot is greedy]")
+LENGTH_PENALTY = typer.Option(None, help="Beam: rank by log-prob / length^penalty [default: the translator's 1.8, "
+                                         "else 1.0]")
 SAMPLE = typer.Option(False, "--sample", help="Sample instead of taking the most likely token")
 TEMPERATURE = typer.Option(1.0, help="Sampling temperature")
 TOP_K = typer.Option(0, help="Sample only among the k most likely tokens (0 = all)")
@@ -99,12 +108,13 @@ def _show_warnings(warnings):
 def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle directory [default: the shipped chatbot]"),
          backend: str = typer.Option("tf", help=BACKENDS),
          max_new_tokens: Optional[int] = typer.Option(None, help="Longest reply in tokens [default: the model's limit]"),
-         export_missing: bool = EXPORT_MISSING, beam: int = BEAM, length_penalty: float = LENGTH_PENALTY,
+         export_missing: bool = EXPORT_MISSING, beam: Optional[int] = BEAM,
+         length_penalty: Optional[float] = LENGTH_PENALTY,
          sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
          seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT):
     """Talk to the chatbot. With a pipe on stdin: one message per line in, one reply per line out."""
-    options = decode_options(beam, length_penalty, sample, temperature, top_k, top_p, seed, max_new_tokens,
-                             no_repeat_ngram)
+    options = decode_options("chatbot", beam, length_penalty, sample, temperature, top_k, top_p, seed,
+                             max_new_tokens, no_repeat_ngram)
     generator = _load_generator(bundle, "chatbot", backend, export_missing)
     if not sys.stdin.isatty():
         _tolerate_bad_bytes_on_stdin()
@@ -141,7 +151,8 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                                                     ".srt, .md, .html, .docx (structure kept)"),
               out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file) "
                                                                   "[default: stdout for .txt, else FILE.en.EXT]"),
-              export_missing: bool = EXPORT_MISSING, beam: int = BEAM, length_penalty: float = LENGTH_PENALTY,
+              export_missing: bool = EXPORT_MISSING, beam: Optional[int] = BEAM,
+              length_penalty: Optional[float] = LENGTH_PENALTY,
               sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
               seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT,
               max_new_tokens: Optional[int] = typer.Option(None, help="Longest output in tokens"),
@@ -154,8 +165,8 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                                     "translations from beam search (each line as one input), best "
                                                     "first, with their scores")):
     """Translate Korean to English."""
-    options = decode_options(beam, length_penalty, sample, temperature, top_k, top_p, seed, max_new_tokens,
-                             no_repeat_ngram)
+    options = decode_options("translator", beam, length_penalty, sample, temperature, top_k, top_p, seed,
+                             max_new_tokens, no_repeat_ngram)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from studio.document import translate_lines
@@ -380,7 +391,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                      bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the shipped model]"),
                      backend: str = typer.Option("tf", help=BACKENDS),
                      beam: int = typer.Option(4, "--beam", help="Beam size for the beam-search row (1 = skip it)"),
-                     length_penalty: float = LENGTH_PENALTY,
+                     length_penalty: Optional[float] = LENGTH_PENALTY,
                      limit: Optional[int] = typer.Option(None, help="Only the first N pairs of each file"),
                      batch_size: int = typer.Option(32, help="Sentences decoded together"),
                      hypotheses: Optional[Path] = typer.Option(None, help="Write outputs here: one file per test "
@@ -403,7 +414,12 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     test_sets = _evaluation_sets(task, test, sets, data_dir, generator.config)
     strategies = {"greedy": DecodeOptions()}
     if beam > 1:
-        strategies[f"beam {beam}"] = DecodeOptions("beam", beam_size=beam, length_penalty=length_penalty)
+        if length_penalty is None:
+            from studio.tasks import task_named
+
+            length_penalty = task_named(task).default_decoding.get("length_penalty", 1.0)
+        name = f"beam {beam}" + (f", lp {length_penalty:g}" if length_penalty != 1.0 else "")
+        strategies[name] = DecodeOptions("beam", beam_size=beam, length_penalty=length_penalty)
     chatbot = generator.config.task.task == "chatbot"
     table = Table(title=f"{generator.bundle.path.name} on {backend}")
     for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "BLEU (lc)", "chrF (lc)", "repeating",
@@ -429,7 +445,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                 **({"distinct": round(result.distinct, 4)} if chatbot else {}), "pairs": len(pairs),
                 "bleu_signature": result.bleu_signature, "chrf_signature": result.chrf_signature, "backend": backend}
             if hypotheses:
-                target = Path(f"{hypotheses}.{name}.{result.name.replace(' ', '')}.txt")
+                target = Path(f"{hypotheses}.{name}.{result.name.replace(' ', '').replace(',', '-')}.txt")
                 target.write_text("".join(h + "\n" for h in result.hypotheses), encoding="utf-8")
     Console(width=None if sys.stdout.isatty() else 160).print(table)  # piped: wide enough for every column
     for signature in sorted(signatures):

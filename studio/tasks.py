@@ -15,6 +15,13 @@ class Task:
     empty_input: str  # what the app says to an empty input
     reads: str  # what the model takes, for the hint shown when an input looks like another language
     long_input_hint: str  # appended when an input is over the character limit
+    # how the product decodes when the user asks for nothing else (the CLI, the tab, the API): keywords of
+    # DecodeOptions, chosen on the dev sets (docs/translator-training.md, docs/chatbot-training.md)
+    decoding: tuple[tuple[str, object], ...] = (("strategy", "greedy"),)
+
+    @property
+    def default_decoding(self) -> dict:
+        return dict(self.decoding)
 
 
 CHATBOT = Task(
@@ -56,6 +63,7 @@ TRANSLATOR = Task(
     empty_input="Please enter Korean text to translate.",
     reads="this model translates Korean to English",
     long_input_hint=" or translate it as a file.",
+    decoding=(("strategy", "beam"), ("beam_size", 4), ("length_penalty", 1.8)),
 )
 TASKS = {task.name: task for task in (CHATBOT, TRANSLATOR)}
 

@@ -193,7 +193,7 @@ class ChatTab:
                 gr.Markdown(KEYS, elem_id="chat-keys")
                 gr.Examples(list(CHATBOT.prompts), inputs=self.message, label="Try")
         self.backend = backend_dropdown(service, default_backend, "chat-backend")
-        self.decoding = DecodingControls("chat", service.capacity)
+        self.decoding = DecodingControls("chat", service.capacity, CHATBOT.default_decoding)
         remember_settings(app, "chat", self.backend, self.decoding)
 
         private = {"api_visibility": "private"}

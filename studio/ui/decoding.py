@@ -26,20 +26,22 @@ def backend_dropdown(service: ModelService, default: str, elem_id: str) -> gr.Dr
 class DecodingControls:
     """The decoding accordion of one tab; `components` maps `decode_options`' keywords to its components."""
 
-    def __init__(self, tab: str, capacity: int = 64):
+    def __init__(self, tab: str, capacity: int = 64, defaults: dict | None = None):
         """`tab` prefixes the element ids: "chat" gives #chat-decoding, #chat-strategy, #chat-beam-size…;
         `capacity`: the most tokens the model can write, the Max new tokens slider's top and default (a lower
-        default would cut long translations short)."""
+        default would cut long translations short); `defaults`: the task's default decoding (`studio.tasks`)."""
+        defaults = defaults or {}
         self.components: dict[str, gr.components.Component] = {}
 
         def control(name, component, *args, **kwargs):
             self.components[name] = component(*args, elem_id=f"{tab}-{name.replace('_', '-')}", **kwargs)
 
         with gr.Accordion("Decoding", open=False, elem_id=f"{tab}-decoding"):
-            control("strategy", gr.Radio, STRATEGIES, value="greedy", label="Strategy")
+            control("strategy", gr.Radio, STRATEGIES, value=defaults.get("strategy", "greedy"), label="Strategy")
             with gr.Row():
-                control("beam_size", gr.Slider, 1, 8, value=4, step=1, label="Beam size")
-                control("length_penalty", gr.Slider, 0, 2, value=1.0, step=0.1, label="Length penalty")
+                control("beam_size", gr.Slider, 1, 8, value=defaults.get("beam_size", 4), step=1, label="Beam size")
+                control("length_penalty", gr.Slider, 0, 2, value=defaults.get("length_penalty", 1.0), step=0.1,
+                        label="Length penalty")
             with gr.Row():
                 control("temperature", gr.Slider, 0.1, 2.0, value=0.8, step=0.05, label="Temperature")
                 control("top_k", gr.Slider, 0, 100, value=0, step=1, label="Top-k (0 = off)")

@@ -141,18 +141,21 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
     return str(out), describe(report), warnings
 
 
+DEFAULT = TRANSLATOR.default_decoding  # the API's defaults too
+
+
 def translate_api(service: ModelService, default_backend: str):
     """The `/translate` endpoint. Its signature is the API's, so the default backend is bound here."""
 
-    def translate(text: str, backend: str = default_backend, strategy: str = "greedy",
-                  beam_size: int = 4, glossary: str = "", protect: bool = True) -> tuple[str, str]:
+    def translate(text: str, backend: str = default_backend, strategy: str = DEFAULT["strategy"],
+                  beam_size: int = DEFAULT["beam_size"], glossary: str = "", protect: bool = True) -> tuple[str, str]:
         """Translate Korean text to English with a Transformer trained from scratch on Korean-English
         sentence pairs. Each line is translated on its own, a long line sentence by sentence.
 
         Args:
             text: Korean text, one or more lines (e.g. "오바마는 대통령이다."), up to --max-input-chars.
             backend: tf, tf-naive, tflite, tflite-float16, tflite-int8, onnx or onnx-int8 (default: the server's).
-            strategy: How to decode: "greedy" (the most likely token at each step) or "beam" (beam search).
+            strategy: How to decode: "beam" (beam search, the default: better translations) or "greedy" (the most likely token at each step: faster).
             beam_size: The number of beams when strategy is "beam" (1 or more).
             glossary: Terms to translate as given, one "korean<TAB>english" pair per line (optional).
             protect: Keep URLs, e-mail addresses, numbers with units and Latin-script names as written.
@@ -163,7 +166,7 @@ def translate_api(service: ModelService, default_backend: str):
         """
         protector = requested_protection(glossary, protect)
         output, summary, _, protection = translate_text(service, text, backend,
-                                                        {"strategy": strategy, "beam_size": beam_size},
+                                                        {**DEFAULT, "strategy": strategy, "beam_size": beam_size},
                                                         protector=protector)
         return output, f"{summary}\n{protection}" if protection else summary
 
@@ -184,7 +187,7 @@ def confidence_api(service: ModelService, default_backend: str):
         except InputError as error:
             raise user_error(error) from None
         confidences: list = []
-        outputs, _ = translate_lines(generator, text.split("\n"), scores=confidences)
+        outputs, _ = translate_lines(generator, text.split("\n"), decode_options(**DEFAULT), scores=confidences)
         return [{"translation": o, "confidence": round(c.sentence, 4), "words": [[w, round(v, 4)] for w, v in c.words]}
                 for o, c in zip(outputs, confidences)]
 
@@ -235,7 +238,7 @@ class TranslateTab:
                                    elem_id="translate-confidence")
         gr.Examples(list(TRANSLATOR.prompts), inputs=self.source, label="Try")
         self.backend = backend_dropdown(service, default_backend, "translate-backend")
-        self.decoding = DecodingControls("translate", service.capacity)
+        self.decoding = DecodingControls("translate", service.capacity, TRANSLATOR.default_decoding)
         with gr.Accordion("Glossary and protected terms", open=False):
             with gr.Row():
                 self.glossary_text = gr.Textbox("", label="Glossary: one `korean<TAB>english` entry per line",

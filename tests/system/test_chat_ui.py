@@ -158,7 +158,7 @@ def test_settings_survive_a_reload(page):
     saved("chat", lambda: page.locator("#chat-seed input").fill("1"))
     page.get_by_role("tab", name="Translate").click()
     page.locator("#translate-decoding").get_by_text("Decoding").click()
-    saved("translate", lambda: page.locator("#translate-strategy").get_by_label("beam").check())
+    saved("translate", lambda: page.locator("#translate-strategy").get_by_label("greedy").check())  # not the default
     reload(page)
     page.locator("#chat-decoding").get_by_text("Decoding").click()
     page.wait_for_function("() => document.querySelector('#chat-seed input').value === '1'", timeout=30_000)
@@ -166,7 +166,7 @@ def test_settings_survive_a_reload(page):
     assert page.locator("#chat-strategy").get_by_label("sample").is_checked()
     page.get_by_role("tab", name="Translate").click()
     page.locator("#translate-decoding").get_by_text("Decoding").click()
-    assert page.locator("#translate-strategy").get_by_label("beam").is_checked()
+    assert page.locator("#translate-strategy").get_by_label("greedy").is_checked()
 
 
 def test_enter_sends_shift_enter_starts_a_new_line_and_undo_is_saved(page):

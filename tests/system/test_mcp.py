@@ -20,6 +20,7 @@ from mcp.client.sse import sse_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from studio.ui.service import Limits, ModelService, decode_options  # noqa: E402
+from studio.tasks import TRANSLATOR  # noqa: E402
 
 MESSAGE = "나는 커피를 좋아해?"
 SENTENCE = "너는 영화를 봤어?"
@@ -160,7 +161,7 @@ def test_tools_answer_what_the_model_and_the_http_api_answer(server, bundle):
     translator = ModelService("translator", bundle, limits).generator("tf")
     chatbot = ModelService("chatbot", bundle, limits).generator("tf")
     translation, latency = texts(sentence)
-    assert translation == list(translator.stream(SENTENCE, decode_options()))[-1][0]
+    assert translation == list(translator.stream(SENTENCE, decode_options(**TRANSLATOR.default_decoding)))[-1][0]
     assert latency.startswith("tf") and "ms/token" in latency
     reply, latency = texts(greedy)
     assert reply == list(chatbot.stream(MESSAGE, decode_options(**CHAT_DEFAULTS)))[-1][0]

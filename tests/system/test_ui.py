@@ -313,11 +313,15 @@ def test_a_cancel_while_the_document_waits_for_a_worker_is_kept(services):
     assert len(tab.jobs) == 0
 
 
-def test_max_new_tokens_defaults_to_what_the_model_can_write(services):
-    """A lower default would cut long translations short (7% of the news dev sentences need over 64 tokens)."""
+def test_the_translate_tab_decodes_by_the_products_defaults(services):
+    """The task's default decoding (beam search for the translator), and Max new tokens at what the model can
+    write: a lower default would cut long translations short (7% of the news dev sentences need over 64 tokens)."""
+    from studio.tasks import TRANSLATOR
     from studio.ui.translate import TranslateTab
 
     with gr.Blocks():
         tab = TranslateTab(services[1], "tf")
+    values = {name: component.value for name, component in tab.decoding.components.items()}
+    assert {name: values[name] for name in TRANSLATOR.default_decoding} == TRANSLATOR.default_decoding
     slider = tab.decoding.components["max_new_tokens"]
     assert slider.value == slider.maximum == services[1].bundle.config.model.max_target_len

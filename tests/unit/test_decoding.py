@@ -180,3 +180,19 @@ def test_beam_search_offers_its_finished_hypotheses_best_first():
     assert [ids for _, ids in found] == [[C, D], [B, A], [B]]
     assert [s for s, _ in found] == sorted((s for s, _ in found), reverse=True)
     assert len({tuple(ids) for _, ids in found}) == len(found)
+
+
+def test_each_task_decodes_by_its_own_default_unless_told_otherwise():
+    """What `studio translate` / `studio chat` do with no decoding flags: the task's default (the translator's
+    beam search was chosen on the dev sets); a flag overrides only what it names."""
+    from studio.cli import decode_options
+    from studio.tasks import CHATBOT, TRANSLATOR
+
+    flags = dict(sample=False, temperature=1.0, top_k=0, top_p=1.0, seed=None, max_new_tokens=None, no_repeat_ngram=0)
+    translator = decode_options("translator", None, None, **flags)
+    assert (translator.strategy, translator.beam_size, translator.length_penalty) == \
+        ("beam", TRANSLATOR.default_decoding["beam_size"], TRANSLATOR.default_decoding["length_penalty"])
+    assert decode_options("translator", 1, None, **flags).strategy == "greedy"  # --beam 1
+    assert decode_options("translator", 2, 1.0, **flags).length_penalty == 1.0
+    assert decode_options("translator", None, None, **{**flags, "sample": True}).strategy == "sample"
+    assert decode_options("chatbot", None, None, **flags).strategy == CHATBOT.default_decoding["strategy"] == "greedy"
