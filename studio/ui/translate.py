@@ -141,14 +141,15 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
     return str(out), describe(report), warnings
 
 
-DEFAULT = TRANSLATOR.default_decoding  # the API's defaults too
+DEFAULT_DECODING = TRANSLATOR.default_decoding  # the API's defaults too
 
 
 def translate_api(service: ModelService, default_backend: str):
     """The `/translate` endpoint. Its signature is the API's, so the default backend is bound here."""
 
-    def translate(text: str, backend: str = default_backend, strategy: str = DEFAULT["strategy"],
-                  beam_size: int = DEFAULT["beam_size"], glossary: str = "", protect: bool = True) -> tuple[str, str]:
+    def translate(text: str, backend: str = default_backend, strategy: str = DEFAULT_DECODING["strategy"],
+                  beam_size: int = DEFAULT_DECODING["beam_size"], glossary: str = "",
+                  protect: bool = True) -> tuple[str, str]:
         """Translate Korean text to English with a Transformer trained from scratch on Korean-English
         sentence pairs. Each line is translated on its own, a long line sentence by sentence.
 
@@ -165,9 +166,8 @@ def translate_api(service: ModelService, default_backend: str):
             The latency summary (the backend and the time taken), then any warning about the input and which glossary entries were applied.
         """
         protector = requested_protection(glossary, protect)
-        output, summary, _, protection = translate_text(service, text, backend,
-                                                        {**DEFAULT, "strategy": strategy, "beam_size": beam_size},
-                                                        protector=protector)
+        settings = {**DEFAULT_DECODING, "strategy": strategy, "beam_size": beam_size}
+        output, summary, _, protection = translate_text(service, text, backend, settings, protector=protector)
         return output, f"{summary}\n{protection}" if protection else summary
 
     return translate
@@ -187,7 +187,8 @@ def confidence_api(service: ModelService, default_backend: str):
         except InputError as error:
             raise user_error(error) from None
         confidences: list = []
-        outputs, _ = translate_lines(generator, text.split("\n"), decode_options(**DEFAULT), scores=confidences)
+        outputs, _ = translate_lines(generator, text.split("\n"), decode_options(**DEFAULT_DECODING),
+                                     scores=confidences)
         return [{"translation": o, "confidence": round(c.sentence, 4), "words": [[w, round(v, 4)] for w, v in c.words]}
                 for o, c in zip(outputs, confidences)]
 
