@@ -107,8 +107,12 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
                   f"{metrics.get('weights', 'last')}."]
     if metrics.get("status"):
         lines += ["", "## Status", metrics["status"]]
+    default = task_named(task).default_decoding
+    decoding = (f"beam search ({default.get('beam_size', 4)} beams, length penalty {default.get('length_penalty', 1.0):g})"
+                if default["strategy"] == "beam" else default["strategy"])
     lines += ["", "## Intended use",
-              "Local demos and study of the Transformer architecture; exporting to TFLite/ONNX for on-device use.",
+              "Local demos and study of the Transformer architecture; exporting to TFLite/ONNX for on-device use. "
+              f"The app and the CLI decode with {decoding} unless asked otherwise (chosen on the dev sets).",
               "", "## Measured"]
     for key in ("dev_loss", "dev_perplexity", "dev_token_accuracy", "dev_chrf"):
         if key in metrics:
@@ -117,8 +121,8 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
         for strategy, result in strategies.items():
             lowered = (f" (lower-cased: BLEU {result['bleu_lc']:.2f}, chrF {result['chrf_lc']:.2f})"
                        if "chrf_lc" in result else "")
-            noun = "replies" if config.task.task == "chatbot" else "outputs"
-            fluency = "".join(f", {key} {noun} {result[key]:.1%}" for key in ("repeating", "distinct") if key in result)
+            fluency = "".join(f", {key} replies {result[key]:.1%}" for key in ("repeating", "distinct")
+                              if key in result and task == "chatbot")  # a chatbot's fluency (issue 11's measure)
             lines.append(f"- {test_set} ({result['pairs']} pairs), {strategy}: BLEU {result['bleu']:.2f}, "
                          f"chrF {result['chrf']:.2f}{lowered}{fluency}")
     if metrics.get("evaluation"):
