@@ -28,8 +28,8 @@ class DecodingControls:
 
     def __init__(self, tab: str, capacity: int = 64, defaults: dict | None = None):
         """`tab` prefixes the element ids: "chat" gives #chat-decoding, #chat-strategy, #chat-beam-size…;
-        `capacity`: the most tokens the model can write, the Max new tokens slider's top and default (a lower
-        default would cut long translations short); `defaults`: the task's default decoding (`studio.tasks`)."""
+        `capacity`: the most tokens the model can write, the Max new tokens slider's default (a lower default
+        would cut long translations short; a higher value decodes as much); `defaults`: the task's default decoding (`studio.tasks`)."""
         defaults = defaults or {}
         self.components: dict[str, gr.components.Component] = {}
 
@@ -48,7 +48,9 @@ class DecodingControls:
                 control("top_p", gr.Slider, 0.05, 1.0, value=0.9, step=0.05, label="Top-p")
             with gr.Row():
                 control("seed", gr.Number, value=None, precision=0, label="Seed (empty = random)")
-                control("max_new_tokens", gr.Slider, 1, capacity, value=capacity, step=1, label="Max new tokens")
+                # up to 64 whatever the capacity: API clients that sent 64 (the old default) must keep working
+                control("max_new_tokens", gr.Slider, 1, max(capacity, 64), value=capacity, step=1,
+                        label="Max new tokens")
                 control("no_repeat_ngram", gr.Slider, 0, 5, value=0, step=1, label="No-repeat n-gram (0 = off)")
 
     def listed(self) -> list:

@@ -108,7 +108,8 @@ def test_only_translate_and_chat_are_tools_with_described_typed_parameters(serve
     assert properties["text"]["type"] == "string" and "Korean text, one or more lines" in properties["text"]["description"]
     assert properties["backend"]["type"] == "string" and properties["backend"]["default"] == "tf"
     assert "onnx-int8" in properties["backend"]["description"]
-    assert properties["strategy"]["default"] == "greedy" and '"beam"' in properties["strategy"]["description"]
+    assert properties["strategy"]["default"] == TRANSLATOR.default_decoding["strategy"] == "beam"
+    assert '"greedy"' in properties["strategy"]["description"]
     assert properties["beam_size"]["type"] == "integer" and properties["beam_size"]["default"] == 4
     assert "number of beams" in properties["beam_size"]["description"]
     assert properties["glossary"]["type"] == "string" and "korean<TAB>english" in properties["glossary"]["description"]

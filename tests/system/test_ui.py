@@ -324,4 +324,4 @@ def test_the_translate_tab_decodes_by_the_products_defaults(services):
     values = {name: component.value for name, component in tab.decoding.components.items()}
     assert {name: values[name] for name in TRANSLATOR.default_decoding} == TRANSLATOR.default_decoding
     slider = tab.decoding.components["max_new_tokens"]
-    assert slider.value == slider.maximum == services[1].bundle.config.model.max_target_len
+    assert slider.value == services[1].bundle.config.model.max_target_len <= slider.maximum
