@@ -21,8 +21,8 @@ def _one_line(text: str) -> str:
 def test_cli_answers_every_hostile_line_on_stdin(tiny_bundle, command):
     lines = [_one_line(text) for _, text in INPUTS]
     data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")  # lone surrogates arrive as invalid UTF-8
-    # greedy for both (the translator's default beam search would only multiply the time: the inputs' hostility
-    # is in the text, which every strategy reads the same way; beam search's own tests are in test_decoding)
+    # greedy for both: the translator's default beam search gets every hostile input through HTTP
+    # (test_hostile_http), and the inputs' hostility is in the text, which every strategy reads the same way
     result = CliRunner().invoke(cli, [command, "--bundle", str(tiny_bundle), "--beam", "1"], input=data)
     assert result.exit_code == 0, result.output[-2000:]
     assert "Traceback" not in result.output
