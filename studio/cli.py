@@ -413,13 +413,10 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     generator = _load_generator(bundle, task, backend, export_missing)
     test_sets = _evaluation_sets(task, test, sets, data_dir, generator.config)
     strategies = {"greedy": DecodeOptions()}
-    if beam > 1:
-        if length_penalty is None:
-            from studio.tasks import task_named
-
-            length_penalty = task_named(task).default_decoding.get("length_penalty", 1.0)
-        name = f"beam {beam}" + (f", lp {length_penalty:g}" if length_penalty != 1.0 else "")
-        strategies[name] = DecodeOptions("beam", beam_size=beam, length_penalty=length_penalty)
+    if beam > 1:  # at the task's default length penalty unless one is given
+        options = decode_options(task, beam, length_penalty, False, 1.0, 0, 1.0, None, None, 0)
+        name = f"beam {beam}" + (f", lp {options.length_penalty:g}" if options.length_penalty != 1.0 else "")
+        strategies[name] = options
     chatbot = generator.config.task.task == "chatbot"
     table = Table(title=f"{generator.bundle.path.name} on {backend}")
     for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "BLEU (lc)", "chrF (lc)", "repeating",

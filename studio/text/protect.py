@@ -57,8 +57,8 @@ class Glossary:
                 continue
             parts = line.split("\t")
             if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-                raise DataError(f"{name}:{number}", "expected two columns, the Korean term and its English, separated by a tab, "
-                                                    f"got {line[:60]!r}")
+                raise DataError(f"{name}:{number}", "expected two columns, the Korean term and its English, "
+                                                    f"separated by a tab, got {line[:60]!r}")
             term, english = parts[0].strip(), " ".join(parts[1].split())
             if len(term) > MAX_TERM_CHARS or len(english) > MAX_TERM_CHARS:
                 raise DataError(f"{name}:{number}", f"a glossary entry is limited to {MAX_TERM_CHARS} characters")
@@ -116,10 +116,6 @@ class Protected:
     text: str
     spans: list[Span] = field(default_factory=list)
     written: frozenset[str] = frozenset()  # "Xq…" tokens the user's own text has (casefolded): never removed
-
-    def _pattern(self) -> re.Pattern:
-        return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(s.placeholder) for s in self.spans)
-                          + r")(?![0-9])", re.IGNORECASE)
 
     def restore(self, output: str) -> tuple[str, list[Span], list[Span]]:
         """(the output with every placeholder replaced by its English, spans applied, spans the model dropped).

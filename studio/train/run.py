@@ -17,8 +17,8 @@ from rich.console import Console
 from studio.bundle import save_bundle
 from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
-from studio.data.pipeline import CURRENT_SPLIT
-from studio.data.pipeline import SampledBatches, check_source_weights, parse_source_weights, source_name
+from studio.data.pipeline import (CURRENT_SPLIT, SampledBatches, check_source_weights, parse_source_weights,
+                                  source_name)
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
 from studio.tasks import task_named
