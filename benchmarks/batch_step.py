@@ -1,6 +1,7 @@
 """Throughput of one decode step against the batch size, on each serving backend: what batching requests
-(`studio launch --max-batch N`) can gain. Per backend and batch size: the encoder runs once on `batch`
-copies of a sentence, then `--steps` cached decode steps are timed; batch sizes and backends are measured
+(`studio launch --max-batch N`) can gain, and so which N to default to. Per backend and batch size: the
+encoder runs once on `batch` copies of a sentence, then `--steps` steps of `decode_rows` (the step the
+scheduler runs: rows at different positions, here staggered by up to 3) are timed; batch sizes and backends are measured
 round-robin, `--repeats` times, and the median kept (these machines are noisy: read the ratios).
 
     python benchmarks/batch_step.py [--task translator --backends tf,tflite,onnx --batches 1,2,4,8,16,32]
@@ -30,9 +31,10 @@ def time_steps(runtime, source: list[int], batch: int, steps: int) -> float:
     """Seconds for `steps` decode steps at `batch` rows (after the encoder, which is not timed)."""
     state = runtime.encode(pad_batch([source] * batch))
     tokens = np.full((batch,), 5, np.int32)
+    stagger = np.arange(batch, dtype=np.int32) % 4
     started = time.perf_counter()
     for position in range(steps):
-        _, state = runtime.step(state, tokens, position)
+        _, state = runtime.step_rows(state, tokens, stagger + position)
     return time.perf_counter() - started
 
 
@@ -51,7 +53,7 @@ def main() -> None:
     batches = [int(b) for b in args.batches.split(",")]
     runtimes = {b: served.generator(b, warm_up=True).runtime for b in backends}
     source, _ = served.generator(backends[0]).preprocessor.encode(sample)
-    steps = min(args.steps, served.bundle.config.model.max_target_len)
+    steps = min(args.steps, served.bundle.config.model.max_target_len - 3)
     for backend in backends:  # first calls allocate buffers for each shape: not timed
         for batch in batches:
             time_steps(runtimes[backend], source, batch, 2)

@@ -1,14 +1,22 @@
-"""Load test: `studio launch` on loopback, driven by N concurrent gradio_client users.
+"""Load test: `studio launch` on loopback, driven by N concurrent users, batching off and on, side by side.
 
-Every level (N = 1, 4, 16, 32 by default) sends the same fixed mix of requests: chat and translate, on
-the ONNX, TFLite and TF backends, greedy decoding. Before the levels, each distinct request is sent once
-serially; every concurrent answer must equal its serial answer. The server's resident memory (RSS) is
-sampled as requests complete, over all levels together (2,000 requests by default).
+For each server setting (`--batching 1,16`: `--max-batch` 1 = off, 16 = continuous batching), one server
+runs every level (N = 1, 4, 16, 32, 64 by default) with the same fixed mix of requests: chat and translate
+prompts on the default backend (TFLite), greedy decoding. Before the levels, each distinct request is sent
+once serially; every concurrent answer must equal its serial answer (the first setting's serial answers
+are the reference for all). At each level the floor is measured too: `/health`, an endpoint that runs no
+model, through the same queue and client. Then (`--memory-requests`, on the last setting) a long run at
+`--memory-clients`, each request a session of its own (as curl sends them), samples the server's resident
+memory (RSS) and fits its slope after warm-up.
 
-    python benchmarks/load_test.py [--levels 1,4,16,32 --requests 500 --concurrency 4 --out docs/bench/load.json]
+    python benchmarks/load_test.py [--batching 1,16 --levels 1,4,16,32,64 --requests 400
+                                    --memory-requests 10000 --out docs/bench/load.json]
 
-Prints, per level: throughput, p50/p95/p99 latency as the client sees it (queueing included), errors,
-and outputs that differ from the serial run; then the memory curve. Loopback only.
+The client is plain HTTP (Gradio's /gradio_api/call API: POST, then the event stream; each simulated user
+keeps one session, as a browser tab or gradio_client does), or gradio_client (`--client gradio`, ~100 ms of
+client CPU a call on this machine: it measures the client). Prints per level and setting: throughput, p50/
+p95/p99 latency as the client sees it (queueing included), errors, outputs that differ from the serial ones,
+the floor's throughput, and the ratio of batching on to off. Loopback only.
 """
 
 from __future__ import annotations
@@ -31,12 +39,11 @@ from studio.tasks import CHATBOT, TRANSLATOR  # noqa: E402
 
 CHAT = list(CHATBOT.samples)
 TRANSLATE = list(TRANSLATOR.samples)
-BACKENDS = ["onnx", "tflite", "tf"]
 
 
-def request_mix() -> list[tuple[str, str, str]]:
-    """(endpoint, text, backend) for every prompt on every backend: 42 distinct requests."""
-    return [(endpoint, text, backend) for backend in BACKENDS
+def request_mix(backends: list[str]) -> list[tuple[str, str, str]]:
+    """(endpoint, text, backend) for every prompt on every backend."""
+    return [(endpoint, text, backend) for backend in backends
             for endpoint, texts in (("/chat", CHAT), ("/translate", TRANSLATE)) for text in texts]
 
 
@@ -44,11 +51,13 @@ def request_mix() -> list[tuple[str, str, str]]:
 RAW_DEFAULTS = {"/chat": ["greedy", 4, 0.8, 0, 0.9, None], "/translate": ["greedy", 4, "", True]}
 
 
-def raw_predict(url: str, endpoint: str, text: str, backend: str) -> str:
+def raw_predict(url: str, endpoint: str, text: str, backend: str, session: str | None = None) -> str:
     """One request over Gradio's plain HTTP API (POST, then the event stream): the output text. A client
-    with next to no cost of its own, unlike gradio_client (~100 ms a call: benchmarks/request_floor.py)."""
+    with next to no cost of its own, unlike gradio_client (~100 ms a call: benchmarks/request_floor.py).
+    `session`: the session hash to send (a user's tab); None: each call is a session of its own (curl)."""
     base = f"{url.rstrip('/')}/gradio_api/call{endpoint}"
-    body = json.dumps({"data": [text, backend, *RAW_DEFAULTS[endpoint]]}).encode("utf-8")
+    data = [] if endpoint == "/health" else [text, backend, *RAW_DEFAULTS[endpoint]]
+    body = json.dumps({"data": data, **({"session_hash": session} if session else {})}).encode("utf-8")
     request = urllib.request.Request(base, body, headers={"Content-Type": "application/json"})
     event = json.load(urllib.request.urlopen(request, timeout=120))["event_id"]
     stream = urllib.request.urlopen(f"{base}/{event}", timeout=120).read().decode("utf-8")
@@ -106,102 +115,186 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
+def slope_per_1000(memory: list[dict], skip: int) -> float | None:
+    """Least-squares slope of RSS (MiB) against requests, per 1,000 requests, over samples after `skip`."""
+    points = [(m["requests"], m["rss_mib"]) for m in memory if m["requests"] >= skip]
+    if len(points) < 3:
+        return None
+    mean_x = statistics.fmean(x for x, _ in points)
+    mean_y = statistics.fmean(y for _, y in points)
+    covariance = sum((x - mean_x) * (y - mean_y) for x, y in points)
+    variance = sum((x - mean_x) ** 2 for x, _ in points)
+    return round(1000 * covariance / variance, 2) if variance else None
+
+
+class Session:
+    """One server setting: its process, a client, and the RSS samples taken as requests complete."""
+
+    def __init__(self, args, max_batch: int):
+        self.args, self.max_batch = args, max_batch
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}/"
+        extra = [*args.server_args.split(), "--max-batch", str(max_batch)]
+        print(f"Starting studio launch on {self.url} (--max-batch {max_batch}, concurrency {args.concurrency})...")
+        self.server = start_server(port, args.concurrency, extra)
+        self.memory: list[dict] = []
+        self.completed = 0
+        self.lock = threading.Lock()
+        self.local = threading.local()
+        self.session_per_request = False  # True: no session hash is sent, as curl does (Gradio makes one per call)
+
+    def sample_every(self, every: int) -> None:
+        with self.lock:
+            self.completed += 1
+            if self.completed % every == 0:
+                self.memory.append({"requests": self.completed, "rss_mib": round(rss_mib(self.server.pid), 1)})
+
+    def call(self, request) -> tuple[float, str | None, str | None]:
+        """(ms, output, error) of one request, as this thread's user (one session per thread)."""
+        endpoint, text, backend = request
+        if not hasattr(self.local, "session"):
+            self.local.session = os.urandom(8).hex()
+            if self.args.client == "gradio":
+                from gradio_client import Client
+
+                self.local.client = Client(self.url, verbose=False)
+        started = time.perf_counter()
+        try:
+            if self.args.client == "raw":
+                output = raw_predict(self.url, endpoint, text, backend,
+                                     None if self.session_per_request else self.local.session)
+            elif endpoint == "/health":
+                output = self.local.client.predict(api_name=endpoint)
+            else:
+                output = self.local.client.predict(text, backend, *RAW_DEFAULTS[endpoint], api_name=endpoint)[0]
+            error = None
+        except Exception as failure:  # noqa: BLE001 - every failure is counted and shown
+            output, error = None, f"{type(failure).__name__}: {failure}"
+        return (time.perf_counter() - started) * 1000, output, error
+
+    def run(self, requests: list, clients: int, sample_every: int = 0) -> tuple[float, list]:
+        def send(request):
+            result = self.call(request)
+            if sample_every:
+                self.sample_every(sample_every)
+            return result
+
+        started = time.perf_counter()
+        with ThreadPoolExecutor(clients) as pool:
+            results = list(pool.map(send, requests))
+        return time.perf_counter() - started, results
+
+    def close(self) -> None:
+        self.server.terminate()
+        try:
+            self.server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.server.kill()
+
+
+def level_row(clients: int, requests: list, wall: float, results: list, serial: dict | None) -> dict:
+    latencies = [ms for ms, _, error in results if error is None]
+    errors = [error for _, _, error in results if error is not None]
+    differ = 0 if serial is None else sum(1 for request, (_, output, error) in zip(requests, results)
+                                          if error is None and output != serial[request])
+    return {"clients": clients, "requests": len(requests), "seconds": round(wall, 1),
+            "requests_per_second": round(len(requests) / wall, 2),
+            "p50_ms": round(percentile(latencies, 50), 1) if latencies else None,
+            "p95_ms": round(percentile(latencies, 95), 1) if latencies else None,
+            "p99_ms": round(percentile(latencies, 99), 1) if latencies else None,
+            "errors": len(errors), "first_errors": sorted(set(errors))[:3], "outputs_differing": differ}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--levels", default="1,4,16,32")
-    parser.add_argument("--requests", type=int, default=500, help="requests per level")
+    parser.add_argument("--batching", default="1,16", help="the --max-batch settings to compare (1 = off)")
+    parser.add_argument("--levels", default="1,4,16,32,64")
+    parser.add_argument("--requests", type=int, default=400, help="requests per level")
+    parser.add_argument("--backends", default="tflite", help="comma-separated; the mix runs on each")
     parser.add_argument("--concurrency", type=int, default=4, help="the server's --concurrency")
+    parser.add_argument("--memory-requests", type=int, default=0, help="then a long run of this many requests")
+    parser.add_argument("--memory-clients", type=int, default=32)
     parser.add_argument("--out", type=Path, default=Path("docs/bench/load.json"))
     parser.add_argument("--server-args", default="", help="extra `studio launch` arguments")
-    parser.add_argument("--client", choices=["gradio", "raw"], default="gradio",
-                        help="gradio_client (each call costs the client ~100 ms) or plain HTTP requests")
+    parser.add_argument("--client", choices=["gradio", "raw"], default="raw",
+                        help="plain HTTP requests, or gradio_client (each call costs the client ~100 ms)")
     args = parser.parse_args()
-    from gradio_client import Client
 
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
-    print(f"Starting studio launch on {url} (concurrency {args.concurrency})...")
-    server = start_server(port, args.concurrency, args.server_args.split())
-    memory: list[dict] = []
-    completed = [0]
-    lock = threading.Lock()
-
-    def sample_memory():
-        with lock:
-            completed[0] += 1
-            if completed[0] % 50 == 0:
-                memory.append({"requests": completed[0], "rss_mib": round(rss_mib(server.pid), 1)})
-
-    try:
-        mix = request_mix()
-        client = Client(url, verbose=False)
-        serial, serial_ms = {}, []
-        print(f"Serial reference: {len(mix)} distinct requests...")
-        for request in mix:
-            endpoint, text, backend = request
-            started = time.perf_counter()
-            serial[request] = client.predict(text, backend, api_name=endpoint)[0]
-            serial_ms.append((time.perf_counter() - started) * 1000)
-        memory.append({"requests": 0, "rss_mib": round(rss_mib(server.pid), 1)})
-
-        rows = []
-        for clients in [int(n) for n in args.levels.split(",")]:
-            local = threading.local()
-            requests = [mix[i % len(mix)] for i in range(args.requests)]
-
-            def send(request):
-                if args.client == "gradio" and not hasattr(local, "client"):
-                    local.client = Client(url, verbose=False)
-                endpoint, text, backend = request
-                started = time.perf_counter()
-                try:
-                    output = (raw_predict(url, endpoint, text, backend) if args.client == "raw"
-                              else local.client.predict(text, backend, api_name=endpoint)[0])
-                    error = None
-                except Exception as failure:  # noqa: BLE001 - every failure is counted and shown
-                    output, error = None, f"{type(failure).__name__}: {failure}"
-                sample_memory()
-                return (time.perf_counter() - started) * 1000, output, error
-
-            started = time.perf_counter()
-            with ThreadPoolExecutor(clients) as pool:
-                results = list(pool.map(send, requests))
-            wall = time.perf_counter() - started
-            latencies = [ms for ms, _, error in results if error is None]
-            errors = [error for _, _, error in results if error is not None]
-            differ = sum(1 for request, (_, output, error) in zip(requests, results)
-                         if error is None and output != serial[request])
-            row = {"clients": clients, "requests": len(requests), "seconds": round(wall, 1),
-                   "requests_per_second": round(len(requests) / wall, 2),
-                   "p50_ms": round(percentile(latencies, 50), 1) if latencies else None,
-                   "p95_ms": round(percentile(latencies, 95), 1) if latencies else None,
-                   "p99_ms": round(percentile(latencies, 99), 1) if latencies else None,
-                   "errors": len(errors), "first_errors": sorted(set(errors))[:3], "outputs_differing": differ}
-            rows.append(row)
-            print(f"N={clients:>2}: {row['requests_per_second']:6.2f} req/s  p50 {row['p50_ms']} ms  "
-                  f"p95 {row['p95_ms']} ms  p99 {row['p99_ms']} ms  errors {len(errors)}  differing {differ}")
-        memory.append({"requests": completed[0], "rss_mib": round(rss_mib(server.pid), 1)})
-    finally:
-        server.terminate()
+    mix = request_mix(args.backends.split(","))
+    levels = [int(n) for n in args.levels.split(",")]
+    settings = [int(n) for n in args.batching.split(",")]
+    serial: dict | None = None
+    serial_ms: list[float] = []
+    results: dict[int, list] = {}
+    memory_run = None
+    for index, max_batch in enumerate(settings):
+        session = Session(args, max_batch)
         try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+            if serial is None:
+                print(f"Serial reference: {len(mix)} distinct requests...")
+                serial = {}
+                for request in mix:
+                    ms, output, error = session.call(request)
+                    if error:
+                        raise SystemExit(f"serial request {request} failed: {error}")
+                    serial[request], _ = output, serial_ms.append(ms)
+            else:  # warm up the same paths before timing
+                session.run(mix, 1)
+            rows = []
+            for clients in levels:
+                requests = [mix[i % len(mix)] for i in range(args.requests)]
+                wall, outcome = session.run(requests, clients)
+                row = level_row(clients, requests, wall, outcome, serial)
+                health = [("/health", "", "")] * args.requests
+                floor_wall, floor_outcome = session.run(health, clients)
+                floor = level_row(clients, health, floor_wall, floor_outcome, None)
+                row["floor"] = {k: floor[k] for k in ("requests_per_second", "p50_ms", "p99_ms", "errors")}
+                rows.append(row)
+                print(f"max-batch {max_batch:>2} N={clients:>2}: {row['requests_per_second']:6.2f} req/s  "
+                      f"p50 {row['p50_ms']} ms  p95 {row['p95_ms']} ms  p99 {row['p99_ms']} ms  errors "
+                      f"{row['errors']}  differing {row['outputs_differing']}  | floor (/health): "
+                      f"{floor['requests_per_second']:.1f} req/s, p50 {floor['p50_ms']} ms")
+            results[max_batch] = rows
+            if args.memory_requests and index == len(settings) - 1:
+                print(f"Memory run: {args.memory_requests} requests at {args.memory_clients} clients "
+                      f"(--max-batch {max_batch})...")
+                session.memory.append({"requests": 0, "rss_mib": round(rss_mib(session.server.pid), 1)})
+                requests = [mix[i % len(mix)] for i in range(args.memory_requests)]
+                session.session_per_request = args.client == "raw"  # the worst case for the server's sessions
+                wall, outcome = session.run(requests, args.memory_clients, sample_every=250)
+                row = level_row(args.memory_clients, requests, wall, outcome, serial)
+                warm = min(1000, args.memory_requests // 5)
+                memory_run = {"max_batch": max_batch, **row, "rss": session.memory,
+                              "warm_up_requests": warm,
+                              "slope_mib_per_1000_requests": slope_per_1000(session.memory, warm)}
+                print(f"  {row['requests_per_second']:.1f} req/s, errors {row['errors']}, differing "
+                      f"{row['outputs_differing']}; RSS {session.memory[0]['rss_mib']} -> "
+                      f"{session.memory[-1]['rss_mib']} MiB, slope after {warm} requests: "
+                      f"{memory_run['slope_mib_per_1000_requests']} MiB per 1,000 requests")
+        finally:
+            session.close()
 
-    after_warmup = [m for m in memory if m["requests"] >= 200]
-    growth = after_warmup[-1]["rss_mib"] - after_warmup[0]["rss_mib"] if len(after_warmup) > 1 else None
+    comparison = []
+    if len(settings) > 1:
+        base = results[settings[0]]
+        print(f"\nSide by side (--max-batch {settings[-1]} vs {settings[0]}):")
+        for off, on in zip(base, results[settings[-1]]):
+            ratio = round(on["requests_per_second"] / off["requests_per_second"], 2)
+            comparison.append({"clients": off["clients"], "throughput_ratio": ratio,
+                               "p50_ms": [off["p50_ms"], on["p50_ms"]]})
+            print(f"  N={off['clients']:>2}: {off['requests_per_second']:6.2f} -> {on['requests_per_second']:6.2f} "
+                  f"req/s ({ratio:.2f}x), p50 {off['p50_ms']} -> {on['p50_ms']} ms")
     summary = {"url": "loopback", "client": args.client, "server_args": args.server_args,
                "server_concurrency": args.concurrency, "mix": f"{len(mix)} distinct requests: "
-               f"{len(CHAT)} chat + {len(TRANSLATE)} translate prompts x backends {', '.join(BACKENDS)}; greedy",
-               "serial_p50_ms": round(statistics.median(serial_ms), 1), "levels": rows, "memory": memory,
-               "rss_growth_mib_after_200_requests": round(growth, 1) if growth is not None else None,
-               "cpu_count": os.cpu_count()}
-    print(f"Server RSS: {memory[0]['rss_mib']} MiB after the serial pass, {memory[-1]['rss_mib']} MiB after "
-          f"{completed[0]} requests (growth after the first 200: {summary['rss_growth_mib_after_200_requests']} MiB)")
+               f"{len(CHAT)} chat + {len(TRANSLATE)} translate prompts on {args.backends}; greedy",
+               "serial_p50_ms": round(statistics.median(serial_ms), 1),
+               "levels_by_max_batch": {str(k): v for k, v in results.items()}, "comparison": comparison,
+               "memory_run": memory_run, "cpu_count": os.cpu_count()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"Wrote {args.out}")
-    failed = sum(row["errors"] + row["outputs_differing"] for row in rows)
+    failed = sum(row["errors"] + row["outputs_differing"] for rows in results.values() for row in rows)
+    failed += memory_run["errors"] + memory_run["outputs_differing"] if memory_run else 0
     sys.exit(1 if failed else 0)
 
 

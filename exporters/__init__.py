@@ -26,7 +26,7 @@ from pathlib import Path
 
 from studio.runtimes.signatures import input_names
 from studio.errors import StudioError
-from studio.exports import (EXPORTED_BACKENDS, MANIFEST, VARIANTS, export_dir_for, read_manifest, source_hashes,
+from studio.exports import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, export_dir_for, read_manifest, source_hashes,
                             stale_reasons)
 from studio.files import atomic_write_bytes, sha256_of
 
@@ -59,8 +59,11 @@ def _signature_table(config) -> dict:
     step_outputs.update({f"new_{n}": cache for n in names["decode_step"] if n.startswith("cache_")})
     encode_outputs = {"source_mask": {"shape": [B, S], "dtype": "float32"}}
     encode_outputs.update({n: cross for n in names["encode_outputs"] if n.startswith("cross_")})
+    rows_inputs = dict(step_inputs, position={"shape": [B], "dtype": "int32"})
     return {"encode": {"inputs": {"source_ids": {"shape": [B, S], "dtype": "int32"}}, "outputs": encode_outputs},
-            "decode_step": {"inputs": step_inputs, "outputs": step_outputs}}
+            "decode_step": {"inputs": step_inputs, "outputs": step_outputs},
+            # in the graphs of any batch size (not the batch-1 ones): one position per row
+            "decode_rows": {"inputs": rows_inputs, "outputs": step_outputs}}
 
 
 def _move_into_place(temp: Path, target: Path) -> None:
@@ -131,7 +134,7 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
 
     config = bundle.config.model
     manifest = {
-        "format": "transformer-studio-export/1",
+        "format": EXPORT_FORMAT,
         "task": bundle.config.task.task,
         "signatures": _signature_table(config),
         "special_ids": {"pad": config.pad_id, "bos": config.bos_id, "eos": config.eos_id},
@@ -213,7 +216,7 @@ def _convert(bundle, chosen, work: Path, sources: dict, progress) -> dict[str, d
             name = v.files[0]
             _, saved_model = _traced(bundle, sources, v.batch, progress)
             progress(f"Converting {name} (TFLite, quantization: {v.quantization})...")
-            content = tflite_export.convert(saved_model, v.quantization)
+            content = tflite_export.convert(saved_model, v.quantization, rows=v.batch is None)
             extra = tflite_export.non_builtin_operators(content)
             if extra:
                 raise StudioError(f"{name}: the graph needs non-builtin ops {extra}; a mobile app could not run it")
@@ -225,10 +228,10 @@ def _convert(bundle, chosen, work: Path, sources: dict, progress) -> dict[str, d
 
             if onnx_fp32 is None:  # the int8 graphs are quantized from the fp32 ones
                 module, _ = _traced(bundle, sources, None, progress)
-                progress("Converting encode.onnx and decode_step.onnx (tf2onnx)...")
-                onnx_fp32 = (work / ".fp32.encode.onnx", work / ".fp32.decode_step.onnx")
-                onnx_export.convert(module.encode, onnx_fp32[0])
-                onnx_export.convert(module.decode_step, onnx_fp32[1])
+                progress("Converting encode.onnx, decode_step.onnx and decode_rows.onnx (tf2onnx)...")
+                onnx_fp32 = tuple(work / f".fp32.{name}.onnx" for name in ("encode", "decode_step", "decode_rows"))
+                for function, path in zip((module.encode, module.decode_step, module.decode_rows), onnx_fp32):
+                    onnx_export.convert(function, path)
             for base, name in zip(onnx_fp32, v.files):
                 if v.quantization == "int8":
                     progress(f"Quantizing {name} (ONNX dynamic int8)...")

@@ -305,7 +305,7 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
            verify: bool = typer.Option(True, help="Check the graphs reproduce TensorFlow's logits and greedy outputs"),
            batch1: bool = typer.Option(False, "--batch1", help="Also the batch-1 graphs with static shapes "
                                                                 "(model.b1*.tflite: the web page, mobile apps)")):
-    """Export a bundle to TFLite (signatures encode/decode_step, builtin ops only) and ONNX, with a manifest."""
+    """Export a bundle to TFLite (signatures encode/decode_step/decode_rows, builtin ops only) and ONNX, with a manifest."""
     from exporters import export_bundle
     from studio.bundle import default_bundle
     from studio.exports import EXPORTED_BACKENDS, VARIANTS
@@ -534,9 +534,9 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
            concurrency: int = typer.Option(4, help="Requests processed at once"),
            site: Optional[Path] = typer.Option(None, "--site", help="Also serve, at /site/, the offline web page "
                                                                      "`studio web DIR` built in DIR"),
-           max_batch: int = typer.Option(1, "--max-batch", min=1, max=64,
-                                         help="Decode up to N users' one-shot requests (the API's /chat and "
-                                              "/translate) together; 1 = each alone"),
+           max_batch: int = typer.Option(16, "--max-batch", min=1, max=64,
+                                         help="Decode up to N users' greedy and sampling requests together, each "
+                                              "at its own position (continuous batching); 1 = off, each alone"),
            yes_public: bool = typer.Option(False, "--yes-public",
                                            help="Serve --share or a non-loopback --host without a password anyway"),
            mcp: bool = typer.Option(False, "--mcp", help="Also serve `translate` and `chat` as MCP tools at "

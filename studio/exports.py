@@ -21,6 +21,8 @@ from studio.errors import BundleError
 from studio.files import sha256_of
 
 MANIFEST = "manifest.json"
+# what the exported graphs hold; an export of another format is rebuilt (2: decode_rows, a position per row)
+EXPORT_FORMAT = "transformer-studio-export/2"
 SOURCE_FILES = ("weights.npz", "config.json")  # what an export is made from
 
 
@@ -48,8 +50,9 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
             description="LiteRT, float16 weights"),
     Variant("tflite-int8", "tflite", "dynamic-int8", "dynamic-int8", ("model.int8.tflite",),
             description="LiteRT, int8 weights"),
-    Variant("onnx", "onnx", "none", "fp32", ("encode.onnx", "decode_step.onnx"), description="ONNX Runtime"),
-    Variant("onnx-int8", "onnx", "int8", "int8", ("encode.int8.onnx", "decode_step.int8.onnx"),
+    Variant("onnx", "onnx", "none", "fp32", ("encode.onnx", "decode_step.onnx", "decode_rows.onnx"),
+            description="ONNX Runtime"),
+    Variant("onnx-int8", "onnx", "int8", "int8", ("encode.int8.onnx", "decode_step.int8.onnx", "decode_rows.int8.onnx"),
             description="ONNX Runtime, dynamic int8"),
     # LiteRT.js (and the simplest mobile code) need static shapes: the same graphs traced at batch 1
     Variant("tflite-b1", "tflite", "none", "fp32 b1", ("model.b1.tflite",), serves=False, batch=1,
@@ -121,6 +124,9 @@ def stale_reasons(bundle_dir: Path, backends, export_dir: Path | None = None) ->
         manifest = read_manifest(directory)
     except BundleError as error:
         return reasons | {name: str(error).splitlines()[0] for name in exported}
+    if manifest.get("format") != EXPORT_FORMAT:
+        return reasons | {n: f"the export was made by an older version ({manifest.get('format')}, not "
+                             f"{EXPORT_FORMAT})" for n in exported}
     source = manifest.get("source", {})
     for name, digest in source_hashes(bundle_dir).items():
         if source.get(name) != digest:

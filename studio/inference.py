@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -46,11 +47,14 @@ class Latency:
 
 
 class TextGenerator:
-    """`preprocessor` turns text into source ids and generated ids into text; `runtime` runs the model."""
+    """`preprocessor` turns text into source ids and generated ids into text; `runtime` runs the model.
+    With a `scheduler` (`studio.scheduler`, set by the serving layer), `stream` decodes greedy and sampling
+    requests in its running batch, together with other callers' requests."""
 
     def __init__(self, preprocessor: Preprocessor, runtime, backend: str | None = None, bundle: Bundle | None = None):
         self.preprocessor = preprocessor
         self.runtime = runtime
+        self.scheduler = None
         self.backend = backend or runtime.name
         self.bundle = bundle
         self.config = preprocessor.config
@@ -105,31 +109,59 @@ class TextGenerator:
             outputs[i] = ids
         return outputs, set(loops)
 
-    def stream(self, text: str, options: DecodeOptions | None = None, scores: bool = False):
+    def stream(self, text: str, options: DecodeOptions | None = None, scores: bool = False, partial: bool = True):
         """Yield (text so far, Latency, warnings) after every token; beam search yields once, at the end.
-        `scores`: the last Latency also carries the reply's confidence (measured after the timings)."""
+        `scores`: the last Latency also carries the reply's confidence (measured after the timings).
+        `partial=False`: only the end (for callers that show no text until then: no text is made per token)."""
         latency = Latency(self.backend)
         started = time.perf_counter()
         source, warnings = self.preprocessor.encode(text)
-        strategy = strategy_for(options)
         streaming = streams_tokens(options)
-        for _ in decode_steps(self.runtime, [source], self.spec(options, [source]), strategy):
-            latency.tokens += 1
-            latency.total_ms = (time.perf_counter() - started) * 1000
-            if latency.tokens == 1:
+        if streaming and self.scheduler is not None:
+            ids = yield from self._scheduled(source, options, latency, warnings, started, partial)
+            outputs = [ids]
+        else:
+            strategy = strategy_for(options)
+            for _ in decode_steps(self.runtime, [source], self.spec(options, [source]), strategy):
+                latency.tokens += 1
+                latency.total_ms = (time.perf_counter() - started) * 1000
+                if latency.tokens == 1:
+                    latency.first_token_ms = latency.total_ms
+                if streaming and partial and not strategy.finished:
+                    yield self.preprocessor.decode(strategy.outputs()[0]), latency, warnings
+            if not streaming:  # one figure for the whole search
                 latency.first_token_ms = latency.total_ms
-            if streaming and not strategy.finished:
-                yield self.preprocessor.decode(strategy.outputs()[0]), latency, warnings
-        if not streaming:  # one figure for the whole search
-            latency.first_token_ms = latency.total_ms
-            latency.tokens = len(strategy.outputs()[0]) + 1
-        outputs, retried = self._unloop([source], strategy.outputs(), options)
+                latency.tokens = len(strategy.outputs()[0]) + 1
+            outputs = strategy.outputs()
+        outputs, retried = self._unloop([source], outputs, options)
         if retried:  # the streamed loop is replaced by the retry's output
             warnings = warnings + [RETRIED]
             latency.total_ms = (time.perf_counter() - started) * 1000
         if scores:
             latency.confidence = self.confidence([source], outputs)[0]
         yield self.preprocessor.decode(outputs[0]), latency, warnings
+
+    def _scheduled(self, source, options, latency: Latency, warnings, started: float, partial: bool = True):
+        """Decode `source` in the scheduler's running batch, yielding as `stream` does after each token (with
+        `partial`); returns the ids. Closing the stream (the user went away) takes the row out of the batch."""
+        updates: queue.SimpleQueue = queue.SimpleQueue()
+        job = self.scheduler.submit(source, self.spec(options, [source]), lambda: strategy_for(options),
+                                    updates.put if partial else None)
+        job.future.add_done_callback(lambda _: updates.put(None))
+        try:
+            while (ids := updates.get()) is not None:
+                latency.tokens += 1
+                latency.total_ms = (time.perf_counter() - started) * 1000
+                if latency.tokens == 1:
+                    latency.first_token_ms = latency.total_ms
+                yield self.preprocessor.decode(ids), latency, warnings
+            ids = job.future.result()
+        finally:
+            job.cancel()  # nothing if it has ended; else its row leaves at the next step
+        latency.tokens = job.position
+        latency.first_token_ms = ((job.first_token_at or time.perf_counter()) - started) * 1000
+        latency.total_ms = (time.perf_counter() - started) * 1000
+        return ids
 
     def alternatives(self, text: str, n: int, options: DecodeOptions | None = None) -> list[tuple[str, float]]:
         """Up to `n` different outputs for `text` from beam search (width at least n), best first, each with

@@ -1,5 +1,6 @@
 """Serving a bundle: loaded once, one generator per backend, exports built on demand (only the backend
-asked for, once, under one lock), warm-up before the first user's timing. `studio chat/translate/eval`
+asked for, once, under one lock), warm-up before the first user's timing; with `max_batch` > 1, one
+scheduler per backend decodes the requests of many users together (`studio.scheduler`). `studio chat/translate/eval`
 and the app all get their generators here. Input checks are a pure function of (task, limits, text)."""
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from pathlib import Path
 
 from studio.errors import StudioError
 from studio.exports import stale_reasons, variant
+from studio.runtimes.base import steps_rows
+from studio.scheduler import Scheduler
 from studio.tasks import task_named
 
 
@@ -48,8 +51,10 @@ def check_text(task: str, limits: Limits, text, pipeline=None) -> str:
 class ServedModel:
     """One bundle, served: `generator(backend)` gives a ready generator, exporting first if needed."""
 
-    def __init__(self, bundle, build_missing: bool = True, progress=print, threads: int | None = None):
+    def __init__(self, bundle, build_missing: bool = True, progress=print, threads: int | None = None,
+                 max_batch: int = 1):
         self.bundle = bundle
+        self.max_batch = max_batch  # > 1: greedy and sampling requests decode together (`studio.scheduler`)
         self.build_missing = build_missing
         self.progress = progress
         self.threads = threads
@@ -120,6 +125,8 @@ class ServedModel:
                     ensure_exported(self.bundle, [backend], progress=self.progress)
                 model = self.keras_model() if chosen.format == "tf" else None
                 generator = TextGenerator.open(self.bundle, backend, model=model, threads=self.threads)
+                if self.max_batch > 1 and steps_rows(generator.runtime):
+                    generator.scheduler = Scheduler(generator.runtime, self.max_batch)
                 if warm_up:
                     for _ in generator.stream(task_named(self.task).prompts[0]):
                         pass

@@ -62,6 +62,6 @@ class MultiHeadAttention(keras.layers.Layer):
 
     @staticmethod
     def write_cache(cache, new, position, capacity: int):
-        """cache [B,h,capacity,dk] with `new` [B,h,1,dk] written at slot `position`."""
-        slot = ops.reshape(ops.one_hot(position, capacity, dtype=cache.dtype), (1, 1, capacity, 1))
+        """cache [B,h,capacity,dk] with `new` [B,h,1,dk] written at slot `position` (a scalar, or one per row [B])."""
+        slot = ops.reshape(ops.one_hot(position, capacity, dtype=cache.dtype), (-1, 1, capacity, 1))
         return cache * (1.0 - slot) + new * slot

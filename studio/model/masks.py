@@ -29,6 +29,7 @@ def decoder_self_mask(target_ids, pad_id: int = 0):
 
 
 def cache_mask(position, capacity: int):
-    """For one decode step at `position`: [1, 1, 1, capacity], 1.0 at cache slots not yet written."""
-    mask = ops.cast(ops.greater(ops.arange(capacity), position), "float32")
-    return ops.reshape(mask, (1, 1, 1, capacity))
+    """For one decode step at `position` (a scalar, or one per row [B]): [1 or B, 1, 1, capacity], 1.0 at cache
+    slots not yet written."""
+    mask = ops.cast(ops.greater(ops.arange(capacity), ops.reshape(position, (-1, 1))), "float32")
+    return ops.reshape(mask, (-1, 1, 1, capacity))

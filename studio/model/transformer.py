@@ -109,10 +109,11 @@ class Transformer(keras.Model):
         return [(ops.zeros(shape), ops.zeros(shape)) for _ in self.decoder_layers]
 
     def decode_step(self, tokens, position, cache, cross_kv, source_mask):
-        """tokens [B] at decoder position `position` (scalar int32) -> (logits [B,V], updated cache)."""
+        """tokens [B] at decoder position `position` (int32: a scalar, or one per row [B]: rows at different
+        positions decode together) -> (logits [B,V], updated cache)."""
         c = self.config
         x = self.target_embedding(ops.reshape(tokens, (-1, 1))) * (float(c.d_model) ** 0.5)
-        x += ops.reshape(ops.take(ops.convert_to_tensor(self.positional_table), position, axis=0), (1, 1, c.d_model))
+        x += ops.reshape(ops.take(ops.convert_to_tensor(self.positional_table), position, axis=0), (-1, 1, c.d_model))
         new_cache = []
         for layer, (k, v), (ck, cv) in zip(self.decoder_layers, cache, cross_kv):
             x, k, v = layer.step(x, position, k, v, ck, cv, source_mask)

@@ -36,7 +36,7 @@ def load_runtime(bundle, backend: str, model=None, threads: int | None = None, e
         return TFLiteRuntime(paths[0], config, backend, threads)
     from studio.runtimes.onnx_runtime import ONNXRuntime
 
-    return ONNXRuntime(paths[0], paths[1], config, backend, threads)
+    return ONNXRuntime(paths[0], paths[1], config, backend, threads, rows_path=paths[2] if len(paths) > 2 else None)
 
 
 def available_backends(bundle, export_dir: Path | None = None) -> list[str]:

@@ -1,5 +1,7 @@
 """The runtime protocol: every backend implements `encode`, `step`, `reorder` and `select`; the decode loop and its
-strategies live in `studio.generate` and are written once for all backends."""
+strategies live in `studio.generate` and are written once for all backends. The cached backends (TF, TFLite,
+ONNX) also implement `step_rows` and `join`, with which `studio.scheduler` decodes the requests of many users
+together, each row at its own position (continuous batching)."""
 
 from __future__ import annotations
 
@@ -25,3 +27,16 @@ class Runtime(Protocol):
     def select(self, state: Any, rows: np.ndarray) -> Any:
         """Keep only the decoder-state rows `rows` (whole sources' groups, in order): the decode loop drops
         the rows of sources that have ended. Everything row-wise moves: cache, cross-attention K/V, mask."""
+
+
+class RowsRuntime(Runtime, Protocol):
+    def step_rows(self, state: Any, tokens: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, Any]:
+        """As `step`, with one position per row [B]: each row reads and writes its own cache slots."""
+
+    def join(self, state: Any, other: Any) -> Any:
+        """The rows of `state`, then those of `other` (sources that start decoding join a running batch)."""
+
+
+def steps_rows(runtime) -> bool:
+    """Whether `runtime` can decode rows at different positions together (`RowsRuntime`)."""
+    return callable(getattr(runtime, "step_rows", None))

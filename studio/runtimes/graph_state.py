@@ -29,6 +29,14 @@ class GraphState:
         cross = {name: a[rows] for name, a in self.cross.items()}
         return GraphState(cache, cross, self.source_mask[rows], self.filled)
 
+    def join(self, other: "GraphState") -> "GraphState":
+        """These rows, then `other`'s."""
+        def both(mine: dict, theirs: dict) -> dict:
+            return {name: np.concatenate([a, theirs[name]]) for name, a in mine.items()}
+
+        return GraphState(both(self.cache, other.cache), both(self.cross, other.cross),
+                          np.concatenate([self.source_mask, other.source_mask]), max(self.filled, other.filled))
+
 
 def _take_prefix(cache: np.ndarray, rows: np.ndarray, filled: int) -> np.ndarray:
     taken = np.zeros((len(rows), *cache.shape[1:]), cache.dtype)  # fresh zero pages cost nothing until read

@@ -1,9 +1,10 @@
-"""ONNX Runtime over `encode*.onnx` and `decode_step*.onnx`. An InferenceSession may be called from
-several threads at once."""
+"""ONNX Runtime over `encode*.onnx`, `decode_step*.onnx` and `decode_rows*.onnx` (one position per row:
+`step_rows`). An InferenceSession may be called from several threads at once."""
 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -31,14 +32,19 @@ def _session(path: Path, threads: int):
 
 
 class ONNXRuntime:
-    def __init__(self, encode_path: Path, step_path: Path, config, name: str = "onnx", threads: int | None = None):
+    def __init__(self, encode_path: Path, step_path: Path, config, name: str = "onnx", threads: int | None = None,
+                 rows_path: Path | None = None):
         self.name = name
         self.config = config
         self.threads = threads or os.cpu_count() or 1
         self._encode = _session(encode_path, self.threads)
         self._step = _session(step_path, self.threads)
+        self._step_path = Path(step_path)
         self._encode_outputs = [o.name for o in self._encode.get_outputs()]
         self._step_outputs = [o.name for o in self._step.get_outputs()]
+        self._rows_path = rows_path
+        self._rows = None  # decode_rows: made when the scheduler first batches requests on this backend
+        self._rows_guard = threading.Lock()
 
     def encode(self, source_ids: np.ndarray) -> GraphState:
         source = pad_source(source_ids, self.config.max_source_len, self.config.pad_id)
@@ -52,6 +58,26 @@ class ONNXRuntime:
         outputs = dict(zip(self._step_outputs, self._step.run(self._step_outputs, feed)))
         cache = {name: outputs[f"new_{name}"] for name in state.cache}
         return outputs["logits"], GraphState(cache, state.cross, state.source_mask, position + 1)
+
+    def step_rows(self, state: GraphState, tokens: np.ndarray, positions: np.ndarray):
+        positions = np.asarray(positions, np.int32)
+        feed = {"tokens": np.asarray(tokens, np.int32), "position": positions,
+                "source_mask": state.source_mask, **state.cache, **state.cross}
+        outputs = dict(zip(self._step_outputs, self._rows_session().run(self._step_outputs, feed)))
+        cache = {name: outputs[f"new_{name}"] for name in state.cache}
+        return outputs["logits"], GraphState(cache, state.cross, state.source_mask,
+                                             max(state.filled, int(positions.max()) + 1))
+
+    def _rows_session(self):
+        with self._rows_guard:
+            if self._rows is None:
+                if self._rows_path is None:
+                    raise BundleError(self._step_path, "no decode_rows graph beside it (needed to batch requests)")
+                self._rows = _session(self._rows_path, self.threads)
+            return self._rows
+
+    def join(self, state: GraphState, other: GraphState) -> GraphState:
+        return state.join(other)
 
     def reorder(self, state: GraphState, indices) -> GraphState:
         return state.reorder(indices)

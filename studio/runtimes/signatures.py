@@ -1,4 +1,4 @@
-"""The two functions every exported graph holds, traced from the Keras model with fixed shapes.
+"""The functions the exported graphs hold, traced from the Keras model with fixed shapes.
 
 encode(source_ids int32 [B, S])
     -> source_mask float32 [B, S] (1 at padding), cross_k_<i>, cross_v_<i> float32 [B, heads, S, head_dim]
@@ -6,6 +6,9 @@ decode_step(tokens int32 [B], position int32 [], cache_k_<i>, cache_v_<i> float3
             cross_k_<i>, cross_v_<i>, source_mask)
     -> logits float32 [B, V], new_cache_k_<i>, new_cache_v_<i> (the caches with this step written at
        `position`; ONNX forbids an output named like an input, hence the prefix)
+decode_rows(tokens int32 [B], position int32 [B], ...)  (graphs of any batch size; not the batch-1 ones)
+    -> as decode_step, each row at its own position: requests at different points of their outputs decode
+       together (`studio.scheduler`). A row's outputs equal those of decode_step at that position.
 
 S is the model's max_source_len (sources are padded to it), C its max_target_len (the cache capacity);
 B is dynamic. Static S and C keep every shape fixed between calls: TFLite and ONNX Runtime reuse buffers.
@@ -47,6 +50,9 @@ class DecoderModule(tf.Module):
         step_specs += [tf.TensorSpec([B, S], tf.float32, name="source_mask")]
         self.encode = tf.function(self._encode, input_signature=[tf.TensorSpec([B, S], tf.int32, name="source_ids")])
         self.decode_step = tf.function(self._decode_step, input_signature=step_specs)
+        # the same step with one position per row: rows at different positions decode together (studio.scheduler)
+        self.decode_rows = tf.function(self._decode_step, input_signature=[
+            step_specs[0], tf.TensorSpec([B], tf.int32, name="position"), *step_specs[2:]])
 
     def _encode(self, source_ids):
         encoder_output, mask = self.model.encode(source_ids)
@@ -70,4 +76,5 @@ class DecoderModule(tf.Module):
     def save(self, directory) -> None:
         tf.saved_model.save(self, str(directory), signatures={
             "encode": self.encode.get_concrete_function(),
-            "decode_step": self.decode_step.get_concrete_function()})
+            "decode_step": self.decode_step.get_concrete_function(),
+            "decode_rows": self.decode_rows.get_concrete_function()})

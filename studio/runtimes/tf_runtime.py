@@ -45,6 +45,19 @@ class TFCachedRuntime:
         cache = {name: outputs[f"new_{name}"] for name in self._cache_names}
         return outputs["logits"].numpy(), GraphState(cache, state.cross, state.source_mask)
 
+    def step_rows(self, state: GraphState, tokens: np.ndarray, positions: np.ndarray):
+        outputs = self.module.decode_rows(tf.constant(np.asarray(tokens, dtype=np.int32)),
+                                          tf.constant(np.asarray(positions, dtype=np.int32)),
+                                          *[state.cache[n] for n in self._cache_names],
+                                          *[state.cross[n] for n in self._cross_names], state.source_mask)
+        cache = {name: outputs[f"new_{name}"] for name in self._cache_names}
+        return outputs["logits"].numpy(), GraphState(cache, state.cross, state.source_mask)
+
+    def join(self, state: GraphState, other: GraphState) -> GraphState:
+        both = lambda mine, theirs: {name: tf.concat([t, theirs[name]], 0) for name, t in mine.items()}  # noqa: E731
+        return GraphState(both(state.cache, other.cache), both(state.cross, other.cross),
+                          tf.concat([state.source_mask, other.source_mask], 0))
+
     def reorder(self, state: GraphState, indices: np.ndarray) -> GraphState:
         indices = tf.constant(np.asarray(indices, dtype=np.int32))
         return GraphState({name: tf.gather(t, indices) for name, t in state.cache.items()}, state.cross,

@@ -1,4 +1,5 @@
-"""LiteRT (TFLite) runtime over `model*.tflite` (signatures `encode` and `decode_step`).
+"""LiteRT (TFLite) runtime over `model*.tflite` (signatures `encode`, `decode_step` and, in the graphs of any
+batch size, `decode_rows`: `step_rows`).
 
 A LiteRT interpreter is not thread-safe, and each one holds its own packed copy of the weights (XNNPACK).
 One interpreter per thread made a server's memory grow with every new worker thread (+1.3 GB over 2,000
@@ -42,7 +43,9 @@ class TFLiteRuntime:
         try:
             with quiet_stderr():
                 interpreter = Interpreter(model_content=self._content, num_threads=self.threads)
-                runners = (interpreter.get_signature_runner("encode"), interpreter.get_signature_runner("decode_step"))
+                signatures = interpreter.get_signature_list()
+                runners = (interpreter.get_signature_runner("encode"), interpreter.get_signature_runner("decode_step"),
+                           interpreter.get_signature_runner("decode_rows") if "decode_rows" in signatures else None)
                 runners[0](source_ids=np.zeros((1, self.config.max_source_len), np.int32))  # delegate set-up
         except Exception as error:  # LiteRT raises ValueError/RuntimeError for corrupt flatbuffers
             raise BundleError(self.path, f"not a valid TFLite model with encode/decode_step signatures ({error})",
@@ -74,17 +77,32 @@ class TFLiteRuntime:
 
     def encode(self, source_ids: np.ndarray) -> GraphState:
         source = pad_source(source_ids, self.config.max_source_len, self.config.pad_id)
-        with self._runners() as (encode, _):
+        with self._runners() as (encode, _, _):
             outputs = encode(source_ids=source)
         cross = {name: value for name, value in outputs.items() if name.startswith("cross_")}
         return GraphState(empty_cache(self.config, source.shape[0]), cross, outputs["source_mask"])
 
     def step(self, state: GraphState, tokens: np.ndarray, position: int):
-        with self._runners() as (_, decode_step):
+        with self._runners() as (_, decode_step, _):
             outputs = decode_step(tokens=np.asarray(tokens, np.int32), position=np.array(position, np.int32),
                                   source_mask=state.source_mask, **state.cache, **state.cross)
         cache = {name: outputs[f"new_{name}"] for name in state.cache}
         return outputs["logits"], GraphState(cache, state.cross, state.source_mask, position + 1)
+
+    def step_rows(self, state: GraphState, tokens: np.ndarray, positions: np.ndarray):
+        positions = np.asarray(positions, np.int32)
+        with self._runners() as (_, _, decode_rows):
+            if decode_rows is None:  # a graph exported before decode_rows existed, or a batch-1 graph
+                raise BundleError(self.path, "has no decode_rows signature (needed to batch requests)",
+                                  f"studio export {self.path.parent.parent}")
+            outputs = decode_rows(tokens=np.asarray(tokens, np.int32), position=positions,
+                                  source_mask=state.source_mask, **state.cache, **state.cross)
+        cache = {name: outputs[f"new_{name}"] for name in state.cache}
+        return outputs["logits"], GraphState(cache, state.cross, state.source_mask,
+                                             max(state.filled, int(positions.max()) + 1))
+
+    def join(self, state: GraphState, other: GraphState) -> GraphState:
+        return state.join(other)
 
     def reorder(self, state: GraphState, indices) -> GraphState:
         return state.reorder(indices)

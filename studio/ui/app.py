@@ -1,7 +1,7 @@
 """Transformer Studio in the browser: a Chat tab (the Korean chatbot) and a Translate tab (KO→EN), each
 with a backend selector, decoding controls and the latency of every reply, plus Compare and Explore tabs.
 Named API endpoints `/chat` and `/translate` take the text as their first parameter and return the output
-text first; `/translate_file` and `/compare` are the file translator and the Compare tab."""
+text first; `/translate_file` and `/compare` are the file translator and the Compare tab; `/health` runs no model."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from studio.ui.compare import compare_api, compare_tab
 from studio.ui.decoding import remember_settings
 from studio.ui.explore import explore_tab
 from studio.ui.service import Limits, ModelService
+from studio.ui.sessions import keep_sessions_lean
 from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, translate_api
 
 
@@ -40,6 +41,7 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
         # outside the tabs: a browser state in a tab not yet shown is not read when the page loads
         # v2: Max new tokens' default rose from 64 to the model's capacity, and every saved 64 cut news short
         remember_settings(app, "translate", translate.backend, translate.decoding, version=2)
+        gr.api(health_api(services), api_name="health")
         gr.api(compare_api(services), api_name="compare")
         gr.api(chat_api(chatbot, default_backend), api_name="chat")
         gr.api(translate_api(translator, default_backend), api_name="translate")
@@ -48,10 +50,27 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
     return app
 
 
+def health_api(services: dict):
+    """The `/health` endpoint: a request that runs no model, through the same queue as the others."""
+
+    def health() -> str:
+        """Whether the server answers, and which models it serves.
+
+        Returns:
+            One line per model: "chatbot: available" (and, when requests are batched, per backend how many
+            and the mean rows per decode step), or "unavailable" with the reason's first line.
+        """
+        return "\n".join(f"{task}: available" + "".join(f"; {line}" for line in service.batching())
+                         if service.available else f"{task}: unavailable ({service.unavailable.splitlines()[0]})"
+                         for task, service in services.items())
+
+    return health
+
+
 def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1", port: int = 7860,
            share: bool = False, auth=None, backend: str = "tflite", max_input_chars: int = 1000,
            concurrency: int = 4, progress=print, prevent_thread_lock: bool = False, mcp: bool = False,
-           max_batch: int = 1, site=None):
+           max_batch: int = 16, site=None):
     """Serve the app; with `mcp`, also Gradio's MCP server (streamable HTTP at /gradio_api/mcp/, SSE at
     /gradio_api/mcp/sse) with two tools, `translate` and `chat` (the `/translate` and `/chat` endpoints)."""
     if site is not None:
@@ -79,6 +98,7 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     app.studio_services = services  # for tests and benchmarks that look inside (e.g. the batchers' counts)
     # a batch can only gather the requests the queue lets through at once
     app.queue(default_concurrency_limit=max(concurrency, max_batch))
+    keep_sessions_lean(app)
     app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
                max_file_size=limits.max_file_bytes, prevent_thread_lock=prevent_thread_lock or mcp, quiet=False,
                mcp_server=mcp)  # explicit: GRADIO_MCP_SERVER=true in the environment does not turn it on

@@ -22,7 +22,7 @@ def compare_all(services: dict[str, ModelService], text: str, task: str):
     rows, bars, outputs, latency = [], [], {}, None
     for backend in service.backends():
         try:
-            output, latency, _ = list(service.generator(backend).stream(text))[-1]
+            output, latency, _ = list(service.generator(backend).stream(text, partial=False))[-1]
         except Exception as error:  # noqa: BLE001 - one broken backend must not hide the others
             rows.append([backend, f"unavailable: {error}", None, None, None, None, ""])
             continue

@@ -4,7 +4,6 @@ model is unavailable and turns every failure into a message for the user."""
 from __future__ import annotations
 
 import html
-import threading
 from pathlib import Path
 
 from studio.errors import StudioError
@@ -17,13 +16,10 @@ class ModelService:
     def __init__(self, task: str, bundle_path: Path | None, limits: Limits, progress=print, max_batch: int = 1):
         self.task = task
         self.limits = limits
-        self.max_batch = max_batch  # > 1: one-shot requests of several users decode together (studio.batching)
-        self._batchers: dict = {}
-        self._batchers_guard = threading.Lock()
         self.served = None
         self.unavailable = None  # why this model cannot be used, for the UI to show
-        try:
-            self.served = ServedModel.load(task, bundle_path, progress=progress)
+        try:  # max_batch > 1: greedy and sampling requests of several users decode together (studio.scheduler)
+            self.served = ServedModel.load(task, bundle_path, progress=progress, max_batch=max_batch)
         except StudioError as error:
             self.unavailable = str(error)
 
@@ -58,19 +54,15 @@ class ModelService:
             raise InputError(f"The {backend} backend is unavailable: {error}") from None
 
     def decode_one(self, text: str, backend: str, options) -> tuple[str, object, list[str]]:
-        """(output, Latency, warnings) for one input, not streamed: batched with other users' requests on the
-        same backend and settings when `max_batch` > 1, else decoded alone."""
-        generator = self.generator(backend)
-        if self.max_batch <= 1:
-            return list(generator.stream(text, options))[-1]
-        from studio.batching import Batcher
+        """(output, Latency, warnings) for one input, not streamed (in the backend's running batch, with other
+        users' requests, when the server batches)."""
+        return list(self.generator(backend).stream(text, options, partial=False))[-1]
 
-        with self._batchers_guard:
-            batcher = self._batchers.get(backend)
-            if batcher is None or batcher.generator is not generator:  # a re-exported backend gets a new one
-                batcher = self._batchers[backend] = Batcher(generator, self.max_batch)
-        result, latency = batcher.generate(text, options)
-        return result.text, latency, result.warnings
+    def batching(self) -> list[str]:
+        """Per backend whose requests are scheduled: how many, and the mean rows per decode step."""
+        generators = dict(self.served._generators) if self.available else {}
+        return [f"{backend}: {s.jobs} requests, {s.rows / max(1, s.steps):.1f} rows per decode step"
+                for backend, s in ((b, g.scheduler) for b, g in generators.items()) if s is not None]
 
     def check_text(self, text) -> str:
         # without a bundle the service is unavailable and says so when asked for a generator

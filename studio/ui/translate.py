@@ -83,7 +83,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
     if len(filled) == 1 and len(split_sentences(filled[0])) == 1:  # one sentence: decode once, with latency
         shield = protector.protect(filled[0].strip()) if protector else None
         source = shield.text if shield else filled[0].strip()
-        output, latency, warnings = (list(generator.stream(source, options, scores=True))[-1] if scores
+        output, latency, warnings = (list(generator.stream(source, options, scores=True, partial=False))[-1] if scores
                                      else service.decode_one(source, backend, options))
         if shield:
             [restored] = unprotect(generator, [shield], [Generation(output, [], warnings, latency.confidence)],

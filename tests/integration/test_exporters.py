@@ -65,7 +65,7 @@ def test_export_writes_golden_data_that_python_litert_reproduces(exported):
     assert {"text", "tutorial", "tutorial_lower", "translator"} <= set(cases[0]) and len(cases) > 20
 
 
-def test_tflite_has_the_two_signatures_and_builtin_ops_only(exported):
+def test_tflite_has_the_serving_signatures_and_builtin_ops_only(exported):
     from ai_edge_litert.interpreter import Interpreter
 
     bundle_dir, _ = exported
@@ -74,20 +74,23 @@ def test_tflite_has_the_two_signatures_and_builtin_ops_only(exported):
         assert non_builtin_operators(content) == [], name
         assert "FULLY_CONNECTED" in operators(content) or "BATCH_MATMUL" in operators(content)
         signatures = Interpreter(model_content=content).get_signature_list()
-        assert set(signatures) == {"encode", "decode_step"}
+        assert set(signatures) == {"encode", "decode_step", "decode_rows"}
         # the tiny bundle has 2 encoder layers and 1 decoder layer: caches and cross K/V are per decoder layer
-        assert set(signatures["decode_step"]["inputs"]) == {
-            "tokens", "position", "source_mask", "cache_k_0", "cache_v_0", "cross_k_0", "cross_v_0"}
-        assert "logits" in signatures["decode_step"]["outputs"]
+        for step in ("decode_step", "decode_rows"):
+            assert set(signatures[step]["inputs"]) == {
+                "tokens", "position", "source_mask", "cache_k_0", "cache_v_0", "cross_k_0", "cross_v_0"}
+            assert "logits" in signatures[step]["outputs"]
 
 
 def test_onnx_graphs_have_named_inputs_and_outputs(exported):
     import onnx
 
     bundle_dir, _ = exported
-    step = onnx.load(str(bundle_dir / "exports" / "decode_step.onnx"))
-    assert [i.name for i in step.graph.input][:2] == ["tokens", "position"]
-    assert {o.name for o in step.graph.output} == {"logits", "new_cache_k_0", "new_cache_v_0"}
+    for name, position_rank in (("decode_step.onnx", 0), ("decode_rows.onnx", 1)):
+        step = onnx.load(str(bundle_dir / "exports" / name))
+        assert [i.name for i in step.graph.input][:2] == ["tokens", "position"]
+        assert len(step.graph.input[1].type.tensor_type.shape.dim) == position_rank
+        assert {o.name for o in step.graph.output} == {"logits", "new_cache_k_0", "new_cache_v_0"}
 
 
 def test_fp32_graphs_reproduce_tensorflow(exported):

@@ -1,6 +1,7 @@
-"""`studio launch --max-batch 4`: concurrent API requests decode together and each gets exactly the
-output it gets alone."""
+"""`studio launch --max-batch 4`: concurrent API requests decode together (continuous batching) and each gets
+exactly the output it gets alone."""
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from helpers import free_port
@@ -21,18 +22,29 @@ def test_concurrent_requests_are_batched_and_equal_the_serial_outputs(exported):
         client = Client(app.local_url, verbose=False)
         for text in TEXTS:
             serial[("/chat", text)] = client.predict(text, api_name="/chat")[0]
-            serial[("/translate", text)] = client.predict(text, api_name="/translate")[0]
+            serial[("/translate", text)] = client.predict(text, strategy="greedy", api_name="/translate")[0]
 
         def call(job):
             endpoint, text = job
-            return Client(app.local_url, verbose=False).predict(text, api_name=endpoint)[0]
+            options = {"strategy": "greedy"} if endpoint == "/translate" else {}  # the translator's default is beam
+            return Client(app.local_url, verbose=False).predict(text, **options, api_name=endpoint)[0]
 
         jobs = [(endpoint, text) for text in TEXTS for endpoint in ("/chat", "/translate")] * 2
         with ThreadPoolExecutor(8) as pool:
             outputs = list(pool.map(call, jobs))
         assert outputs == [serial[job] for job in jobs]
-        batchers = [b for service in app.studio_services for b in service._batchers.values()]
-        assert sum(b.rows for b in batchers) == 3 * len(TEXTS) * 2  # every request went through a batcher
-        assert sum(b.rows for b in batchers) > sum(b.batches for b in batchers)  # and some decoded together
+        schedulers = [g.scheduler for service in app.studio_services for g in service.served._generators.values()]
+        # every request went through a scheduler (and each model's warm-up)
+        assert sum(s.jobs for s in schedulers) == 3 * len(TEXTS) * 2 + len(schedulers)
+        assert sum(s.rows for s in schedulers) > sum(s.steps for s in schedulers)  # and some decoded together
+        assert "rows per decode step" in Client(app.local_url, verbose=False).predict(api_name="/health")
+
+        # every API call above came in a session of its own, each holding the whole app's configuration in
+        # Gradio; sessions that hold only defaults are forgotten once idle (studio.ui.sessions)
+        assert app.state_holder.session_data  # the latest ones are still there (kept while recently used)
+        deadline = time.monotonic() + 10
+        while app.state_holder.session_data and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not app.state_holder.session_data
     finally:
         app.close()

@@ -1,0 +1,171 @@
+"""Continuous batching: the requests of many users decoded together, one decode step at a time.
+
+A decode step for 8 rows costs far less than 8 steps of one row on this CPU (`benchmarks/batch_step.py`).
+A `Scheduler` owns one runtime's running batch. A request (its source ids, its limits, its own strategy)
+joins at the next step, at its own position 0, while the other rows go on at theirs: the graphs'
+`decode_rows` takes one position per row. A row whose output has ended, or whose caller went away (a closed
+tab), leaves at once, and its slot goes to the next waiting request. Each row chooses its tokens with its own
+strategy, so a greedy row gives exactly the ids it gives alone, and a seeded sampling row the same draws.
+
+Beam search is not scheduled (`TextGenerator` decodes it alone): its rows move within their group at every
+step and its group leaves only when every hypothesis is settled, and a beam request is already a batch of
+`beam_size` rows of its own.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import CancelledError, Future
+
+import numpy as np
+
+from studio.generate.loop import DecodeSpec, decode, pad_batch
+
+
+class Job:
+    """One request in a scheduler: `future` gets its generated ids (without <s> and </s>); `on_token(ids so far)`
+    is called after each step but the last (in the scheduler's thread: it must be quick)."""
+
+    def __init__(self, source: Sequence[int], spec: DecodeSpec, new_strategy: Callable[[], object],
+                 on_token: Callable[[list[int]], None] | None = None):
+        self.source = list(source)
+        self.spec = spec
+        self.new_strategy = new_strategy  # a fresh strategy: a job decoded again alone starts over
+        self.strategy = new_strategy()
+        self.token = int(self.strategy.start(1, spec)[0])  # the token fed at the next step
+        self.on_token = on_token
+        self.future: Future = Future()
+        self.position = 0  # steps run so far
+        self.submitted = time.perf_counter()
+        self.first_token_at: float | None = None
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        """The caller no longer wants the output: the row leaves at the next step (or never joins)."""
+        self.cancelled = True
+
+
+class Scheduler:
+    """Decodes the jobs given to `submit` on `runtime` (a `RowsRuntime`), at most `max_batch` rows at a time."""
+
+    def __init__(self, runtime, max_batch: int = 8):
+        self.runtime = runtime
+        self.max_batch = max(1, int(max_batch))
+        self._waiting: queue.Queue[Job] = queue.Queue()
+        self.steps = 0  # decode steps run, and the rows they decoded: `rows / steps` is the mean batch
+        self.rows = 0
+        self.jobs = 0
+        threading.Thread(target=self._work, name=f"scheduler-{getattr(runtime, 'name', 'runtime')}",
+                         daemon=True).start()
+
+    def submit(self, source: Sequence[int], spec: DecodeSpec, new_strategy: Callable[[], object],
+               on_token: Callable[[list[int]], None] | None = None) -> Job:
+        job = Job(source, spec, new_strategy, on_token)
+        self._waiting.put(job)
+        return job
+
+    def decode(self, source: Sequence[int], spec: DecodeSpec, new_strategy: Callable[[], object]) -> list[int]:
+        return self.submit(source, spec, new_strategy).future.result()
+
+    # ---- the scheduler's thread ------------------------------------------------------------------
+    def _work(self) -> None:
+        jobs: list[Job] = []
+        state = None
+        while True:
+            joining = self._take(block=not jobs, room=self.max_batch - len(jobs))
+            if joining:
+                state = self._admit(joining, jobs, state)
+            if not jobs:
+                continue
+            positions = np.array([job.position for job in jobs], dtype=np.int32)
+            tokens = np.array([job.token for job in jobs], dtype=np.int32)
+            try:
+                logits, state = self.runtime.step_rows(state, tokens, positions)
+            except Exception:  # noqa: BLE001 - whose row broke the step is unknown: each one alone
+                for job in jobs:
+                    self._decode_alone(job)
+                jobs, state = [], None
+                continue
+            self.steps += 1
+            self.rows += len(jobs)
+            now = time.perf_counter()
+            staying = [row for row, job in enumerate(jobs) if self._advance(job, logits[row:row + 1], now)]
+            if len(staying) < len(jobs):
+                jobs = [jobs[row] for row in staying]
+                state = self.runtime.select(state, np.array(staying)) if jobs else None
+
+    def _take(self, block: bool, room: int) -> list[Job]:
+        """Waiting jobs, up to `room` (waiting for the first one when `block`); cancelled ones are dropped."""
+        taken: list[Job] = []
+        while len(taken) < room:
+            try:
+                job = self._waiting.get() if block and not taken else self._waiting.get_nowait()
+            except queue.Empty:
+                break
+            if job.cancelled:
+                job.future.set_exception(CancelledError())
+            else:
+                taken.append(job)
+        return taken
+
+    def _admit(self, joining: list[Job], jobs: list[Job], state):
+        """Encode the joining jobs' sources (together) and add their rows after the running ones."""
+        try:
+            new = self.runtime.encode(pad_batch([job.source for job in joining], joining[0].spec.pad))
+        except Exception as error:  # noqa: BLE001 - one bad source must not refuse the others
+            if len(joining) == 1:
+                joining[0].future.set_exception(error)
+                return state
+            for job in joining:
+                state = self._admit([job], jobs, state)
+            return state
+        jobs.extend(joining)
+        self.jobs += len(joining)
+        return new if state is None else self.runtime.join(state, new)
+
+    def _advance(self, job: Job, logits: np.ndarray, now: float) -> bool:
+        """Choose the job's next token from its row's logits; False when the job leaves the batch."""
+        if job.cancelled:
+            job.future.set_exception(CancelledError())
+            return False
+        if job.position < job.spec.min_new_tokens:
+            logits = np.array(logits, copy=True)
+            logits[:, job.spec.eos] = -np.inf
+        try:
+            chosen, _ = job.strategy.advance(logits, job.position)
+        except Exception as error:  # noqa: BLE001 - e.g. a sampler given invalid settings: its own job only
+            job.future.set_exception(error)
+            return False
+        job.position += 1
+        job.token = int(chosen[0])
+        if job.first_token_at is None:
+            job.first_token_at = now
+        if job.strategy.finished or job.position >= job.spec.max_new_tokens:
+            job.future.set_result(job.strategy.outputs()[0])
+            return False
+        if job.on_token is not None:
+            try:
+                job.on_token(list(job.strategy.outputs()[0]))
+            except Exception as error:  # noqa: BLE001 - a broken listener ends its own job only
+                job.future.set_exception(error)
+                return False
+        return True
+
+    def _decode_alone(self, job: Job) -> None:
+        """Decode `job` again from its start, alone (after a batched step failed): only a job that fails alone
+        gets the error."""
+        if job.cancelled:
+            job.future.set_exception(CancelledError())
+            return
+        job.strategy = job.new_strategy()
+        try:
+            ids = decode(self.runtime, [job.source], job.spec, job.strategy)[0]
+        except Exception as error:  # noqa: BLE001 - the job's own caller gets it
+            job.future.set_exception(error)
+            return
+        job.position = max(job.position, len(ids) + 1)
+        job.first_token_at = job.first_token_at or time.perf_counter()
+        job.future.set_result(ids)

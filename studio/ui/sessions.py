@@ -1,0 +1,81 @@
+"""Server memory that stays flat however many API calls come.
+
+Gradio keeps a `SessionState` per session hash, and each holds the configuration of every component of the
+app (~0.8 MiB for this one). A browser tab is one session, but a call to the plain HTTP API (curl, scripts,
+`POST /gradio_api/call/translate`) comes without one, and each gets a new hash. Gradio keeps up to 10,000
+sessions (its `state_session_capacity`), so a shared server's memory grew ~0.25–0.8 MiB with every such
+request towards ~8 GB (measured: `benchmarks/load_test.py`'s memory run). This app keeps nothing in its
+sessions (chat history and settings live in the browser), so a session that holds only the defaults can be
+forgotten: the next event of its hash, if any, starts an identical one. Sessions with state, with a component
+changed by a handler (e.g. the alternatives list), or with an event in flight are kept.
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+import time
+import weakref
+
+SWEEP_EVERY_S = 1.0
+IDLE_S = 2.0  # a session used this recently is kept (an event between its steps is not yet listed as pending)
+
+
+def forget_default_sessions(app, idle_s: float = IDLE_S) -> int:
+    """Forget the sessions of `app` (a launched gr.Blocks) that hold nothing but the defaults and have been
+    idle for `idle_s`; returns how many were forgotten."""
+    holder = app.state_holder
+    defaults = app.default_config.blocks
+    pending = app._queue.pending_event_ids_session
+    now = datetime.datetime.now()
+    forgotten = 0
+    with holder.lock:
+        for session_hash, session in list(holder.session_data.items()):
+            used = holder.time_last_used.get(session_hash)
+            if used is not None and (now - used).total_seconds() < idle_s or pending.get(session_hash):
+                continue
+            blocks = session.blocks_config.blocks
+            if session.state_data or len(blocks) != len(defaults) or any(
+                    blocks.get(key) is not block for key, block in defaults.items()):
+                continue
+            del holder.session_data[session_hash]
+            holder.time_last_used.pop(session_hash, None)
+            forgotten += 1
+    return forgotten
+
+
+def keep_sessions_lean(app, every_s: float = SWEEP_EVERY_S, idle_s: float = IDLE_S) -> threading.Thread:
+    """Run `forget_default_sessions` every `every_s` seconds while `app` is alive (start it before
+    `app.launch`, which blocks: the sweep begins once the app is launched)."""
+    ref = weakref.ref(app)  # the thread ends once the app is gone
+
+    def sweep():
+        while True:
+            time.sleep(every_s)
+            app = ref()
+            if app is None:
+                return
+            if getattr(app, "_queue", None) is None or not hasattr(app, "state_holder"):
+                continue  # not launched yet
+            try:
+                if forget_default_sessions(app, idle_s):
+                    _return_freed_memory()
+            except Exception:  # noqa: BLE001 - a Gradio without these internals: keep serving, as Gradio would
+                return
+            del app
+
+    thread = threading.Thread(target=sweep, name="forget-default-sessions", daemon=True)
+    thread.start()
+    return thread
+
+
+def _return_freed_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc keeps them otherwise, and RSS would not show
+    that the forgotten sessions are gone)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
