@@ -31,6 +31,8 @@ def forget_default_sessions(app, idle_s: float = IDLE_S) -> int:
     forgotten = 0
     with holder.lock:
         for session_hash, session in list(holder.session_data.items()):
+            if not one_shot(session_hash):
+                continue
             used = holder.time_last_used.get(session_hash)
             if used is not None and (now - used).total_seconds() < idle_s or pending.get(session_hash):
                 continue
@@ -42,6 +44,13 @@ def forget_default_sessions(app, idle_s: float = IDLE_S) -> int:
             holder.time_last_used.pop(session_hash, None)
             forgotten += 1
     return forgotten
+
+
+def one_shot(session_hash: str) -> bool:
+    """Whether a session was made for one API call that came without a session (Gradio then uses the event's
+    id, 32 hex digits). A browser tab's session also holds what its streamed outputs are diffed against, so
+    browser (and gradio_client) sessions are left to Gradio."""
+    return len(session_hash) == 32 and all(c in "0123456789abcdef" for c in session_hash)
 
 
 def keep_sessions_lean(app, every_s: float = SWEEP_EVERY_S, idle_s: float = IDLE_S) -> threading.Thread:

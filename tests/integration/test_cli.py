@@ -92,8 +92,8 @@ def test_export_and_bench_commands(bundle_copy, tmp_path):
     exported = runner.invoke(app, ["export", str(bundle), "--out", str(out), "--quantize", "none",
                                    "--onnx-quantize", "none", "--batch1"])
     assert exported.exit_code == 0, exported.output
-    assert sorted(p.name for p in out.iterdir()) == ["decode_step.onnx", "encode.onnx", "golden", "manifest.json",
-                                                    "model.b1.tflite", "model.tflite"]
+    assert sorted(p.name for p in out.iterdir()) == ["decode_rows.onnx", "decode_step.onnx", "encode.onnx", "golden",
+                                                    "manifest.json", "model.b1.tflite", "model.tflite"]
     assert "100% of" in exported.output  # greedy match reported
     rows_path, plot_path = tmp_path / "bench.json", tmp_path / "bench.png"
     bench = runner.invoke(app, ["bench", "--bundle", str(bundle), "--backends", "tf-naive,tf,ctranslate2",

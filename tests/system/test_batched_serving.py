@@ -1,7 +1,9 @@
 """`studio launch --max-batch 4`: concurrent API requests decode together (continuous batching) and each gets
 exactly the output it gets alone."""
 
+import json
 import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from helpers import free_port
@@ -39,12 +41,18 @@ def test_concurrent_requests_are_batched_and_equal_the_serial_outputs(exported):
         assert sum(s.rows for s in schedulers) > sum(s.steps for s in schedulers)  # and some decoded together
         assert "rows per decode step" in Client(app.local_url, verbose=False).predict(api_name="/health")
 
-        # every API call above came in a session of its own, each holding the whole app's configuration in
-        # Gradio; sessions that hold only defaults are forgotten once idle (studio.ui.sessions)
-        assert app.state_holder.session_data  # the latest ones are still there (kept while recently used)
+        # a session-less API call gets a session of its own, holding the whole app's configuration in Gradio;
+        # those are forgotten once idle (studio.ui.sessions)
+        base = f"{app.local_url.rstrip('/')}/gradio_api/call/health"
+        for _ in range(5):  # plain HTTP calls without a session: Gradio makes one per call
+            request = urllib.request.Request(base, b'{"data": []}', headers={"Content-Type": "application/json"})
+            event = json.load(urllib.request.urlopen(request, timeout=30))["event_id"]
+            urllib.request.urlopen(f"{base}/{event}", timeout=30).read()
+        one_shot = lambda: [h for h in app.state_holder.session_data if len(h) == 32]  # noqa: E731
+        assert len(one_shot()) == 5
         deadline = time.monotonic() + 10
-        while app.state_holder.session_data and time.monotonic() < deadline:
+        while one_shot() and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not app.state_holder.session_data
+        assert not one_shot() and app.state_holder.session_data  # gradio_client's own sessions are kept
     finally:
         app.close()
