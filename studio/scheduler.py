@@ -67,9 +67,6 @@ class Scheduler:
         self._waiting.put(job)
         return job
 
-    def decode(self, source: Sequence[int], spec: DecodeSpec, new_strategy: Callable[[], object]) -> list[int]:
-        return self.submit(source, spec, new_strategy).future.result()
-
     # ---- the scheduler's thread ------------------------------------------------------------------
     def _work(self) -> None:
         jobs: list[Job] = []

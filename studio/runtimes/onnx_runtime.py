@@ -38,10 +38,10 @@ class ONNXRuntime:
         self.config = config
         self.threads = threads or os.cpu_count() or 1
         self._encode = _session(encode_path, self.threads)
-        self._step = _session(step_path, self.threads)
+        self._step_session = _session(step_path, self.threads)
         self._step_path = Path(step_path)
         self._encode_outputs = [o.name for o in self._encode.get_outputs()]
-        self._step_outputs = [o.name for o in self._step.get_outputs()]
+        self._step_outputs = [o.name for o in self._step_session.get_outputs()]
         self._rows_path = rows_path
         self._rows = None  # decode_rows: made when the scheduler first batches requests on this backend
         self._rows_guard = threading.Lock()
@@ -53,20 +53,18 @@ class ONNXRuntime:
         return GraphState(empty_cache(self.config, source.shape[0]), cross, outputs["source_mask"])
 
     def step(self, state: GraphState, tokens: np.ndarray, position: int):
-        feed = {"tokens": np.asarray(tokens, np.int32), "position": np.array(position, np.int32),
-                "source_mask": state.source_mask, **state.cache, **state.cross}
-        outputs = dict(zip(self._step_outputs, self._step.run(self._step_outputs, feed)))
-        cache = {name: outputs[f"new_{name}"] for name in state.cache}
-        return outputs["logits"], GraphState(cache, state.cross, state.source_mask, position + 1)
+        return self._step(self._step_session, state, tokens, np.array(position, np.int32))
 
     def step_rows(self, state: GraphState, tokens: np.ndarray, positions: np.ndarray):
-        positions = np.asarray(positions, np.int32)
-        feed = {"tokens": np.asarray(tokens, np.int32), "position": positions,
+        return self._step(self._rows_session(), state, tokens, np.asarray(positions, np.int32))
+
+    def _step(self, session, state: GraphState, tokens, position: np.ndarray):
+        feed = {"tokens": np.asarray(tokens, np.int32), "position": position,
                 "source_mask": state.source_mask, **state.cache, **state.cross}
-        outputs = dict(zip(self._step_outputs, self._rows_session().run(self._step_outputs, feed)))
+        outputs = dict(zip(self._step_outputs, session.run(self._step_outputs, feed)))
         cache = {name: outputs[f"new_{name}"] for name in state.cache}
         return outputs["logits"], GraphState(cache, state.cross, state.source_mask,
-                                             max(state.filled, int(positions.max()) + 1))
+                                             max(state.filled, int(position.max()) + 1))
 
     def _rows_session(self):
         with self._rows_guard:

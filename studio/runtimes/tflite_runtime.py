@@ -83,23 +83,23 @@ class TFLiteRuntime:
         return GraphState(empty_cache(self.config, source.shape[0]), cross, outputs["source_mask"])
 
     def step(self, state: GraphState, tokens: np.ndarray, position: int):
-        with self._runners() as (_, decode_step, _):
-            outputs = decode_step(tokens=np.asarray(tokens, np.int32), position=np.array(position, np.int32),
-                                  source_mask=state.source_mask, **state.cache, **state.cross)
-        cache = {name: outputs[f"new_{name}"] for name in state.cache}
-        return outputs["logits"], GraphState(cache, state.cross, state.source_mask, position + 1)
+        return self._step(1, state, tokens, np.array(position, np.int32))
 
     def step_rows(self, state: GraphState, tokens: np.ndarray, positions: np.ndarray):
-        positions = np.asarray(positions, np.int32)
-        with self._runners() as (_, _, decode_rows):
-            if decode_rows is None:  # a graph exported before decode_rows existed, or a batch-1 graph
+        return self._step(2, state, tokens, np.asarray(positions, np.int32))
+
+    def _step(self, signature: int, state: GraphState, tokens, position: np.ndarray):
+        """Run decode_step (1: a scalar position) or decode_rows (2: one per row)."""
+        with self._runners() as runners:
+            run = runners[signature]
+            if run is None:  # a graph exported before decode_rows existed, or a batch-1 graph
                 raise BundleError(self.path, "has no decode_rows signature (needed to batch requests)",
                                   f"studio export {self.path.parent.parent}")
-            outputs = decode_rows(tokens=np.asarray(tokens, np.int32), position=positions,
-                                  source_mask=state.source_mask, **state.cache, **state.cross)
+            outputs = run(tokens=np.asarray(tokens, np.int32), position=position, source_mask=state.source_mask,
+                          **state.cache, **state.cross)
         cache = {name: outputs[f"new_{name}"] for name in state.cache}
         return outputs["logits"], GraphState(cache, state.cross, state.source_mask,
-                                             max(state.filled, int(positions.max()) + 1))
+                                             max(state.filled, int(position.max()) + 1))
 
     def join(self, state: GraphState, other: GraphState) -> GraphState:
         return state.join(other)
