@@ -114,3 +114,18 @@ def test_the_trainer_refuses_another_backend(prepared, tmp_path):
     result = subprocess.run([sys.executable, "-m", "studio.train.accelerated", "train", "--data", str(prepared),
                              "--out", str(tmp_path / "x")], env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "KERAS_BACKEND=jax" in result.stderr
+
+
+def test_a_warm_start_begins_from_the_given_run(trained, prepared, tmp_path):
+    from studio.bundle import load_bundle
+
+    run = tmp_path / "warm"
+    result = subprocess.run([sys.executable, "-m", "studio.train.accelerated", "train", "--data", str(prepared),
+                             "--out", str(run), "--init-from", str(trained), "--max-steps", "0"],
+                            env=_jax_env(), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    before, after = load_bundle(trained).weights, load_bundle(run).weights
+    assert before.keys() == after.keys()
+    for name in before:
+        np.testing.assert_array_equal(before[name], after[name])
+    assert json.loads((run / "metrics.json").read_text())["recipe"]["init_from"] == str(trained)
