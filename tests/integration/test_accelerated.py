@@ -55,14 +55,41 @@ def test_prepare_writes_pipeline_text_dev_sets_and_a_tagged_tokenizer(prepared):
     assert tokenizer.id_to_piece(4) == "<bt>"
 
 
+JAX_SESSION = """
+import sys, numpy as np
+from studio.train.accelerated import main
+from studio.bundle import load_bundle
+from studio.model import Transformer
+from studio.weights import assign_arrays
+prepared, runs = sys.argv[1], sys.argv[2]
+main(["train", "--data", prepared, "--out", runs + "/koen", "--max-steps", "4", "--eval-minutes", "0",
+      "--batch-tokens", "256", "--weights", "tatoeba=2"])
+main(["translate", "--run", runs + "/koen", "--input", prepared + "/mono_en.txt", "--output", runs + "/bt.tsv",
+      "--rows", "8"])
+main(["train", "--data", prepared, "--out", runs + "/warm", "--init-from", runs + "/koen", "--max-steps", "0"])
+b = load_bundle(runs + "/koen"); m = Transformer(b.config.model).build_weights(); assign_arrays(m.weights, b.weights)
+x = np.load(runs + "/inputs.npz")
+np.save(runs + "/jax_logits.npy", np.asarray(m((x["source"], x["target"]), training=False)))
+"""
+SOURCE = np.array([[5, 9, 14, 2, 0, 0]], np.int32)
+TARGET = np.array([[1, 7, 11, 3]], np.int32)
+
+
 @pytest.fixture(scope="module")
-def trained(prepared, tmp_path_factory):
-    run = tmp_path_factory.mktemp("run") / "koen"
-    result = subprocess.run([sys.executable, "-m", "studio.train.accelerated", "train", "--data", str(prepared),
-                             "--out", str(run), "--max-steps", "4", "--eval-minutes", "0", "--batch-tokens", "256",
-                             "--weights", "tatoeba=2"], env=_jax_env(), capture_output=True, text=True, timeout=600)
+def runs(prepared, tmp_path_factory):
+    """One JAX process (its start-up costs seconds) trains 4 steps, back-translates with that run, warm-starts
+    a second run from it, and computes the first run's logits on fixed inputs; the tests read its files."""
+    folder = tmp_path_factory.mktemp("runs")
+    np.savez(folder / "inputs.npz", source=SOURCE, target=TARGET)
+    result = subprocess.run([sys.executable, "-c", JAX_SESSION, str(prepared), str(folder)], env=_jax_env(),
+                            capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
-    return run
+    return folder
+
+
+@pytest.fixture(scope="module")
+def trained(runs):
+    return runs / "koen"
 
 
 def test_training_on_jax_writes_a_bundle_with_curves(trained):
@@ -74,58 +101,39 @@ def test_training_on_jax_writes_a_bundle_with_curves(trained):
     assert set(metrics["candidates"]) >= {"last", "best"}
 
 
-def test_jax_trained_weights_give_the_same_logits_in_tensorflow(trained, tmp_path):
+def test_jax_trained_weights_give_the_same_logits_in_tensorflow(trained, runs):
     from studio.bundle import load_bundle
     from studio.model import Transformer
     from studio.weights import assign_arrays
 
-    source = np.array([[5, 9, 14, 2, 0, 0]], np.int32)
-    target = np.array([[1, 7, 11, 3]], np.int32)
-    np.savez(tmp_path / "inputs.npz", source=source, target=target)
-    script = (
-        "import sys, numpy as np\n"
-        "from studio.bundle import load_bundle\nfrom studio.model import Transformer\n"
-        "from studio.weights import assign_arrays\n"
-        "b = load_bundle(sys.argv[1]); m = Transformer(b.config.model).build_weights()\n"
-        "assign_arrays(m.weights, b.weights); x = np.load(sys.argv[2])\n"
-        "np.save(sys.argv[3], np.asarray(m((x['source'], x['target']), training=False)))\n")
-    subprocess.run([sys.executable, "-c", script, str(trained), str(tmp_path / "inputs.npz"),
-                    str(tmp_path / "jax.npy")], env=_jax_env(), check=True, timeout=300)
     bundle = load_bundle(trained)
     model = Transformer(bundle.config.model).build_weights()
     assign_arrays(model.weights, bundle.weights)
-    ours = np.asarray(model((source, target), training=False))
-    np.testing.assert_allclose(ours, np.load(tmp_path / "jax.npy"), atol=1e-4)
+    ours = np.asarray(model((SOURCE, TARGET), training=False))
+    np.testing.assert_allclose(ours, np.load(runs / "jax_logits.npy"), atol=1e-4)
 
 
-def test_back_translation_writes_one_line_per_input(trained, prepared, tmp_path):
+def test_back_translation_writes_one_line_per_input(runs, prepared):
     inputs = (prepared / "mono_en.txt").read_text().splitlines()
-    output = tmp_path / "bt.tsv"
-    subprocess.run([sys.executable, "-m", "studio.train.accelerated", "translate", "--run", str(trained),
-                    "--input", str(prepared / "mono_en.txt"), "--output", str(output), "--rows", "8"],
-                   env=_jax_env(), check=True, timeout=300, capture_output=True)
-    lines = output.read_text().splitlines()
+    lines = (runs / "bt.tsv").read_text().splitlines()
     assert len(lines) == len(inputs)
     assert [line.split("\t")[1] for line in lines] == inputs
 
 
-def test_the_trainer_refuses_another_backend(prepared, tmp_path):
-    env = {**os.environ, "KERAS_BACKEND": "tensorflow"}
-    result = subprocess.run([sys.executable, "-m", "studio.train.accelerated", "train", "--data", str(prepared),
-                             "--out", str(tmp_path / "x")], env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 2 and "KERAS_BACKEND=jax" in result.stderr
-
-
-def test_a_warm_start_begins_from_the_given_run(trained, prepared, tmp_path):
+def test_a_warm_start_begins_from_the_given_run(trained, runs):
     from studio.bundle import load_bundle
 
-    run = tmp_path / "warm"
-    result = subprocess.run([sys.executable, "-m", "studio.train.accelerated", "train", "--data", str(prepared),
-                             "--out", str(run), "--init-from", str(trained), "--max-steps", "0"],
-                            env=_jax_env(), capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    before, after = load_bundle(trained).weights, load_bundle(run).weights
+    before, after = load_bundle(trained).weights, load_bundle(runs / "warm").weights
     assert before.keys() == after.keys()
     for name in before:
         np.testing.assert_array_equal(before[name], after[name])
-    assert json.loads((run / "metrics.json").read_text())["recipe"]["init_from"] == str(trained)
+    assert json.loads((runs / "warm" / "metrics.json").read_text())["recipe"]["init_from"] == str(trained)
+
+
+def test_the_trainer_refuses_another_backend(prepared, tmp_path, capsys):
+    from studio.train.accelerated import main  # in this process Keras runs on TensorFlow
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["train", "--data", str(prepared), "--out", str(tmp_path / "x")])
+    assert stopped.value.code == 2 and "KERAS_BACKEND=jax" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
