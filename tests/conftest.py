@@ -7,12 +7,11 @@ by whichever worker needs them first, and read by the others (`built_once`)."""
 
 import os
 import shutil
-from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import pytest  # noqa: E402
-from helpers import TINY, generated_pairs  # noqa: E402
+from helpers import TINY, built_once, generated_pairs  # noqa: E402
 
 BUNDLE_FILES = shutil.ignore_patterns("exports", "checkpoints", "tensorboard", "best.npz")
 
@@ -30,24 +29,6 @@ def koen_tsv(tmp_path_factory):
     path = tmp_path_factory.mktemp("data") / "pairs.tsv"
     path.write_text("".join(f"{q}\t{e}\n" for q, _, e in generated_pairs()), encoding="utf-8")
     return path
-
-
-def built_once(tmp_path_factory, name: str, build) -> Path:
-    """The folder `name`, built by `build(folder)` once per test run: under pytest-xdist the workers share
-    one base folder, and a lock makes the others wait for the first worker's build and reuse it."""
-    from filelock import FileLock
-
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # the run's folder, above each worker's own
-    folder, done = base / "shared" / name, base / "shared" / f"{name}.done"
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(folder) + ".lock"):
-        if not done.exists():
-            shutil.rmtree(folder, ignore_errors=True)  # a build that failed half-way is not reused
-            build(folder)
-            done.touch()
-    return folder
 
 
 @pytest.fixture(scope="session")

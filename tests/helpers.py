@@ -88,3 +88,21 @@ def ui_settings(**changes):
     with gr.Blocks():
         controls = DecodingControls("probe")
     return {name: component.value for name, component in controls.components.items()} | changes
+
+
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """The folder `name`, built by `build(folder)` once per test run: under pytest-xdist the workers share
+    one base folder, and a lock makes the others wait for the first worker's build and reuse it."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's own
+    folder, done = base / "shared" / name, base / "shared" / f"{name}.done"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder) + ".lock"):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build that failed half-way is not reused
+            build(folder)
+            done.touch()
+    return folder

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from studio.config import BundleConfig, ModelConfig, TaskConfig, TokenizerConfig, TrainConfig
-from helpers import generated_pairs
+from helpers import built_once, generated_pairs
 
 pytest.importorskip("jax", reason="the accelerated trainer needs JAX (installed with the dev extras)")
 
@@ -78,13 +78,16 @@ TARGET = np.array([[1, 7, 11, 3]], np.int32)
 @pytest.fixture(scope="module")
 def runs(prepared, tmp_path_factory):
     """One JAX process (its start-up costs seconds) trains 4 steps, back-translates with that run, warm-starts
-    a second run from it, and computes the first run's logits on fixed inputs; the tests read its files."""
-    folder = tmp_path_factory.mktemp("runs")
-    np.savez(folder / "inputs.npz", source=SOURCE, target=TARGET)
-    result = subprocess.run([sys.executable, "-c", JAX_SESSION, str(prepared), str(folder)], env=_jax_env(),
-                            capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return folder
+    a second run from it, and computes the first run's logits on fixed inputs; the tests read its files.
+    Once per test run: a second worker reuses the first one's folder."""
+    def run_session(folder):
+        folder.mkdir(parents=True)
+        np.savez(folder / "inputs.npz", source=SOURCE, target=TARGET)
+        result = subprocess.run([sys.executable, "-c", JAX_SESSION, str(prepared), str(folder)], env=_jax_env(),
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr[-3000:]
+
+    return built_once(tmp_path_factory, "jax-runs", run_session)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from helpers import chromium
+from helpers import built_once, chromium
 from hostile import INPUTS
 
 NODE = shutil.which("node")
@@ -40,11 +40,13 @@ def site(web_dir, exported, tmp_path_factory):
     from exporters.web import build_site
     from studio.bundle import load_bundle
 
-    bundle_dir = tmp_path_factory.mktemp("web") / "chat"
-    shutil.copytree(exported[0], bundle_dir)
-    ensure_exported(load_bundle(bundle_dir), ["tflite-b1"], progress=lambda message: None)
-    folder = bundle_dir.parent / "site"
-    build_site([bundle_dir], folder, progress=lambda message: None)
+    def build(web):  # once per test run: a second worker serves the first one's site
+        shutil.copytree(exported[0], web / "chat")
+        ensure_exported(load_bundle(web / "chat"), ["tflite-b1"], progress=lambda message: None)
+        build_site([web / "chat"], web / "site", progress=lambda message: None)
+
+    web = built_once(tmp_path_factory, "web", build)
+    bundle_dir, folder = web / "chat", web / "site"
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield bundle_dir, folder, f"http://127.0.0.1:{server.server_address[1]}/"
