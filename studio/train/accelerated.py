@@ -275,6 +275,9 @@ def train(args) -> None:
         record["dev_loss"] = round(float(np.mean(losses)), 4)
         return record
 
+    def mean_chrf(record) -> float:
+        return float(np.mean([record[name]["chrf"] for name in dev_sets]))
+
     pending = {"batches": prepare(np.random.default_rng([config.train.seed, 0]))}
     while time.monotonic() - started < budget and step < args.max_steps:
         batches = pending["batches"]
@@ -293,9 +296,8 @@ def train(args) -> None:
                 history.append(record)
                 print(json.dumps({k: v for k, v in record.items() if not k.endswith("_samples")}), flush=True)
                 snapshots = (snapshots + [[np.array(v) for v in state[0]]])[-args.average_last:]  # copies
-                mean_chrf = float(np.mean([record[name]["chrf"] for name in dev_sets]))
-                if mean_chrf > best[0]:
-                    best = (mean_chrf, [np.array(v) for v in state[0]])
+                if mean_chrf(record) > best[0]:
+                    best = (mean_chrf(record), [np.array(v) for v in state[0]])
                 (out / "history.json").write_text(json.dumps(history, indent=1, ensure_ascii=False))
             if elapsed >= budget or step >= args.max_steps:
                 break
@@ -315,14 +317,15 @@ def train(args) -> None:
         print(json.dumps({k: v for k, v in record.items() if not k.endswith("_samples")}), flush=True)
     # chosen by greedy dev chrF, the figure the product is judged by: the dev loss of these runs rises (the model
     # grows over-confident) while their translations still improve
-    chosen = max(scored, key=lambda n: np.mean([scored[n][name]["chrf"] for name in dev_sets]))
+    chosen = max(scored, key=lambda n: mean_chrf(scored[n]))
     for variable, value in zip(run.model.trainable_variables, candidates[chosen]):
         variable.assign(value)
     metrics = {"task": config.task.task, "direction": args.direction, "weights": chosen,
                "parameters": run.model.parameter_count(), "steps": step, "epochs_trained": epoch,
                "train_seconds": round(train_seconds, 1), "train_target_tokens": tokens,
                "train_target_tokens_per_second": round(tokens / train_seconds, 1),
-               "dev_loss": scored[chosen]["dev_loss"], "chosen_by": "mean greedy dev chrF", "candidates": scored, "history": history,
+               "dev_loss": scored[chosen]["dev_loss"], "chosen_by": "mean greedy dev chrF", "candidates": scored,
+               "history": history,
                "recipe": {"alpha": args.alpha, "source_weights": weights, "batch_tokens": args.batch_tokens,
                           "synthetic": bool(args.synthetic), "tagged": bool(bt_id),
                           "init_from": args.init_from},
@@ -330,8 +333,8 @@ def train(args) -> None:
     from studio.train.run import model_card
 
     save_bundle(out, config, run.tokenizers, run.model, metrics, model_card(config, metrics, config.task.sources))
-    print(f"done: {step} steps, {epoch} epochs, chose {chosen} (dev loss {scored[chosen]['dev_loss']}, mean dev chrF); "
-          f"bundle in {out}", flush=True)
+    print(f"done: {step} steps, {epoch} epochs, chose {chosen} (mean dev chrF {mean_chrf(scored[chosen]):.2f}, "
+          f"dev loss {scored[chosen]['dev_loss']}); bundle in {out}", flush=True)
 
 
 def translate(args) -> None:
