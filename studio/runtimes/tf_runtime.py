@@ -38,18 +38,16 @@ class TFCachedRuntime:
         return GraphState(cache, {name: outputs[name] for name in self._cross_names}, outputs["source_mask"])
 
     def step(self, state: GraphState, tokens: np.ndarray, position: int):
-        outputs = self.module.decode_step(tf.constant(np.asarray(tokens, dtype=np.int32)),
-                                          tf.constant(position, tf.int32),
-                                          *[state.cache[n] for n in self._cache_names],
-                                          *[state.cross[n] for n in self._cross_names], state.source_mask)
-        cache = {name: outputs[f"new_{name}"] for name in self._cache_names}
-        return outputs["logits"].numpy(), GraphState(cache, state.cross, state.source_mask)
+        return self._step(self.module.decode_step, state, tokens, position)
 
     def step_rows(self, state: GraphState, tokens: np.ndarray, positions: np.ndarray):
-        outputs = self.module.decode_rows(tf.constant(np.asarray(tokens, dtype=np.int32)),
-                                          tf.constant(np.asarray(positions, dtype=np.int32)),
-                                          *[state.cache[n] for n in self._cache_names],
-                                          *[state.cross[n] for n in self._cross_names], state.source_mask)
+        return self._step(self.module.decode_rows, state, tokens, np.asarray(positions, dtype=np.int32))
+
+    def _step(self, function, state: GraphState, tokens, position):
+        """Run decode_step (a scalar position) or decode_rows (one per row)."""
+        outputs = function(tf.constant(np.asarray(tokens, dtype=np.int32)), tf.constant(position, tf.int32),
+                           *[state.cache[n] for n in self._cache_names],
+                           *[state.cross[n] for n in self._cross_names], state.source_mask)
         cache = {name: outputs[f"new_{name}"] for name in self._cache_names}
         return outputs["logits"].numpy(), GraphState(cache, state.cross, state.source_mask)
 
