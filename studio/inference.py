@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import queue
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -77,17 +76,14 @@ class TextGenerator:
         spec = DecodeSpec.for_model(self.config.model, options.max_new_tokens if options else None)
         return replace(spec, caps=tuple(length_cap(len(s)) for s in sources)) if sources else spec
 
-    def generate(self, texts: list[str], options: DecodeOptions | None = None, scores: bool = False,
-                 on_first_step: Callable[[], None] | None = None) -> list[Generation]:
+    def generate(self, texts: list[str], options: DecodeOptions | None = None, scores: bool = False
+                 ) -> list[Generation]:
         """Decode `texts` together (greedy unless `options` say otherwise). `scores`: also how sure the model
-        is of each output, per word and sentence (`studio.generate.confidence`; one more forced pass).
-        `on_first_step` is called once the first token of every row is chosen (a batch's first-token time)."""
+        is of each output, per word and sentence (`studio.generate.confidence`; one more forced pass)."""
         encoded = [self.preprocessor.encode(text) for text in texts]
         sources = [ids for ids, _ in encoded]
         strategy = strategy_for(options)
-        for step, _ in enumerate(decode_steps(self.runtime, sources, self.spec(options, sources), strategy)):
-            if step == 0 and on_first_step is not None:
-                on_first_step()
+        decode(self.runtime, sources, self.spec(options, sources), strategy)
         outputs = strategy.outputs()
         outputs, retried = self._unloop(sources, outputs, options)
         results = [Generation(self.preprocessor.decode(ids), ids, warnings + ([RETRIED] if i in retried else []))

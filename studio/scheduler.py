@@ -22,7 +22,7 @@ from concurrent.futures import CancelledError, Future
 
 import numpy as np
 
-from studio.generate.loop import DecodeSpec, decode, pad_batch
+from studio.generate.loop import DecodeSpec, decode, held_open, pad_batch
 
 
 class Job:
@@ -72,27 +72,37 @@ class Scheduler:
         jobs: list[Job] = []
         state = None
         while True:
-            joining = self._take(block=not jobs, room=self.max_batch - len(jobs))
-            if joining:
-                state = self._admit(joining, jobs, state)
-            if not jobs:
-                continue
-            positions = np.array([job.position for job in jobs], dtype=np.int32)
-            tokens = np.array([job.token for job in jobs], dtype=np.int32)
             try:
-                logits, state = self.runtime.step_rows(state, tokens, positions)
-            except Exception:  # noqa: BLE001 - whose row broke the step is unknown: each one alone
+                jobs, state = self._turn(jobs, state)
+            except Exception as error:  # noqa: BLE001 - e.g. join/select failing: its jobs fail, the thread goes on
                 for job in jobs:
-                    self._decode_alone(job)
+                    if not job.future.done():
+                        job.future.set_exception(error)
                 jobs, state = [], None
-                continue
-            self.steps += 1
-            self.rows += len(jobs)
-            now = time.perf_counter()
-            staying = [row for row, job in enumerate(jobs) if self._advance(job, logits[row:row + 1], now)]
-            if len(staying) < len(jobs):
-                jobs = [jobs[row] for row in staying]
-                state = self.runtime.select(state, np.array(staying)) if jobs else None
+
+    def _turn(self, jobs: list[Job], state):
+        """Admit waiting jobs, run one decode step, let ended rows leave; returns (jobs, state)."""
+        joining = self._take(block=not jobs, room=self.max_batch - len(jobs))
+        if joining:
+            state = self._admit(joining, jobs, state)
+        if not jobs:
+            return jobs, state
+        positions = np.array([job.position for job in jobs], dtype=np.int32)
+        tokens = np.array([job.token for job in jobs], dtype=np.int32)
+        try:
+            logits, state = self.runtime.step_rows(state, tokens, positions)
+        except Exception:  # noqa: BLE001 - whose row broke the step is unknown: each one alone
+            for job in jobs:
+                self._decode_alone(job)
+            return [], None
+        self.steps += 1
+        self.rows += len(jobs)
+        now = time.perf_counter()
+        staying = [row for row, job in enumerate(jobs) if self._advance(job, logits[row:row + 1], now)]
+        if len(staying) < len(jobs):
+            jobs = [jobs[row] for row in staying]
+            state = self.runtime.select(state, np.array(staying)) if jobs else None
+        return jobs, state
 
     def _take(self, block: bool, room: int) -> list[Job]:
         """Waiting jobs, up to `room` (waiting for the first one when `block`); cancelled ones are dropped."""
@@ -128,11 +138,8 @@ class Scheduler:
         if job.cancelled:
             job.future.set_exception(CancelledError())
             return False
-        if job.position < job.spec.min_new_tokens:
-            logits = np.array(logits, copy=True)
-            logits[:, job.spec.eos] = -np.inf
         try:
-            chosen, _ = job.strategy.advance(logits, job.position)
+            chosen, _ = job.strategy.advance(held_open(logits, job.position, job.spec), job.position)
         except Exception as error:  # noqa: BLE001 - e.g. a sampler given invalid settings: its own job only
             job.future.set_exception(error)
             return False

@@ -47,10 +47,7 @@ def decode_steps(runtime, source_ids: Sequence[Sequence[int]], spec: DecodeSpec,
     tokens = strategy.start(len(source_ids), spec)
     for position in range(spec.max_new_tokens):
         logits, state = runtime.step(state, tokens, position)
-        if position < spec.min_new_tokens:
-            logits = np.array(logits, copy=True)
-            logits[:, spec.eos] = -np.inf
-        tokens, order = strategy.advance(logits, position)
+        tokens, order = strategy.advance(held_open(logits, position, spec), position)
         if order is not None:  # beam search: a group's rows continue from its best rows (after the first
             # step, which runs one row per source, each source's row is copied to every beam: a `select`)
             state = runtime.reorder(state, order) if len(order) == len(logits) else runtime.select(state, order)
@@ -68,3 +65,12 @@ def decode(runtime, source_ids: Sequence[Sequence[int]], spec: DecodeSpec, strat
     for _ in decode_steps(runtime, source_ids, spec, strategy):
         pass
     return strategy.outputs()
+
+
+def held_open(logits: np.ndarray, position: int, spec: DecodeSpec) -> np.ndarray:
+    """`logits` with </s> ruled out while fewer than `spec.min_new_tokens` tokens are out (a copy; else as given)."""
+    if position >= spec.min_new_tokens:
+        return logits
+    logits = np.array(logits, copy=True)
+    logits[:, spec.eos] = -np.inf
+    return logits

@@ -67,6 +67,8 @@ class ONNXRuntime:
                                              max(state.filled, int(position.max()) + 1))
 
     def _rows_session(self):
+        if self._rows is not None:
+            return self._rows
         with self._rows_guard:
             if self._rows is None:
                 if self._rows_path is None:

@@ -95,7 +95,7 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
         threading.Thread(target=_prepare, args=([s for s in services if s.available], backend, progress),
                          name="prepare-default-backend", daemon=True).start()
     app = build_app(*services, default_backend=backend, site=site is not None)
-    app.studio_services = services  # for tests and benchmarks that look inside (e.g. the batchers' counts)
+    app.studio_services = services  # for tests and benchmarks that look inside (e.g. the schedulers' counts)
     # a batch can only gather the requests the queue lets through at once
     app.queue(default_concurrency_limit=max(concurrency, max_batch))
     keep_sessions_lean(app)

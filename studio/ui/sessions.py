@@ -13,6 +13,7 @@ changed by a handler (e.g. the alternatives list), or with an event in flight ar
 from __future__ import annotations
 
 import datetime
+import functools
 import threading
 import time
 import weakref
@@ -34,7 +35,8 @@ def forget_default_sessions(app, idle_s: float = IDLE_S) -> int:
             if not one_shot(session_hash):
                 continue
             used = holder.time_last_used.get(session_hash)
-            if used is not None and (now - used).total_seconds() < idle_s or pending.get(session_hash):
+            # no time yet: Gradio is making it (it stamps the time just after): not idle
+            if used is None or (now - used).total_seconds() < idle_s or pending.get(session_hash):
                 continue
             blocks = session.blocks_config.blocks
             if session.state_data or len(blocks) != len(defaults) or any(
@@ -65,6 +67,7 @@ def keep_sessions_lean(app, every_s: float = SWEEP_EVERY_S, idle_s: float = IDLE
             if app is None:
                 return
             if getattr(app, "_queue", None) is None or not hasattr(app, "state_holder"):
+                del app  # no strong reference while sleeping
                 continue  # not launched yet
             try:
                 if forget_default_sessions(app, idle_s):
@@ -78,13 +81,21 @@ def keep_sessions_lean(app, every_s: float = SWEEP_EVERY_S, idle_s: float = IDLE
     return thread
 
 
-def _return_freed_memory() -> None:
-    """Hand the heap's free pages back to the system (glibc keeps them otherwise, and RSS would not show
-    that the forgotten sessions are gone)."""
+@functools.cache
+def _malloc_trim():
+    """glibc's malloc_trim, or None (not glibc). Found once: find_library runs `ldconfig -p`."""
     import ctypes
     import ctypes.util
 
     try:
-        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def _return_freed_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc keeps them otherwise, and RSS would not show
+    that the forgotten sessions are gone)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

@@ -129,6 +129,19 @@ def test_a_request_that_breaks_the_model_fails_alone():
     assert scheduler.submit([7, 2], SPEC, TokenByToken).future.result(timeout=10) == alone(FakeRowsRuntime(), [7, 2])
 
 
+def test_a_batch_that_cannot_be_rearranged_fails_its_rows_and_the_scheduler_goes_on():
+    class BrokenSelect(FakeRowsRuntime):
+        def select(self, state, rows):
+            raise RuntimeError("cannot drop rows")
+
+    scheduler = Scheduler(BrokenSelect(), max_batch=4)
+    jobs = [scheduler.submit(source, SPEC, TokenByToken) for source in ([3, 2], [4, 9])]
+    assert jobs[0].future.result(timeout=10) == alone(FakeRowsRuntime(), [3, 2])  # it ended: its row must go
+    with pytest.raises(RuntimeError, match="cannot drop rows"):
+        jobs[1].future.result(timeout=10)
+    assert scheduler.submit([7, 2], SPEC, TokenByToken).future.result(timeout=10) == alone(FakeRowsRuntime(), [7, 2])
+
+
 def test_streaming_listeners_see_each_rows_own_prefixes():
     scheduler = Scheduler(FakeRowsRuntime(step_s=0.001), max_batch=4)
     seen: dict[int, list] = {0: [], 1: []}
