@@ -1,6 +1,7 @@
 """Do the exported graphs compute what TensorFlow computes? Two checks per exported backend:
-max |logit difference| along teacher-forced decode steps, and the share of sample inputs whose greedy
-output is identical to TF's. Quantized variants report both; only fp32 graphs are expected to match."""
+max |logit difference| along teacher-forced decode steps (of `decode_step` and, where the graphs have it, of
+`decode_rows`, which serves batched requests), and the share of sample inputs whose greedy output is identical
+to TF's. Quantized variants report both; only fp32 graphs are expected to match."""
 
 from __future__ import annotations
 
@@ -10,7 +11,24 @@ import numpy as np
 
 from studio.exports import EXPORTED_BACKENDS, VARIANTS
 from studio.generate import DecodeSpec, Forced, TokenByToken, decode, decode_steps, pad_batch
+from studio.runtimes.base import steps_rows
 from studio.tasks import task_named
+
+
+class _RowsAsStep:
+    """`runtime` with `step` run by `decode_rows`, every row at the step's position: the same logits are due."""
+
+    def __init__(self, runtime):
+        self.runtime = runtime
+
+    def encode(self, source_ids):
+        return self.runtime.encode(source_ids)
+
+    def step(self, state, tokens, position: int):
+        return self.runtime.step_rows(state, tokens, np.full(len(tokens), position, np.int32))
+
+    def select(self, state, rows):
+        return self.runtime.select(state, rows)
 
 
 def _forced_logits(runtime, sources, targets, spec) -> list[np.ndarray]:
@@ -35,8 +53,15 @@ def verify_exports(bundle, export_dir: Path, backends=None, samples: list[str] |
         runtime = load_runtime(bundle, backend, export_dir=export_dir)
         outputs = decode(runtime, sources, spec, TokenByToken())
         logits = _forced_logits(runtime, sources, targets, spec)
+        if steps_rows(runtime):
+            rows_logits = _forced_logits(_RowsAsStep(runtime), sources, targets, spec)
+            logits = [*logits, *rows_logits]
+            expected_all = [*expected, *expected]
+        else:
+            expected_all = expected
         results[backend] = {
-            "max_abs_logit_diff": max(float(np.max(np.abs(a - b))) for a, b in zip(expected, logits)),
+            "max_abs_logit_diff": max(float(np.max(np.abs(a - b))) for a, b in zip(expected_all, logits)),
+            "decode_rows_checked": steps_rows(runtime),
             "greedy_match_rate": sum(a == b for a, b in zip(outputs, tf_outputs)) / len(samples),
             "samples": len(samples),
         }

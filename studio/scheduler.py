@@ -25,6 +25,9 @@ import numpy as np
 from studio.generate.loop import DecodeSpec, decode, held_open, pad_batch
 
 
+_CLOSE = object()  # queued by `Scheduler.close` after the last job
+
+
 class Job:
     """One request in a scheduler: `future` gets its generated ids (without <s> and </s>); `on_token(ids so far)`
     is called after each step but the last (in the scheduler's thread: it must be quick)."""
@@ -58,20 +61,32 @@ class Scheduler:
         self.steps = 0  # decode steps run, and the rows they decoded: `rows / steps` is the mean batch
         self.rows = 0
         self.jobs = 0
-        threading.Thread(target=self._work, name=f"scheduler-{getattr(runtime, 'name', 'runtime')}",
-                         daemon=True).start()
+        self._closed = False
+        self._stopping = False  # the scheduler's thread has taken the close marker: it ends once its jobs have
+        self._thread = threading.Thread(target=self._work, daemon=True,
+                                        name=f"scheduler-{getattr(runtime, 'name', 'runtime')}")
+        self._thread.start()
 
     def submit(self, source: Sequence[int], spec: DecodeSpec, new_strategy: Callable[[], object],
                on_token: Callable[[list[int]], None] | None = None) -> Job:
+        if self._closed:
+            raise RuntimeError("this scheduler is closed")
         job = Job(source, spec, new_strategy, on_token)
         self._waiting.put(job)
         return job
+
+    def close(self, timeout: float | None = None) -> None:
+        """Finish the jobs already submitted, then end the thread (and let go of the runtime); later
+        `submit`s raise."""
+        self._closed = True
+        self._waiting.put(_CLOSE)
+        self._thread.join(timeout)
 
     # ---- the scheduler's thread ------------------------------------------------------------------
     def _work(self) -> None:
         jobs: list[Job] = []
         state = None
-        while True:
+        while not (self._stopping and not jobs):
             try:
                 jobs, state = self._turn(jobs, state)
             except Exception as error:  # noqa: BLE001 - e.g. join/select failing: its jobs fail, the thread goes on
@@ -111,6 +126,9 @@ class Scheduler:
             try:
                 job = self._waiting.get() if block and not taken else self._waiting.get_nowait()
             except queue.Empty:
+                break
+            if job is _CLOSE:
+                self._stopping = True
                 break
             if job.cancelled:
                 job.future.set_exception(CancelledError())

@@ -133,6 +133,12 @@ class ServedModel:
                 self._generators[backend] = generator
             return self._generators[backend]
 
+    def close(self) -> None:
+        """End the schedulers' threads (each finishes the requests it has first)."""
+        for generator in list(self._generators.values()):
+            if generator.scheduler is not None:
+                generator.scheduler.close()
+
 
 _SHARED: dict[str, ServedModel] = {}
 _SHARED_GUARD = threading.Lock()

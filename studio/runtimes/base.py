@@ -30,6 +30,8 @@ class Runtime(Protocol):
 
 
 class RowsRuntime(Runtime, Protocol):
+    has_rows: bool  # False for graphs exported without decode_rows (the batch-1 graphs of phones and the web)
+
     def step_rows(self, state: Any, tokens: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, Any]:
         """As `step`, with one position per row [B]: each row reads and writes its own cache slots."""
 
@@ -38,5 +40,5 @@ class RowsRuntime(Runtime, Protocol):
 
 
 def steps_rows(runtime) -> bool:
-    """Whether `runtime` can decode rows at different positions together (`RowsRuntime`)."""
-    return callable(getattr(runtime, "step_rows", None))
+    """Whether `runtime` can decode rows at different positions together (`RowsRuntime` with the graphs for it)."""
+    return bool(getattr(runtime, "has_rows", False)) and callable(getattr(runtime, "step_rows", None))

@@ -43,6 +43,7 @@ class ONNXRuntime:
         self._encode_outputs = [o.name for o in self._encode.get_outputs()]
         self._step_outputs = [o.name for o in self._step_session.get_outputs()]
         self._rows_path = rows_path
+        self.has_rows = rows_path is not None and Path(rows_path).is_file()
         self._rows = None  # decode_rows: made when the scheduler first batches requests on this backend
         self._rows_guard = threading.Lock()
 

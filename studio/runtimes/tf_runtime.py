@@ -20,6 +20,7 @@ from studio.runtimes.signatures import DecoderModule, input_names
 
 class TFCachedRuntime:
     name = "tf"
+    has_rows = True
 
     def __init__(self, model):
         self.model = model

@@ -32,7 +32,9 @@ class TFLiteRuntime:
         self._idle: queue.LifoQueue = queue.LifoQueue()
         self._created = 0
         self._lock = threading.Lock()
-        self._idle.put(self._new_runners())  # fail now, naming the file, if it is not a valid model
+        runners = self._new_runners()  # fail now, naming the file, if it is not a valid model
+        self.has_rows = runners[2] is not None
+        self._idle.put(runners)
         self._created = 1
 
     def _new_runners(self):

@@ -330,6 +330,10 @@ def train(args) -> None:
                           "synthetic": bool(args.synthetic), "tagged": bool(bt_id),
                           "init_from": args.init_from},
                "device": str(run.jax.devices()[0])}
+    if args.init_from:
+        metrics["initialized_from"] = args.init_from
+    if args.synthetic:
+        metrics["synthetic_pairs"] = origins.count("bt")
     from studio.train.run import model_card
 
     save_bundle(out, config, run.tokenizers, run.model, metrics, model_card(config, metrics, config.task.sources))

@@ -73,6 +73,12 @@ def _tokenizers_for(config: BundleConfig, train_pairs: list[Pair]) -> TokenizerP
                          train_tokenizer(tk.kind, targets, tk.vocab_size, **options))
 
 
+def _device(metrics: dict) -> str:
+    """Where a run trained, in words: the accelerated trainer records its JAX device (e.g. "cuda:0")."""
+    device = str(metrics.get("device", "cpu")).lower()
+    return "a GPU" if device.startswith(("cuda", "gpu", "rocm")) else "CPU"
+
+
 def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> str:
     task = config.task.task
     m = config.model
@@ -96,13 +102,18 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
             lines.append(f"- `{name}` — songys/Chatbot_data, Korean chit-chat Q/A pairs, MIT License")
         else:
             lines.append(f"- `{name}`")
-    if any(n in known and not known[n].commercial for n in names):
+    synthetic = metrics.get("synthetic_pairs")
+    if synthetic:  # back-translation (studio.train.accelerated --synthetic)
+        lines.append(f"- {synthetic:,} synthetic pairs: English news sentences (`en_mono`: BBC News 2004–05, "
+                     "FNC-1, AG News, Reuters-21578) with Korean made by an EN→KO model trained on the pairs "
+                     "above (back-translation); research / non-commercial terms  **non-commercial license**")
+    if synthetic or any(n in known and not known[n].commercial for n in names):
         lines += ["", "These weights were trained partly on data licensed for **non-commercial use only**; "
                       "do not use them commercially. Retrain with `--sources commercial-safe` for a commercial-safe mix."]
     if "train_seconds" in metrics:
         lines += ["", "## Training",
                   f"{metrics.get('steps', 0):,} steps ({metrics.get('epochs_trained', '?')} full epochs), "
-                  f"{metrics['train_seconds'] / 60:,.0f} minutes of training time on CPU, "
+                  f"{metrics['train_seconds'] / 60:,.0f} minutes of training time on {_device(metrics)}, "
                   f"{metrics.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
                   f"{metrics.get('weights', 'last')}."]
     if metrics.get("status"):
@@ -136,8 +147,12 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
         lines.append("- A small model trained on ~11k chit-chat pairs: replies are short, generic, and can ignore "
                      "the question; it has no memory of earlier turns and no factual knowledge.")
     else:
-        lines.append("- Domain mismatch: trained mostly on non-news text, so news (the tutorials' park corpus) "
-                     "translates worse than everyday sentences.")
+        news = ("its only news is back-translated (synthetic Korean), so news still translates worse than "
+                "everyday sentences" if synthetic else
+                "trained mostly on non-news text, so news (the tutorials' park corpus) translates worse than "
+                "everyday sentences")
+        lines.append(f"- Domain mismatch: {news}; names are often garbled, and a small model gets long, "
+                     "dense sentences partly wrong.")
     lines.append("- " + pipeline_for(config.task).describe())
     return "\n".join(lines) + "\n"
 

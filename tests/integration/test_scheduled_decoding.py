@@ -40,4 +40,6 @@ def test_concurrent_streams_in_one_batch_equal_each_alone(exported, backend):
     assert [outputs[i] for i in range(len(jobs))] == alone
     assert all(len(streamed[i]) >= 1 for i in streamed)
     assert scheduler.jobs == len(jobs) and scheduler.rows > scheduler.steps  # all scheduled, some together
+    served.close()
+    assert not scheduler._thread.is_alive()
 

@@ -21,6 +21,7 @@ SPEC = DecodeSpec(BOS, EOS, max_new_tokens=30, pad=PAD)
 
 
 class FakeRowsRuntime:
+    has_rows = True
     """source ids = [kind, length, ...]: `length` tokens then </s>, each token a function of (kind, position,
     previous token). A source of kind BOOM breaks every step it takes part in."""
 
@@ -176,3 +177,13 @@ def test_a_generators_stream_decodes_in_the_batch_and_leaves_it_when_closed():
     waiting = generator.scheduler.submit([5, 3], SPEC, TokenByToken)
     assert waiting.future.result(timeout=5) == alone(FakeRowsRuntime(), [5, 3])
     assert max(rows[0] for rows in runtime.batches) < 10  # the closed one never got far into its 25 tokens
+
+
+def test_closing_finishes_the_submitted_jobs_then_ends_the_thread_and_refuses_new_ones():
+    scheduler = Scheduler(FakeRowsRuntime(step_s=0.002), max_batch=2)
+    jobs = [scheduler.submit([kind, 6], SPEC, TokenByToken) for kind in (3, 4, 5)]
+    scheduler.close(timeout=10)
+    assert not scheduler._thread.is_alive()
+    assert [job.future.result(timeout=0) for job in jobs] == [alone(FakeRowsRuntime(), [k, 6]) for k in (3, 4, 5)]
+    with pytest.raises(RuntimeError, match="closed"):
+        scheduler.submit([3, 2], SPEC, TokenByToken)
