@@ -62,6 +62,7 @@ class Scheduler:
         self.rows = 0
         self.jobs = 0
         self._closed = False
+        self._closing = threading.Lock()
         self._stopping = False  # the scheduler's thread has taken the close marker: it ends once its jobs have
         self._thread = threading.Thread(target=self._work, daemon=True,
                                         name=f"scheduler-{getattr(runtime, 'name', 'runtime')}")
@@ -69,17 +70,19 @@ class Scheduler:
 
     def submit(self, source: Sequence[int], spec: DecodeSpec, new_strategy: Callable[[], object],
                on_token: Callable[[list[int]], None] | None = None) -> Job:
-        if self._closed:
-            raise RuntimeError("this scheduler is closed")
         job = Job(source, spec, new_strategy, on_token)
-        self._waiting.put(job)
+        with self._closing:  # a job is queued before the close marker or not at all
+            if self._closed:
+                raise RuntimeError("this scheduler is closed")
+            self._waiting.put(job)
         return job
 
     def close(self, timeout: float | None = None) -> None:
         """Finish the jobs already submitted, then end the thread (and let go of the runtime); later
         `submit`s raise."""
-        self._closed = True
-        self._waiting.put(_CLOSE)
+        with self._closing:
+            self._closed = True
+            self._waiting.put(_CLOSE)
         self._thread.join(timeout)
 
     # ---- the scheduler's thread ------------------------------------------------------------------
