@@ -41,4 +41,4 @@ class RowsRuntime(Runtime, Protocol):
 
 def steps_rows(runtime) -> bool:
     """Whether `runtime` can decode rows at different positions together (`RowsRuntime` with the graphs for it)."""
-    return bool(getattr(runtime, "has_rows", False)) and callable(getattr(runtime, "step_rows", None))
+    return bool(getattr(runtime, "has_rows", False))
