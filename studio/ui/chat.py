@@ -112,24 +112,25 @@ def chat_api(service: ModelService, default_backend: str):
 
 
 # Run once in the page. Each reply's stats (the hidden #chat-stats list, one line per reply) are drawn beside
-# it as the ::after of its row, so they are in no message's text: the copy buttons and Retry never see them.
+# it as the ::after of its row, by one style rule per reply (`:nth-child(k of .bot-row)`), so they are in no
+# message's text (the copy buttons and Retry never see them). The rule sets a custom property that the ::after
+# reads, since Chromium 150 matches `:nth-child(k of S)::after` as if k were 1. The script never touches the
+# chat window's nodes, which Gradio re-renders as tokens stream in, and does no work per token.
 # Alt+R clicks Retry (Ctrl+Shift+R would be the browser's hard reload).
-PAGE_SCRIPT = """() => {
-  const style = document.createElement("style");
-  style.textContent = `#chat-window .bot-row[data-stats]::after {
-    content: attr(data-stats); white-space: pre-line; align-self: flex-end; max-width: 16em;
-    margin: 0 var(--spacing-md); font-size: var(--text-xs); color: var(--body-text-color-subdued); }`;
-  document.head.append(style);
-  window.studioChatAnnotate = () => {
-    const stats = window.studioChatStats || [];
-    document.querySelectorAll("#chat-window .message-row.bot-row").forEach((row, i) => {
-      if (stats[i]) { if (row.dataset.stats !== stats[i]) row.dataset.stats = stats[i]; }
-      else if ("stats" in row.dataset) delete row.dataset.stats;
-    });
+PAGE_SCRIPT = r"""() => {
+  const layout = document.createElement("style");
+  layout.textContent = `#chat-window .bot-row::after { content: var(--studio-stats, none); white-space: pre-line;
+    align-self: flex-end; max-width: 16em; margin: 0 var(--spacing-md); font-size: var(--text-xs); color: var(--body-text-color-subdued); }`;
+  const rules = document.createElement("style");
+  rules.id = "chat-stats-rules";
+  document.head.append(layout, rules);
+  const quoted = text => '"' + String(text).replace(/\\/g, "\\\\").replace(/"/g, '\\"')
+    .replace(/\r?\n/g, "\\A ") + '"';
+  window.studioChatStats = stats => {
+    rules.textContent = (stats || []).map((line, i) => line ? `#chat-window .bot-row:nth-child(${i + 1} of .bot-row)`
+      + ` { --studio-stats: ${quoted(line)}; }` : "").join("\n");
   };
-  const chat = document.querySelector("#chat-window");
-  if (chat) new MutationObserver(window.studioChatAnnotate).observe(chat, {childList: true, subtree: true});
-  window.studioChatAnnotate();
+  window.studioChatStats(window.studioChatStatsWaiting);
   document.addEventListener("keydown", event => {
     if (event.altKey && !event.ctrlKey && !event.metaKey && event.code === "KeyR") {
       const retry = document.querySelector("#chat-retry");
@@ -137,7 +138,9 @@ PAGE_SCRIPT = """() => {
     }
   });
 }"""
-SHOW_STATS = "(stats) => { window.studioChatStats = stats; window.studioChatAnnotate?.(); }"
+# The stats can arrive before PAGE_SCRIPT has run (both follow the page's load); they wait for it then.
+SHOW_STATS = ("(stats) => { if (window.studioChatStats) window.studioChatStats(stats);"
+              " else window.studioChatStatsWaiting = stats; }")
 KEYS = "Enter sends · Shift+Enter starts a new line · Alt+R retries the last message"
 
 
