@@ -534,7 +534,7 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
            concurrency: int = typer.Option(4, help="Requests processed at once"),
            site: Optional[Path] = typer.Option(None, "--site", help="Also serve, at /site/, the offline web page "
                                                                      "`studio web DIR` built in DIR"),
-           max_batch: int = typer.Option(1, "--max-batch", min=1, max=64,
+           max_batch: int = typer.Option(16, "--max-batch", min=1, max=64,
                                          help="Decode up to N users' greedy and sampling requests together, each "
                                               "at its own position (continuous batching; 16 measured best); 1 = off"),
            yes_public: bool = typer.Option(False, "--yes-public",
