@@ -15,6 +15,19 @@ from helpers import generated_pairs
 QUIET = Console(quiet=True)
 
 
+@pytest.fixture(autouse=True)
+def steps_run_eagerly(request):
+    """Tracing the train and eval steps into graphs costs ~2.5 s per shape here, more than the few steps most
+    tests take; these tests are about the loop (resume, signals, budgets, selection), so the same step
+    functions run eagerly, except in tests marked `graph` (XLA, the mirrored strategy, many steps). The
+    shared tiny bundle and the `studio train` tests train in graphs too."""
+    import tensorflow as tf
+
+    tf.config.run_functions_eagerly(request.node.get_closest_marker("graph") is None)
+    yield
+    tf.config.run_functions_eagerly(False)
+
+
 @pytest.fixture(scope="module")
 def corpus():
     pairs = clean_pairs([Pair(q, a) for q, a, _ in generated_pairs(40)], TextPipeline("tutorial"))
@@ -38,6 +51,7 @@ def make_trainer(corpus, out, dropout=0.1, **train):
     return Trainer(config, batches, batches, out, QUIET, checkpoint_minutes=60)
 
 
+@pytest.mark.graph
 def test_a_few_steps_on_a_40_pair_corpus_reduce_the_loss(corpus, tmp_path):
     trainer = make_trainer(corpus, tmp_path, jit_compile=True)  # the product's default: XLA
     before = trainer.evaluate()["dev_loss"]
@@ -66,6 +80,7 @@ def test_resume_continues_exactly_where_the_interrupted_run_stopped(corpus, tmp_
     assert resumed.state.history[-1]["dev_loss"] == pytest.approx(straight.state.history[-1]["dev_loss"], abs=1e-4)
 
 
+@pytest.mark.graph  # its many short steps run faster traced
 def test_checkpoints_are_complete_or_absent_and_pruned(corpus, tmp_path):
     trainer = make_trainer(corpus, tmp_path, keep_checkpoints=2)
     trainer.fit(epochs=3)
@@ -82,6 +97,7 @@ def test_checkpoints_are_complete_or_absent_and_pruned(corpus, tmp_path):
     assert set(averaged) == {w.path for w in trainer.model.weights}
 
 
+@pytest.mark.graph
 def test_mirrored_strategy_trains(corpus, tmp_path):
     trainer = make_trainer(corpus, tmp_path, strategy="mirrored")
     trainer.fit(epochs=1)
