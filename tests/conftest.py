@@ -2,8 +2,11 @@
 (every variant, exported once), and one app server on that copy. Tests that change or damage files work on
 copies (`bundle_copy`, `exported_copy`).
 
-The suite runs on every core (pytest-xdist): the tiny bundle and its export are built once per test run,
-by whichever worker needs them first, and read by the others (`built_once`)."""
+The suite runs on every core (pytest-xdist): the tiny bundle is built once per test run, by whichever worker
+needs it first, and read by the others (`built_once`). Tests are handed out one by one (`--dist loadgroup`),
+except those that share a costly fixture, which run on one worker: every test on the exported copy (so no
+worker waits for an export another is building, and the exporters' traced graphs are reused), and the tests
+of a module that share a module-scoped fixture (built once, not on each worker)."""
 
 import os
 import shutil
@@ -14,6 +17,36 @@ import pytest  # noqa: E402
 from helpers import TINY, built_once, generated_pairs  # noqa: E402
 
 BUNDLE_FILES = shutil.ignore_patterns("exports", "checkpoints", "tensorboard", "best.npz")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    for item in items:
+        fixtures = item._fixtureinfo.name2fixturedefs
+        if "exported" in fixtures:
+            item.add_marker(pytest.mark.xdist_group("exported"))
+        elif any(d.scope == "module" for defs in fixtures.values() for d in defs):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+@pytest.fixture
+def eager_train_steps(request, monkeypatch):
+    """The trainer's steps run eagerly: tracing them into graphs costs ~2.5 s per batch shape here, more than
+    the few steps a test takes. For tests of the training loop and the commands around it; those marked
+    `graph` keep the graphs (XLA, the mirrored strategy, many steps), as do the shared tiny bundle's training.
+    Decoding (the samples and dev chrF at each epoch's end) stays traced: eagerly, its many small steps cost more."""
+    if request.node.get_closest_marker("graph"):
+        return
+    from studio.train.trainer import Trainer
+
+    traced = Trainer._compile_steps
+
+    def eager(self):
+        traced(self)
+        self._train_step = self._train_step.python_function
+        self._eval_step = self._eval_step.python_function
+
+    monkeypatch.setattr(Trainer, "_compile_steps", eager)
 
 
 @pytest.fixture(scope="session")
@@ -48,16 +81,27 @@ def tiny_bundle(tmp_path_factory, chat_csv):
 
 @pytest.fixture(scope="session")
 def exported(tiny_bundle, tmp_path_factory):
-    """(a copy of the tiny bundle with every backend exported and verified, its manifest). Never change it."""
-    from exporters import export_bundle
+    """(a copy of the tiny bundle with every backend exported and verified, its manifest). Never change it.
+    Exported by `studio export BUNDLE` itself, whose output `exported_output` keeps for the tests of that command."""
+    from typer.testing import CliRunner
+
+    from studio.cli import app
     from studio.exports import read_manifest
 
     def export(target):
         shutil.copytree(tiny_bundle, target, ignore=BUNDLE_FILES)
-        export_bundle(target, progress=lambda message: None)
+        result = CliRunner().invoke(app, ["export", str(target)])
+        assert result.exit_code == 0, result.output
+        (target.parent / "exported.output.txt").write_text(result.output, encoding="utf-8")
 
     target = built_once(tmp_path_factory, "exported", export)
     return target, read_manifest(target / "exports")
+
+
+@pytest.fixture(scope="session")
+def exported_output(exported):
+    """What `studio export` printed while it built the `exported` bundle."""
+    return (exported[0].parent / "exported.output.txt").read_text(encoding="utf-8")
 
 
 @pytest.fixture

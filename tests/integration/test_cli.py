@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from helpers import NO_XLA
 from typer.testing import CliRunner
 
@@ -23,6 +25,7 @@ def test_chat_reads_one_message_per_line_and_prints_one_reply_per_line(tiny_bund
     assert len(lines) == 4 and lines[1] == "" and lines[3] == ""  # 3 replies (the empty line stays empty)
 
 
+@pytest.mark.usefixtures("eager_train_steps")
 def test_train_cli_runs_end_to_end_and_resumes(tmp_path, chat_csv):
     out = tmp_path / "run"
     args = ["train", "chatbot", "--data", str(chat_csv), "--out", str(out), "--set", "model.d_model=32",
@@ -45,6 +48,7 @@ def test_data_command_explains_where_to_get_missing_data(tmp_path):
     assert "not found" in result.output and "studio data --download" in result.output
 
 
+@pytest.mark.usefixtures("eager_train_steps")
 def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
     out = tmp_path / "tr"
     result = runner.invoke(app, ["train", "translator", "--data", str(koen_tsv), "--out", str(out),
@@ -85,25 +89,23 @@ def test_chat_on_a_missing_export_reports_or_builds_it(exported_copy):
     assert tflite.exit_code == 0, tflite.output
 
 
-def test_export_and_bench_commands(bundle_copy, tmp_path):
+def test_export_command_writes_and_verifies_every_served_variant(exported, exported_output):
+    bundle, manifest = exported  # exported by `studio export BUNDLE` (tests/conftest.py)
+    assert sorted(p.name for p in (bundle / "exports").iterdir()) == [
+        "decode_rows.int8.onnx", "decode_rows.onnx", "decode_step.int8.onnx", "decode_step.onnx", "encode.int8.onnx",
+        "encode.onnx", "golden", "manifest.json", "model.float16.tflite", "model.int8.tflite", "model.tflite"]
+    assert "Exported graphs" in exported_output and "100% of" in exported_output  # greedy match reported
+    assert set(manifest["verification"]) >= {"tflite", "tflite-float16", "tflite-int8", "onnx", "onnx-int8"}
 
-    bundle = bundle_copy
-    out = tmp_path / "graphs"
-    exported = runner.invoke(app, ["export", str(bundle), "--out", str(out), "--quantize", "none",
-                                   "--onnx-quantize", "none", "--batch1"])
-    assert exported.exit_code == 0, exported.output
-    assert sorted(p.name for p in out.iterdir()) == ["decode_rows.onnx", "decode_step.onnx", "encode.onnx", "golden",
-                                                    "manifest.json", "model.b1.tflite", "model.tflite"]
-    assert "100% of" in exported.output  # greedy match reported
+
+def test_bench_command_writes_rows_and_a_plot(exported_copy, tmp_path):
     rows_path, plot_path = tmp_path / "bench.json", tmp_path / "bench.png"
-    bench = runner.invoke(app, ["bench", "--bundle", str(bundle), "--backends", "tf-naive,tf,ctranslate2",
+    bench = runner.invoke(app, ["bench", "--bundle", str(exported_copy), "--backends", "tf-naive,tf,ctranslate2",
                                 "--lengths", "4", "--repeats", "1", "--threads", "1", "--json", str(rows_path),
                                 "--plot", str(plot_path)])
     assert bench.exit_code == 0, bench.output
     assert {r["runtime"] for r in json.loads(rows_path.read_text())} == {"tf-naive", "tf", "ctranslate2"}
     assert plot_path.read_bytes()[:4] == b"\x89PNG"
-    bad = runner.invoke(app, ["export", str(bundle), "--quantize", "int4"])
-    assert bad.exit_code != 0 and "unknown variant" in str(bad.exception)
 
 
 def test_eval_prints_sacrebleu_scores_for_greedy_and_beam(tiny_bundle, koen_tsv, tmp_path):

@@ -91,8 +91,8 @@ def _tmpfs(where: Path, options: str):
 
 @pytest.fixture
 def small_disk(tmp_path):
-    """A real 600 KB filesystem: room for part of an export, not all of it."""
-    yield from _tmpfs(tmp_path / "full", "size=600k")
+    """A real 300 KB filesystem: room for the first graph of an export (~260 KB), not the second."""
+    yield from _tmpfs(tmp_path / "full", "size=300k")
 
 
 @pytest.fixture

@@ -15,17 +15,7 @@ from helpers import generated_pairs
 QUIET = Console(quiet=True)
 
 
-@pytest.fixture(autouse=True)
-def steps_run_eagerly(request):
-    """Tracing the train and eval steps into graphs costs ~2.5 s per shape here, more than the few steps most
-    tests take; these tests are about the loop (resume, signals, budgets, selection), so the same step
-    functions run eagerly, except in tests marked `graph` (XLA, the mirrored strategy, many steps). The
-    shared tiny bundle and the `studio train` tests train in graphs too."""
-    import tensorflow as tf
-
-    tf.config.run_functions_eagerly(request.node.get_closest_marker("graph") is None)
-    yield
-    tf.config.run_functions_eagerly(False)
+pytestmark = pytest.mark.usefixtures("eager_train_steps")  # except in the tests marked graph
 
 
 @pytest.fixture(scope="module")
