@@ -72,6 +72,22 @@ def python_litert(path: Path, bundle, sources, threads: int) -> list[dict]:
     return rows
 
 
+def machine() -> str:
+    """The CPU, for the record: WASM has 128-bit SIMD, native LiteRT uses the widest the CPU has (AVX-512 where
+    present), so the browser-to-Python ratio depends on the machine as much as on the code."""
+    info = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    flags = set(info.get("flags", "").split())
+    simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    return (f"{info.get('model name', 'unknown CPU')} (family {info.get('cpu family', '?')}, model "
+            f"{info.get('model', '?')}), {simd}, {os.cpu_count()} cores")
+
+
 def summary(rows) -> dict:
     return {"ms_per_token": float(np.mean([r["msPerToken"] for r in rows])),
             "first_token_ms": float(np.mean([r["firstTokenMs"] for r in rows]))}
@@ -83,6 +99,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
+    from exporters import ensure_exported
     from exporters.web import WEB_DIR, build_site
     from studio.bundle import default_bundle, load_bundle
     from studio.exports import VARIANTS
@@ -98,7 +115,7 @@ def main() -> None:
         golden = json.loads((site / name / "golden" / "golden.json").read_text(encoding="utf-8"))
         expected = [s["greedy_ids_by_file"][tflite] for s in golden["sentences"]]
         sources = [s["source_ids"] for s in golden["sentences"]]
-        export_dir = bundle.path / "exports"
+        export_dir = ensure_exported(bundle, ["onnx"])  # Node's ONNX Runtime Web runs the fp32 graphs
         env = {**os.environ, "GOLDEN_DIR": str(export_dir), "BUNDLE_DIR": str(bundle.path), "LITERT_TFLITE": tflite}
         node = json.loads(subprocess.run(["node", "scripts/bench-node.mjs"], cwd=WEB_DIR, env=env, check=True,
                                          capture_output=True, text=True, timeout=900).stdout)
@@ -117,7 +134,7 @@ def main() -> None:
             exact = sum(r["ids"] == e for r, e in zip(rows, wanted))
             row = {"model": name, "runtime": runtime, "file": "encode/decode_step.onnx" if "ONNX" in runtime else tflite,
                    **s, "ratio_to_python_1_thread": s["ms_per_token"] / reference,
-                   "golden_ids_exact": f"{exact}/{len(rows)}"}
+                   "golden_ids_exact": f"{exact}/{len(rows)}", "machine": machine()}
             results.append(row)
             print(f"  {runtime:42s} {s['ms_per_token']:7.2f} ms/token  first token {s['first_token_ms']:7.1f} ms  "
                   f"{row['ratio_to_python_1_thread']:5.2f}x  golden ids {row['golden_ids_exact']}")
