@@ -327,13 +327,13 @@ def train(args) -> None:
                "dev_loss": scored[chosen]["dev_loss"], "chosen_by": "mean greedy dev chrF", "candidates": scored,
                "history": history,
                "recipe": {"alpha": args.alpha, "source_weights": weights, "batch_tokens": args.batch_tokens,
-                          "synthetic": bool(args.synthetic), "tagged": bool(bt_id),
-                          "init_from": args.init_from},
+                          "synthetic": bool(args.synthetic), "tagged": bool(bt_id)},
                "device": str(run.jax.devices()[0])}
     if args.init_from:
         metrics["initialized_from"] = args.init_from
     if args.synthetic:
         metrics["synthetic_pairs"] = origins.count("bt")
+        metrics["synthetic_file"] = Path(args.synthetic).name
     from studio.train.run import model_card
 
     save_bundle(out, config, run.tokenizers, run.model, metrics, model_card(config, metrics, config.task.sources))

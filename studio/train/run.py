@@ -104,9 +104,11 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
             lines.append(f"- `{name}`")
     synthetic = metrics.get("synthetic_pairs")
     if synthetic:  # back-translation (studio.train.accelerated --synthetic)
-        lines.append(f"- {synthetic:,} synthetic pairs: English news sentences (`en_mono`: BBC News 2004–05, "
-                     "FNC-1, AG News, Reuters-21578) with Korean made by an EN→KO model trained on the pairs "
-                     "above (back-translation); research / non-commercial terms  **non-commercial license**")
+        named = f" (`{metrics['synthetic_file']}`)" if metrics.get("synthetic_file") else ""
+        lines.append(f"- {synthetic:,} synthetic pairs{named}: English sentences with Korean made by an EN→KO model "
+                     "trained on the pairs above (back-translation). The studio's recipe takes the English from "
+                     "`en_mono` (BBC News 2004–05, FNC-1, AG News, Reuters-21578: research / non-commercial "
+                     "terms), so they are counted as non-commercial  **non-commercial license**")
     if synthetic or any(n in known and not known[n].commercial for n in names):
         lines += ["", "These weights were trained partly on data licensed for **non-commercial use only**; "
                       "do not use them commercially. Retrain with `--sources commercial-safe` for a commercial-safe mix."]

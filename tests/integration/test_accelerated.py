@@ -130,7 +130,7 @@ def test_a_warm_start_begins_from_the_given_run(trained, runs):
     assert before.keys() == after.keys()
     for name in before:
         np.testing.assert_array_equal(before[name], after[name])
-    assert json.loads((runs / "warm" / "metrics.json").read_text())["recipe"]["init_from"] == str(trained)
+    assert json.loads((runs / "warm" / "metrics.json").read_text())["initialized_from"] == str(trained)
 
 
 def test_the_trainer_refuses_another_backend(prepared, tmp_path, capsys):

@@ -8,9 +8,9 @@ COMMERCIAL_SAFE = ["koen/train/tatoeba.tsv"]
 
 def test_a_back_translated_gpu_run_names_its_synthetic_news_and_its_terms():
     metrics = {"parameters": 12, "train_seconds": 540.0, "steps": 100, "epochs_trained": 2, "device": "cuda:0",
-               "initialized_from": "assets/translator", "synthetic_pairs": 141_376}
+               "initialized_from": "assets/translator", "synthetic_pairs": 141_376, "synthetic_file": "bt.tsv"}
     card = model_card(translator_preset(), metrics, COMMERCIAL_SAFE)
-    assert "141,376 synthetic pairs" in card and "back-translation" in card
+    assert "141,376 synthetic pairs (`bt.tsv`)" in card and "back-translation" in card
     assert "non-commercial use only" in card  # the English news carries research terms, though tatoeba does not
     assert "9 minutes of training time on a GPU" in card
     assert "starting from the weights of `assets/translator`" in card
