@@ -4,9 +4,10 @@ copies (`bundle_copy`, `exported_copy`).
 
 The suite runs on every core (pytest-xdist): the tiny bundle is built once per test run, by whichever worker
 needs it first, and read by the others (`built_once`). Tests are handed out one by one (`--dist loadgroup`),
-except those that share a costly fixture, which run on one worker: every test on the exported copy (so no
-worker waits for an export another is building, and the exporters' traced graphs are reused), and the tests
-of a module that share a module-scoped fixture (built once, not on each worker)."""
+except those that share a costly fixture, which run on one worker: the integration tests on the exported
+bundle (they export or damage exports: no worker waits for an export another is building, and the exporters'
+traced graphs are reused; the system tests only read it and spread over the workers), and the tests of a module
+that share a module-scoped fixture (built once, not on each worker)."""
 
 import os
 import shutil
@@ -23,7 +24,7 @@ BUNDLE_FILES = shutil.ignore_patterns("exports", "checkpoints", "tensorboard", "
 def pytest_collection_modifyitems(items):
     for item in items:
         fixtures = item._fixtureinfo.name2fixturedefs
-        if "exported" in fixtures:
+        if "exported" in fixtures and "integration" in item.nodeid.split("::")[0]:
             item.add_marker(pytest.mark.xdist_group("exported"))
         elif any(d.scope == "module" for defs in fixtures.values() for d in defs):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
