@@ -109,6 +109,7 @@ def main() -> None:
     build_site([b.path for b in bundles], site, args.variant, progress=lambda message: None)
     tflite = VARIANTS[args.variant].files[0]
     results = []
+    cpu = machine()
     browser = browser_report(site)
     for bundle in bundles:
         name = bundle.config.task.task
@@ -134,7 +135,7 @@ def main() -> None:
             exact = sum(r["ids"] == e for r, e in zip(rows, wanted))
             row = {"model": name, "runtime": runtime, "file": "encode/decode_step.onnx" if "ONNX" in runtime else tflite,
                    **s, "ratio_to_python_1_thread": s["ms_per_token"] / reference,
-                   "golden_ids_exact": f"{exact}/{len(rows)}", "machine": machine()}
+                   "golden_ids_exact": f"{exact}/{len(rows)}", "machine": cpu}
             results.append(row)
             print(f"  {runtime:42s} {s['ms_per_token']:7.2f} ms/token  first token {s['first_token_ms']:7.1f} ms  "
                   f"{row['ratio_to_python_1_thread']:5.2f}x  golden ids {row['golden_ids_exact']}")

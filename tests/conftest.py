@@ -24,7 +24,7 @@ BUNDLE_FILES = shutil.ignore_patterns("exports", "checkpoints", "tensorboard", "
 def pytest_collection_modifyitems(items):
     for item in items:
         fixtures = item._fixtureinfo.name2fixturedefs
-        if "exported" in fixtures and "integration" in item.nodeid.split("::")[0]:
+        if "exported" in fixtures and item.path.parent.name == "integration":
             item.add_marker(pytest.mark.xdist_group("exported"))
         elif any(d.scope == "module" for defs in fixtures.values() for d in defs):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

@@ -5,6 +5,7 @@ from typer.testing import CliRunner
 
 from studio.cli import app
 from studio.errors import StudioError
+from studio.exports import EXPORTED_BACKENDS
 
 runner = CliRunner()
 
@@ -24,7 +25,7 @@ def export_calls(monkeypatch):
 
 
 @pytest.mark.parametrize("options, backends", [
-    ([], ["tflite", "tflite-float16", "tflite-int8", "onnx", "onnx-int8"]),
+    ([], EXPORTED_BACKENDS),
     (["--quantize", "none", "--onnx-quantize", "none"], ["tflite", "onnx"]),
     (["--quantize", "float16", "--onnx-quantize", "int8"], ["tflite", "tflite-float16", "onnx", "onnx-int8"]),
     (["--quantize", "none", "--onnx-quantize", "none", "--batch1"], ["tflite", "onnx", "tflite-b1"]),
