@@ -24,10 +24,9 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-from studio.runtimes.signatures import input_names
 from studio.errors import StudioError
-from studio.exports import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, export_dir_for, read_manifest, source_hashes,
-                            stale_reasons)
+from studio.exports import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, export_dir_for, input_names,
+                            read_manifest, source_hashes, stale_reasons)
 from studio.files import atomic_write_bytes, sha256_of
 
 GOLDEN = "golden/golden.json"

@@ -26,6 +26,16 @@ EXPORT_FORMAT = "transformer-studio-export/2"
 SOURCE_FILES = ("weights.npz", "config.json")  # what an export is made from
 
 
+def input_names(num_layers: int) -> dict[str, list[str]]:
+    """The tensor names of the exported signatures (`studio.runtimes.signatures`) for `num_layers` decoder layers."""
+    caches = [f"cache_{kv}_{i}" for i in range(num_layers) for kv in ("k", "v")]
+    cross = [f"cross_{kv}_{i}" for i in range(num_layers) for kv in ("k", "v")]
+    return {"encode": ["source_ids"],
+            "decode_step": ["tokens", "position"] + caches + cross + ["source_mask"],
+            "encode_outputs": ["source_mask"] + cross,
+            "decode_step_outputs": ["logits"] + [f"new_{name}" for name in caches]}
+
+
 @dataclass(frozen=True)
 class Variant:
     name: str  # the backend name users type
@@ -66,6 +76,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant("ctranslate2-int8", "ctranslate2", "int8", "int8", ("ctranslate2-int8/model.bin",), serves=False,
             description="CTranslate2 int8, for comparison"),
 )}
+DEFAULT_BACKEND = "tflite"  # what the app, `studio chat` and `studio translate` run when not told otherwise
 BACKENDS = [v.name for v in VARIANTS.values() if v.serves]  # what the app, chat, translate and eval can run
 EXPORTED_BACKENDS = [v.name for v in VARIANTS.values() if v.serves and v.exported]  # what `studio export` builds
 

@@ -119,6 +119,10 @@ class ServedModel:
             if backend not in self._generators:
                 from studio.inference import TextGenerator
 
+                if chosen.format == "tf" or (chosen.exported and self.build_missing and self.needs_export(backend)):
+                    from studio.quiet_tf import import_tensorflow_quietly
+
+                    import_tensorflow_quietly()  # without its start-up chatter; exported runtimes never import it
                 if chosen.exported and self.build_missing:
                     from exporters import ensure_exported
 

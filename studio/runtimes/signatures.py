@@ -18,14 +18,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-
-def input_names(num_layers: int) -> dict[str, list[str]]:
-    caches = [f"cache_{kv}_{i}" for i in range(num_layers) for kv in ("k", "v")]
-    cross = [f"cross_{kv}_{i}" for i in range(num_layers) for kv in ("k", "v")]
-    return {"encode": ["source_ids"],
-            "decode_step": ["tokens", "position"] + caches + cross + ["source_mask"],
-            "encode_outputs": ["source_mask"] + cross,
-            "decode_step_outputs": ["logits"] + [f"new_{name}" for name in caches]}
+from studio.exports import input_names
 
 
 class DecoderModule(tf.Module):

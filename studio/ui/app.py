@@ -9,6 +9,7 @@ import threading
 
 import gradio as gr
 
+from studio.exports import DEFAULT_BACKEND
 from studio.ui.chat import ChatTab, chat_api
 from studio.ui.compare import compare_api, compare_tab
 from studio.ui.decoding import remember_settings
@@ -21,7 +22,7 @@ from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, 
 SITE_PATH = "/site"  # where `studio launch --site DIR` serves the page `studio web DIR` built
 
 
-def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = "tflite",
+def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = DEFAULT_BACKEND,
               site: bool = False) -> gr.Blocks:
     services = {"chatbot": chatbot, "translator": translator}
     # Gradio's own copies of uploads and downloads are deleted after an hour
@@ -68,7 +69,7 @@ def health_api(services: dict):
 
 
 def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1", port: int = 7860,
-           share: bool = False, auth=None, backend: str = "tflite", max_input_chars: int = 1000,
+           share: bool = False, auth=None, backend: str = DEFAULT_BACKEND, max_input_chars: int = 1000,
            concurrency: int = 4, progress=print, prevent_thread_lock: bool = False, mcp: bool = False,
            max_batch: int = 16, site=None):
     """Serve the app; with `mcp`, also Gradio's MCP server (streamable HTTP at /gradio_api/mcp/, SSE at

@@ -19,7 +19,7 @@ def test_help_lists_the_commands():
 
 def test_chat_reads_one_message_per_line_and_prints_one_reply_per_line(tiny_bundle):
     messages = "나는 커피를 좋아해?\n\n너는 영화를 봤어?\n"
-    result = runner.invoke(app, ["chat", "--bundle", str(tiny_bundle)], input=messages)
+    result = runner.invoke(app, ["chat", "--bundle", str(tiny_bundle), "--backend", "tf"], input=messages)
     assert result.exit_code == 0, result.output
     lines = result.stdout.split("\n")
     assert len(lines) == 4 and lines[1] == "" and lines[3] == ""  # 3 replies (the empty line stays empty)
@@ -57,7 +57,7 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
                                  "--set", "model.max_source_len=24", "--set", "model.max_target_len=24",
                                  "--set", "train.batch_tokens=0", "--set", "model.num_layers=1", *NO_XLA])
     assert result.exit_code == 0, result.output
-    translated = runner.invoke(app, ["translate", "나는 커피를 좋아해?", "--bundle", str(out)])
+    translated = runner.invoke(app, ["translate", "나는 커피를 좋아해?", "--bundle", str(out), "--backend", "tf"])
     assert translated.exit_code == 0, translated.output
     scored = runner.invoke(app, ["eval", "translator", "--bundle", str(out), "--test", str(koen_tsv), "--limit", "6",
                                  "--beam", "2"])  # a translator is scored as files are translated

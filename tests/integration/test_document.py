@@ -7,6 +7,11 @@ from studio.document import fit_to_length, split_sentences, translate_lines
 from studio.inference import TextGenerator
 
 
+def translate_cli(bundle, args, **options):
+    """`studio translate` on the tiny bundle's TF backend (the default, TFLite, would export into it)."""
+    return CliRunner().invoke(app, ["translate", "--bundle", str(bundle), "--backend", "tf", *args], **options)
+
+
 def test_paragraphs_split_into_sentences():
     assert split_sentences("오바마는 대통령이다. 시민들은 도시 속에 산다!  커피는 필요 없다?") == [
         "오바마는 대통령이다.", "시민들은 도시 속에 산다!", "커피는 필요 없다?"]
@@ -42,14 +47,13 @@ def test_translate_file_cli(tiny_bundle, tmp_path):
     source = tmp_path / "in.txt"
     source.write_text("나는 커피를 좋아해?\n\n그는 책을 샀어?\n", encoding="utf-8")
     target = tmp_path / "out.txt"
-    result = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--file", str(source),
-                                      "--out", str(target)])
+    result = translate_cli(tiny_bundle, ["--file", str(source), "--out", str(target)])
     assert result.exit_code == 0, result.output
     translated = target.read_text(encoding="utf-8").split("\n")
     assert len(translated) == 4 and translated[1] == "" and translated[3] == ""
     binary = tmp_path / "blob.txt"
     binary.write_bytes(b"\x00\x01\x02\xff")
-    failed = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--file", str(binary)])
+    failed = translate_cli(tiny_bundle, ["--file", str(binary)])
     assert failed.exit_code != 0 and "blob.txt" in str(failed.exception)
 
 
@@ -59,33 +63,25 @@ SUBTITLES = ("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n
 
 def test_cli_translates_a_subtitle_file_keeping_numbers_and_timecodes(tiny_bundle, tmp_path):
     import srt
-    from typer.testing import CliRunner
-
-    from studio.cli import app
 
     source = tmp_path / "movie.srt"
     source.write_text(SUBTITLES, encoding="utf-8")
-    result = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--file", str(source)])
+    result = translate_cli(tiny_bundle, ["--file", str(source)])
     assert result.exit_code == 0, result.output
     cues = list(srt.parse((tmp_path / "movie.en.srt").read_text(encoding="utf-8")))
     assert [(c.index, str(c.start), str(c.end)) for c in cues] == [(1, "0:00:01", "0:00:02.500000"),
                                                                   (2, "0:00:03", "0:00:04")]
     broken = tmp_path / "broken.srt"
     broken.write_text("1\n00:00:01,000 --> nonsense\n안녕\n", encoding="utf-8")
-    failed = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--file", str(broken)])
+    failed = translate_cli(tiny_bundle, ["--file", str(broken)])
     assert failed.exit_code != 0 and "broken.srt" in str(failed.exception) and "Traceback" not in failed.output
 
 
 def test_cli_scores_give_each_line_its_confidence_and_its_words(tiny_bundle):
     import json
 
-    from typer.testing import CliRunner
-
-    from studio.cli import app
-    from studio.inference import TextGenerator
-
-    result = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--scores"],
-                                input="나는 커피를 좋아해?\n\n너는 영화를 봤어? 그는 책을 샀어?\n")
+    result = translate_cli(tiny_bundle, ["--scores"],
+                           input="나는 커피를 좋아해?\n\n너는 영화를 봤어? 그는 책을 샀어?\n")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(rows) == 3 and rows[1] == {"translation": "", "confidence": 0.0, "words": []}
@@ -101,8 +97,7 @@ def test_cli_scores_give_each_line_its_confidence_and_its_words(tiny_bundle):
 def test_cli_alternatives_are_different_translations_best_first(tiny_bundle):
     import json
 
-    result = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--alternatives", "3"],
-                                input="나는 커피를 좋아해?\n\n")
+    result = translate_cli(tiny_bundle, ["--alternatives", "3"], input="나는 커피를 좋아해?\n\n")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(rows) == 2 and rows[1] == {"translation": "", "alternatives": []}
@@ -114,8 +109,7 @@ def test_cli_alternatives_are_different_translations_best_first(tiny_bundle):
 def test_cli_glossary_terms_reach_the_output_or_are_reported_missing(tiny_bundle, tmp_path):
     glossary = tmp_path / "terms.tsv"
     glossary.write_text("커피\tespresso\n영화\tthe film\n", encoding="utf-8")
-    result = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--glossary", str(glossary),
-                                      "나는 커피를 좋아해? 너는 영화를 봤어?"])
+    result = translate_cli(tiny_bundle, ["--glossary", str(glossary), "나는 커피를 좋아해? 너는 영화를 봤어?"])
     assert result.exit_code == 0, result.output
     translation = result.output.splitlines()[-1]  # the report comes before the translation
     assert "Xq" not in translation
@@ -125,5 +119,5 @@ def test_cli_glossary_terms_reach_the_output_or_are_reported_missing(tiny_bundle
         assert (english in translation) == (state == "applied")  # the tiny model may drop a placeholder
     broken = tmp_path / "broken.tsv"
     broken.write_text("커피\tcoffee\n영화 the film\n", encoding="utf-8")
-    failed = CliRunner().invoke(app, ["translate", "--bundle", str(tiny_bundle), "--glossary", str(broken), "안녕"])
+    failed = translate_cli(tiny_bundle, ["--glossary", str(broken), "안녕"])
     assert failed.exit_code != 0 and "broken.tsv:2" in str(failed.exception)

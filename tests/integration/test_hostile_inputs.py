@@ -60,7 +60,7 @@ def test_any_text_gets_a_reply_or_a_clear_message(generator, tiny_bundle, text):
 
 
 def test_cli_survives_invalid_utf8_on_stdin(tiny_bundle):
-    result = CliRunner().invoke(cli, ["translate", "--bundle", str(tiny_bundle)], input=b"\xff\xfe\xfd\n\xc3\x28\n")
+    result = CliRunner().invoke(cli, ["translate", "--bundle", str(tiny_bundle), "--backend", "tf"], input=b"\xff\xfe\xfd\n\xc3\x28\n")
     assert result.exit_code == 0 and len(result.stdout.split("\n")) == 3
 
 
@@ -68,7 +68,7 @@ def test_cli_translates_hostile_arguments(tiny_bundle):
     for category, text in INPUTS[::40]:
         if "\x00" in text or category == "long_text":
             continue  # an operating system cannot pass NUL in an argument
-        result = CliRunner().invoke(cli, ["translate", "--bundle", str(tiny_bundle), "--", text])
+        result = CliRunner().invoke(cli, ["translate", "--bundle", str(tiny_bundle), "--backend", "tf", "--", text])
         assert result.exit_code == 0 and "Traceback" not in result.output
 
 
@@ -80,7 +80,7 @@ def test_cli_file_translator_rejects_bad_files_by_name(tiny_bundle, tmp_path):
             continue  # on the command line these are legitimate (slow) work; the server limits them
         path = tmp_path / name
         path.write_bytes(content)
-        result = CliRunner().invoke(cli, ["translate", "--bundle", str(tiny_bundle), "--file", str(path),
+        result = CliRunner().invoke(cli, ["translate", "--bundle", str(tiny_bundle), "--backend", "tf", "--file", str(path),
                                           "--out", str(tmp_path / f"{name}.en")])
         if result.exit_code == 0:
             lines = content.decode("utf-8-sig").replace("\r\n", "\n").split("\n")

@@ -1,5 +1,5 @@
 """The commands as separate processes: training killed with SIGKILL resumes from its last checkpoint; a broken
-bundle is reported without a traceback."""
+bundle is reported without a traceback; chat on an exported backend never loads TensorFlow."""
 
 from __future__ import annotations
 
@@ -51,10 +51,24 @@ def test_training_killed_with_sigkill_resumes_from_its_last_checkpoint(chat_csv,
 
 
 def test_chat_with_a_broken_bundle_says_what_is_wrong(tmp_path):
-    import subprocess
-    import sys
-
     result = subprocess.run([sys.executable, "-m", "studio.cli", "chat", "--bundle", str(tmp_path)],
                             input="안녕\n", capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
     assert "config.json: missing" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_chat_on_an_exported_backend_answers_without_loading_tensorflow(exported):
+    """TensorFlow's import alone takes seconds: `studio chat` and `translate` import it only for the tf backends
+    or to export, so on their default (an exported TFLite model) they answer at once."""
+    def chat(*options):
+        return subprocess.run([sys.executable, "-X", "importtime", "-m", "studio.cli", "chat", "--bundle",
+                               str(exported[0]), *options], input="나는 커피를 좋아해?\n", capture_output=True,
+                              text=True, timeout=120)
+
+    def imported(result):
+        return {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time")}
+
+    default, tf = chat(), chat("--backend", "tf")
+    assert default.returncode == 0 and tf.returncode == 0, default.stderr[-2000:] + tf.stderr[-2000:]
+    assert "ai_edge_litert" in imported(default) and not {"tensorflow", "keras"} & imported(default)
+    assert default.stdout == tf.stdout  # the same reply
