@@ -11,7 +11,8 @@
 # Usage: setsid train_translator_gpu.sh PREP RUNS   (PREP from `python -m studio.train.prepare_accelerated`)
 set -u
 PREP=$1; RUNS=$2; mkdir -p "$RUNS"
-# one XLA compilation cache: EN->KO and KO->EN have the same shapes, so phase 2 starts without compiling
+# one XLA compilation cache: EN->KO and KO->EN have the same shapes, and the learning rate is an input of the
+# compiled step (not a constant in it), so phase 2's warm starts at a quarter of the rate start without compiling
 export KERAS_BACKEND=jax XLA_PYTHON_CLIENT_MEM_FRACTION=0.3 PYTHONUNBUFFERED=1 \
   JAX_COMPILATION_CACHE_DIR=/tmp/jax-cache JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0
 T="python3 -m studio.train.accelerated train --data $PREP --eval-minutes 1 --batch-tokens 16384 --alpha 0"

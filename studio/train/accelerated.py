@@ -42,7 +42,7 @@ from studio.data.pipeline import check_source_weights, parse_source_weights, wei
 from studio.model import Transformer
 from studio.text.tokenizers import BACK_TRANSLATION_TAG, TokenizerPair
 from studio.train.loss import masked_sums
-from studio.train.schedule import make_optimizer
+from studio.train.schedule import ADAM, transformer_lr
 
 BUCKETS = (16, 32, 48, 64, 96, 128, 160, 192, 256)
 
@@ -69,8 +69,9 @@ class Encoder:
         return tokenizer.encode_many(texts, self.alpha if sample else 0.0, threads=8)
 
 
-def make_batches(sources, targets, tags, cfg, batch_tokens: int, rng, eos=2, bos=1, pad=0):
-    """Bucketed, padded (source, target_in, target_out) int32 batches with one shape per bucket."""
+def make_batches(sources, targets, tags, cfg, batch_tokens: int, rng, eos=2, bos=1, pad=0, lengths=BUCKETS):
+    """Bucketed, padded (source, target_in, target_out) int32 batches with one shape per bucket (`lengths`;
+    () = every batch padded to the longest length: one shape)."""
     max_len = max(cfg.max_source_len, cfg.max_target_len)
     buckets: dict[int, list[int]] = {}
     for i, (s, t) in enumerate(zip(sources, targets)):
@@ -78,7 +79,7 @@ def make_batches(sources, targets, tags, cfg, batch_tokens: int, rng, eos=2, bos
         if s_len > cfg.max_source_len or t_len > cfg.max_target_len or not s or not t:
             continue
         longest = max(s_len, t_len)
-        length = next((b for b in BUCKETS if b >= longest), max_len)
+        length = next((b for b in lengths if b >= longest), max_len)
         buckets.setdefault(min(length, max_len), []).append(i)
     plan = []
     for length, members in buckets.items():
@@ -122,9 +123,15 @@ class Run:
             zip(self.model.non_trainable_variables, non_trainable))
 
     def compile(self, warmup: int, lr_scale: float, smoothing: float):
+        """The learning rate is an input of the compiled step (`self.learning_rate(step)`), not a constant in
+        it: runs that differ only in their schedule (a warm start's lower rate) compile the same programs, so
+        with JAX's persistent compilation cache a later run of a lease starts training without compiling."""
         jax, model, pad = self.jax, self.model, self.config.model.pad_id
-        self.optimizer = make_optimizer(self.config.model.d_model, warmup, lr_scale)
+        d_model = self.config.model.d_model
+        self.learning_rate = lambda step: np.float32(transformer_lr(step + 1, d_model, warmup, lr_scale))
+        self.optimizer = keras.optimizers.Adam(1.0, **ADAM)  # 1.0: replaced by the step's input
         self.optimizer.build(model.trainable_variables)
+        rate = next(i for i, v in enumerate(self.optimizer.variables) if v.name == "learning_rate")
 
         def loss_fn(trainable, non_trainable, src, tin, tout):
             logits, non_trainable = model.stateless_call(trainable, non_trainable, (src, tin), training=True)
@@ -133,8 +140,9 @@ class Run:
 
         grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
 
-        def train_step(state, src, tin, tout):
+        def train_step(state, learning_rate, src, tin, tout):
             trainable, non_trainable, opt_vars = state
+            opt_vars = [learning_rate if i == rate else v for i, v in enumerate(opt_vars)]
             (loss, (non_trainable, nll, count)), grads = grad_fn(trainable, non_trainable, src, tin, tout)
             trainable, opt_vars = self.optimizer.stateless_apply(opt_vars, grads, trainable)
             return (trainable, non_trainable, opt_vars), nll, count
@@ -245,7 +253,9 @@ def train(args) -> None:
             pairs = [[p[1], p[0]] for p in pairs]
         src = encoder(encoder.source, [p[0] for p in pairs], False)
         tgt = encoder(encoder.target, [p[1] for p in pairs], False)
-        batches = list(make_batches(src, tgt, [0] * len(src), config.model, 8192, np.random.default_rng(0)))
+        # one padded shape for every dev batch: the evaluation compiles once, not once per bucket
+        batches = list(make_batches(src, tgt, [0] * len(src), config.model, 8192, np.random.default_rng(0),
+                                    lengths=()))
         dev_sets[path.stem] = dict(src=src, refs=[p[1] for p in pairs], batches=batches)
 
     run.compile(config.train.warmup_steps, config.train.lr_scale, config.train.label_smoothing)
@@ -286,7 +296,7 @@ def train(args) -> None:
             batches=prepare(np.random.default_rng([config.train.seed, e]))))
         worker.start()
         for src, tin, tout in batches:
-            state, _, count = run.train_step(state, src, tin, tout)
+            state, _, count = run.train_step(state, run.learning_rate(step), src, tin, tout)
             step += 1
             tokens += int((tout != 0).sum())
             elapsed = time.monotonic() - started

@@ -25,7 +25,9 @@ class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
         return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
 
 
+ADAM = {"beta_1": 0.9, "beta_2": 0.98, "epsilon": 1e-9}  # the paper's
+
+
 def make_optimizer(d_model: int, warmup_steps: int, scale: float = 1.0):
     """Adam(beta1 0.9, beta2 0.98, epsilon 1e-9) on the warm-up schedule, as in the paper."""
-    return keras.optimizers.Adam(TransformerSchedule(d_model, warmup_steps, scale), beta_1=0.9, beta_2=0.98,
-                                 epsilon=1e-9)
+    return keras.optimizers.Adam(TransformerSchedule(d_model, warmup_steps, scale), **ADAM)

@@ -56,7 +56,7 @@ def test_prepare_writes_pipeline_text_dev_sets_and_a_tagged_tokenizer(prepared):
 
 
 JAX_SESSION = """
-import sys, numpy as np
+import json, os, sys, numpy as np
 from studio.train.accelerated import main
 from studio.bundle import load_bundle
 from studio.model import Transformer
@@ -67,6 +67,10 @@ main(["train", "--data", prepared, "--out", runs + "/koen", "--max-steps", "4", 
 main(["translate", "--run", runs + "/koen", "--input", prepared + "/mono_en.txt", "--output", runs + "/bt.tsv",
       "--rows", "8"])
 main(["train", "--data", prepared, "--out", runs + "/warm", "--init-from", runs + "/koen", "--max-steps", "0"])
+compiled = len(os.listdir(os.environ["JAX_COMPILATION_CACHE_DIR"]))
+main(["train", "--data", prepared, "--out", runs + "/slower", "--init-from", runs + "/koen", "--max-steps", "1",
+      "--eval-minutes", "0", "--batch-tokens", "256", "--set", "train.lr_scale=0.25"])
+json.dump([compiled, len(os.listdir(os.environ["JAX_COMPILATION_CACHE_DIR"]))], open(runs + "/compiled.json", "w"))
 b = load_bundle(runs + "/koen"); m = Transformer(b.config.model).build_weights(); assign_arrays(m.weights, b.weights)
 x = np.load(runs + "/inputs.npz")
 np.save(runs + "/jax_logits.npy", np.asarray(m((x["source"], x["target"]), training=False)))
@@ -78,12 +82,15 @@ TARGET = np.array([[1, 7, 11, 3]], np.int32)
 @pytest.fixture(scope="module")
 def runs(prepared, tmp_path_factory):
     """One JAX process (its start-up costs seconds) trains 4 steps, back-translates with that run, warm-starts
-    a second run from it, and computes the first run's logits on fixed inputs; the tests read its files.
+    a second run from it and trains a third one step at a lower learning rate (with a persistent compilation
+    cache), and computes the first run's logits on fixed inputs; the tests read its files.
     Once per test run: a second worker reuses the first one's folder."""
     def run_session(folder):
         folder.mkdir(parents=True)
         np.savez(folder / "inputs.npz", source=SOURCE, target=TARGET)
-        result = subprocess.run([sys.executable, "-c", JAX_SESSION, str(prepared), str(folder)], env=_jax_env(),
+        cache = {"JAX_COMPILATION_CACHE_DIR": str(folder / "xla-cache"), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+                 "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}  # every program, however quick to compile
+        result = subprocess.run([sys.executable, "-c", JAX_SESSION, str(prepared), str(folder)], env=_jax_env() | cache,
                                 capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, result.stderr[-3000:]
 
@@ -131,6 +138,14 @@ def test_a_warm_start_begins_from_the_given_run(trained, runs):
     for name in before:
         np.testing.assert_array_equal(before[name], after[name])
     assert json.loads((runs / "warm" / "metrics.json").read_text())["initialized_from"] == str(trained)
+
+
+def test_a_run_that_differs_only_in_its_learning_rate_compiles_nothing_new(runs):
+    """The learning rate is an input of the compiled step: a lease's warm-started runs (a quarter of the rate)
+    reuse the programs an earlier run put in JAX's persistent cache instead of spending minutes compiling."""
+    before, after = json.loads((runs / "compiled.json").read_text())
+    assert before > 0 and after == before
+    assert json.loads((runs / "slower" / "metrics.json").read_text())["steps"] == 1
 
 
 def test_the_trainer_refuses_another_backend(prepared, tmp_path, capsys):
