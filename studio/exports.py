@@ -1,4 +1,5 @@
-"""Every way to run a bundle, in one table, and the folder its exported files live in.
+"""Every way to run a bundle, in one table, the folder its exported files live in, and the names of the
+tensors their graphs take and give (`input_names`). Nothing here imports TensorFlow.
 
 A *variant* is a backend a user can name (`--backend tflite-int8`, `studio bench --backends ctranslate2`):
 its format, its quantization, and the files an export writes for it. The runtimes (`studio.runtimes`),
