@@ -12,6 +12,7 @@ from studio.generate import DecodeOptions, DecodeSpec, decode, decode_steps, str
 from studio.generate.confidence import Confidence, confidence, token_logprobs
 from studio.generate.guards import RETRY_NO_REPEAT, is_degenerate, length_cap
 from studio.runtimes import load_runtime
+from studio.tasks import task_named
 from studio.text.preprocess import Preprocessor
 
 
@@ -72,9 +73,12 @@ class TextGenerator:
         return cls.open(load_bundle(Path(path)), backend, **options)
 
     def spec(self, options: DecodeOptions | None, sources=()) -> DecodeSpec:
-        """The model's limits; each source's output is also capped by its length (`guards.length_cap`)."""
+        """The model's limits; for a task whose output length follows its source's (the translator), each
+        source's output is also capped by its length (`guards.length_cap`)."""
         spec = DecodeSpec.for_model(self.config.model, options.max_new_tokens if options else None)
-        return replace(spec, caps=tuple(length_cap(len(s)) for s in sources)) if sources else spec
+        if not sources or not task_named(self.config.task.task).length_follows_source:
+            return spec
+        return replace(spec, caps=tuple(length_cap(len(s)) for s in sources))
 
     def generate(self, texts: list[str], options: DecodeOptions | None = None, scores: bool = False
                  ) -> list[Generation]:

@@ -18,6 +18,10 @@ class Task:
     # how the product decodes when the user asks for nothing else (the CLI, the tab, the API): keywords of
     # DecodeOptions, chosen on the dev sets (docs/translator-training.md, docs/chatbot-training.md)
     decoding: tuple[tuple[str, object], ...] = (("strategy", "greedy"),)
+    # cap each output by its source's length (`studio.generate.guards.length_cap`): a translation's length follows
+    # its source's; a chat reply's does not (a two-word question can deserve a sentence), so the chatbot's replies
+    # are bounded only by the model's capacity and the loop guard
+    length_follows_source: bool = False
 
     @property
     def default_decoding(self) -> dict:
@@ -64,6 +68,7 @@ TRANSLATOR = Task(
     reads="this model translates Korean to English",
     long_input_hint=" or translate it as a file.",
     decoding=(("strategy", "beam"), ("beam_size", 4), ("length_penalty", 1.8)),
+    length_follows_source=True,
 )
 TASKS = {task.name: task for task in (CHATBOT, TRANSLATOR)}
 

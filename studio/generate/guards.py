@@ -1,5 +1,6 @@
 """Guards against the two ways a small model fails on short or odd inputs: outputs that run far longer than
-their source, and degenerate repetition ("salad salad salad"). `length_cap` bounds each source's output;
+their source, and degenerate repetition ("salad salad salad"). `length_cap` bounds each source's output (for
+a task whose output length follows its source's: `studio.tasks.Task.length_follows_source`);
 `is_degenerate` spots a repeated loop, after which the generator decodes that source again with repeated
 n-grams banned (see `TextGenerator.generate`)."""
 

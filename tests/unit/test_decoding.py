@@ -153,6 +153,22 @@ def test_a_sources_length_cap_ends_its_output_and_only_its_own():
     assert len(beam[0]) <= 2
 
 
+@pytest.mark.parametrize("task, capped", [("translator", True), ("chatbot", False)])
+def test_only_a_translation_is_capped_by_its_sources_length(task, capped):
+    """A translation's length follows its source's; a chat reply to a two-word question may be a sentence."""
+    from types import SimpleNamespace
+
+    from studio.config import chatbot_preset, translator_preset
+    from studio.generate.guards import length_cap
+    from studio.inference import TextGenerator
+
+    config = {"translator": translator_preset, "chatbot": chatbot_preset}[task]()
+    generator = TextGenerator(SimpleNamespace(config=config, tokenizers=None), FakeRuntime(TABLE), "fake")
+    spec = generator.spec(None, [[A, B, EOS], [A, EOS]])
+    assert spec.caps == ((length_cap(3), length_cap(2)) if capped else None)
+    assert spec.cap(1) == (length_cap(2) if capped else config.model.max_target_len)
+
+
 @pytest.mark.parametrize("ids, loop", [([5, 5, 5], True), ([5, 6, 5, 6, 5, 6], True), ([1, 2, 3, 1, 2, 3, 1, 2, 3], True),
                                        ([5, 5, 6, 5, 5], False), ([1, 2, 3, 4, 1, 2, 3, 4], False), ([], False)])
 def test_degenerate_loops_are_spotted(ids, loop):

@@ -154,7 +154,8 @@ def test_streaming_listeners_see_each_rows_own_prefixes():
 
 class FakePreprocessor:
     """Text "kind length" <-> source ids; output ids <-> their numbers as text."""
-    config = SimpleNamespace(model=SimpleNamespace(max_target_len=30, bos_id=BOS, eos_id=EOS, pad_id=PAD))
+    config = SimpleNamespace(model=SimpleNamespace(max_target_len=30, bos_id=BOS, eos_id=EOS, pad_id=PAD),
+                             task=SimpleNamespace(task="translator"))
     tokenizers = None
 
     def encode(self, text):
