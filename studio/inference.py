@@ -73,12 +73,14 @@ class TextGenerator:
         return cls.open(load_bundle(Path(path)), backend, **options)
 
     def spec(self, options: DecodeOptions | None, sources=()) -> DecodeSpec:
-        """The model's limits; for a task whose output length follows its source's (the translator), each
-        source's output is also capped by its length (`guards.length_cap`)."""
+        """The model's limits, where every output ends (beam search's hypotheses too); for a task whose output
+        length follows its source's (the translator), each output is also capped by its source's length
+        (`guards.length_cap`)."""
         spec = DecodeSpec.for_model(self.config.model, options.max_new_tokens if options else None)
-        if not sources or not task_named(self.config.task.task).length_follows_source:
+        if not sources:
             return spec
-        return replace(spec, caps=tuple(length_cap(len(s)) for s in sources))
+        follows = task_named(self.config.task.task).length_follows_source
+        return replace(spec, caps=tuple(length_cap(len(s)) if follows else spec.max_new_tokens for s in sources))
 
     def generate(self, texts: list[str], options: DecodeOptions | None = None, scores: bool = False
                  ) -> list[Generation]:

@@ -165,8 +165,8 @@ def test_only_a_translation_is_capped_by_its_sources_length(task, capped):
     config = {"translator": translator_preset, "chatbot": chatbot_preset}[task]()
     generator = TextGenerator(SimpleNamespace(config=config, tokenizers=None), FakeRuntime(TABLE), "fake")
     spec = generator.spec(None, [[A, B, EOS], [A, EOS]])
-    assert spec.caps == ((length_cap(3), length_cap(2)) if capped else None)
-    assert spec.cap(1) == (length_cap(2) if capped else config.model.max_target_len)
+    limit = config.model.max_target_len  # where every output ends, beam search's hypotheses included
+    assert [spec.cap(0), spec.cap(1)] == ([length_cap(3), length_cap(2)] if capped else [limit, limit])
 
 
 @pytest.mark.parametrize("ids, loop", [([5, 5, 5], True), ([5, 6, 5, 6, 5, 6], True), ([1, 2, 3, 1, 2, 3, 1, 2, 3], True),
