@@ -18,7 +18,7 @@ class DecodeSpec:
     max_new_tokens: int  # the most tokens generated per row, </s> included
     pad: int = 0
     min_new_tokens: int = 0  # </s> is impossible before this many tokens (the benchmark's fixed lengths)
-    caps: tuple[int, ...] | None = None  # per source: at most this many tokens, </s> included (guards.length_cap)
+    caps: tuple[int, ...] | None = None  # per source: at most this many tokens, </s> included (TextGenerator.spec)
 
     def cap(self, source: int) -> int:
         return min(self.caps[source], self.max_new_tokens) if self.caps else self.max_new_tokens

@@ -139,6 +139,16 @@ class SentencePieceTokenizer:
         return cls((Path(directory) / f"{name}{cls.file_suffix}").read_bytes())
 
 
+def _tensorflow_datasets():
+    """tensorflow_datasets, whose import loads TensorFlow: quietly (chat and translate no longer import it first)."""
+    from studio.quiet_tf import import_tensorflow_quietly
+
+    import_tensorflow_quietly()
+    import tensorflow_datasets
+
+    return tensorflow_datasets
+
+
 class SubwordTokenizer:
     kind = "subword"
     file_suffix = ".subwords"
@@ -152,7 +162,7 @@ class SubwordTokenizer:
 
     @classmethod
     def train(cls, sentences: Iterable[str], vocab_size: int, **_ignored) -> "SubwordTokenizer":
-        import tensorflow_datasets as tfds
+        tfds = _tensorflow_datasets()
 
         sentences = [s for s in sentences if s.strip()]
         if not sentences:
@@ -186,7 +196,7 @@ class SubwordTokenizer:
 
     @classmethod
     def load(cls, directory: Path, name: str) -> "SubwordTokenizer":
-        import tensorflow_datasets as tfds
+        tfds = _tensorflow_datasets()
 
         return cls(tfds.deprecated.text.SubwordTextEncoder.load_from_file(str(Path(directory) / name)))
 

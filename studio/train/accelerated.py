@@ -13,7 +13,7 @@ Input is a prepared folder (`python -m studio.train.prepare_accelerated`): the b
 
 What it does per run: SentencePiece subword sampling each epoch (free at inference), per-source weights
 (`--weights news=3,bible_krv_web=0.5`; synthetic back-translated pairs carry the origin `bt` and a `<bt>`
-tag as their first source token), fixed length buckets (one compiled shape each), dev loss and greedy dev
+tag as their first source token), fixed length buckets (one compiled training shape each), dev loss and greedy dev
 chrF on every tuning set every `--eval-minutes`, and at the end the highest-dev-chrF choice among the last
 weights, the best evaluation and the mean of the last checkpoints, stored as float16.
 
@@ -117,7 +117,7 @@ class Run:
             assign_arrays(self.model.weights, weights)
         self.optimizer = None
 
-    # jitted pieces; each compiles once per bucket shape
+    # jitted pieces: the train step compiles once per bucket shape, the evaluation once (one dev shape)
     def _state_mapping(self, trainable, non_trainable):
         return list(zip(self.model.trainable_variables, trainable)) + list(
             zip(self.model.non_trainable_variables, non_trainable))

@@ -128,7 +128,8 @@ export function sampleToken(logits, { temperature = 1, topK = 0, topP = 1 }, ran
 // ---- constraints on the logits (loop.py, constraints.py, strategies.end_capped, guards.length_cap) ----
 
 /** The most tokens (</s> included) Python lets an output of a source of `sourceLength` ids (</s> included)
- * have (guards.length_cap); pass it as generate's lengthCap to decode as the Python app does. */
+ * have (guards.length_cap); pass it as generate's lengthCap to decode a translation as the Python app does
+ * (the app caps translations only, not chat replies). */
 export function lengthCap(sourceLength) {
   return Math.ceil(1.5 * sourceLength) + 10;
 }
@@ -385,7 +386,7 @@ function validateOptions(o) {
  *                  (length counts </s>); beamSize 1 is greedy, as in Python
  *   noRepeatNgram  0 (default: off), or n: no n-gram may appear twice in the output
  *   lengthCap      null (default: none), or the most tokens (</s> included): at that length only </s> is
- *                  possible (Python caps each source at lengthCap(source length); the golden data does not)
+ *                  possible (Python caps each translation at lengthCap(source length); the golden data does not)
  *   minNewTokens   0 (default), or n: no </s> before n tokens (the benchmark's fixed lengths)
  *   onToken(id, ids)   called after each generated token (not </s>), ids = the output so far: streaming.
  *                  When it returns a promise, the loop waits for it (a page lets the browser paint there).
