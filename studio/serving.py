@@ -119,11 +119,12 @@ class ServedModel:
             if backend not in self._generators:
                 from studio.inference import TextGenerator
 
-                if chosen.format == "tf" or (chosen.exported and self.build_missing and self.needs_export(backend)):
+                stale = chosen.exported and self.build_missing and self.needs_export(backend)
+                if chosen.format == "tf" or stale:
                     from studio.quiet_tf import import_tensorflow_quietly
 
                     import_tensorflow_quietly()  # without its start-up chatter; exported runtimes never import it
-                if chosen.exported and self.build_missing:
+                if stale:  # a current export is not checked again (`load_runtime` checks it once)
                     from exporters import ensure_exported
 
                     ensure_exported(self.bundle, [backend], progress=self.progress)
