@@ -35,7 +35,7 @@ class DecoderModule(tf.Module):
         B = batch
         cache = tf.TensorSpec([B, h, C, d], tf.float32)
         cross = tf.TensorSpec([B, h, S, d], tf.float32)
-        names = input_names(c.decoder_depth)
+        names = self.names = input_names(c.decoder_depth)
         step_specs = [tf.TensorSpec([B], tf.int32, name="tokens"), tf.TensorSpec([], tf.int32, name="position")]
         step_specs += [tf.TensorSpec(cache.shape, tf.float32, name=n) for n in names["decode_step"][2:2 + 2 * c.decoder_depth]]
         step_specs += [tf.TensorSpec(cross.shape, tf.float32, name=n)
@@ -49,10 +49,8 @@ class DecoderModule(tf.Module):
 
     def _encode(self, source_ids):
         encoder_output, mask = self.model.encode(source_ids)
-        outputs = {"source_mask": tf.reshape(mask, tf.shape(source_ids))}
-        for i, (k, v) in enumerate(self.model.cross_key_values(encoder_output)):
-            outputs[f"cross_k_{i}"], outputs[f"cross_v_{i}"] = k, v
-        return outputs
+        cross = [t for pair in self.model.cross_key_values(encoder_output) for t in pair]
+        return dict(zip(self.names["encode_outputs"], [tf.reshape(mask, tf.shape(source_ids)), *cross], strict=True))
 
     def _decode_step(self, tokens, position, *tensors):
         L = self.num_layers
@@ -61,10 +59,8 @@ class DecoderModule(tf.Module):
         batch, length = tf.shape(source_mask)[0], tf.shape(source_mask)[1]
         mask = tf.reshape(source_mask, [batch, 1, 1, length])
         logits, new_cache = self.model.decode_step(tokens, position, pairs(caches), pairs(cross), mask)
-        outputs = {"logits": logits}
-        for i, (k, v) in enumerate(new_cache):
-            outputs[f"new_cache_k_{i}"], outputs[f"new_cache_v_{i}"] = k, v
-        return outputs
+        flat = [t for pair in new_cache for t in pair]
+        return dict(zip(self.names["decode_step_outputs"], [logits, *flat], strict=True))
 
     def save(self, directory) -> None:
         tf.saved_model.save(self, str(directory), signatures={
