@@ -38,6 +38,19 @@ class GraphState:
                           np.concatenate([self.source_mask, other.source_mask]), max(self.filled, other.filled))
 
 
+class NumpyStateMethods:
+    """`Runtime.reorder`/`select`/`join` for the runtimes whose state holds NumPy arrays (TFLite, ONNX)."""
+
+    def join(self, state: GraphState, other: GraphState) -> GraphState:
+        return state.join(other)
+
+    def reorder(self, state: GraphState, indices) -> GraphState:
+        return state.reorder(indices)
+
+    def select(self, state: GraphState, rows) -> GraphState:
+        return state.select(rows)
+
+
 def _take_prefix(cache: np.ndarray, rows: np.ndarray, filled: int) -> np.ndarray:
     taken = np.zeros((len(rows), *cache.shape[1:]), cache.dtype)  # fresh zero pages cost nothing until read
     taken[:, :, :filled] = cache[rows, :, :filled]

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from studio.errors import BundleError
-from studio.runtimes.graph_state import GraphState, empty_cache, pad_source
+from studio.runtimes.graph_state import GraphState, NumpyStateMethods, empty_cache, pad_source
 
 
 def _session(path: Path, threads: int):
@@ -31,7 +31,7 @@ def _session(path: Path, threads: int):
                           f"studio export {Path(path).parent.parent}") from None
 
 
-class ONNXRuntime:
+class ONNXRuntime(NumpyStateMethods):
     def __init__(self, encode_path: Path, step_path: Path, config, name: str = "onnx", threads: int | None = None,
                  rows_path: Path | None = None):
         self.name = name
@@ -76,12 +76,3 @@ class ONNXRuntime:
                     raise BundleError(self._step_path, "no decode_rows graph beside it (needed to batch requests)")
                 self._rows = _session(self._rows_path, self.threads)
             return self._rows
-
-    def join(self, state: GraphState, other: GraphState) -> GraphState:
-        return state.join(other)
-
-    def reorder(self, state: GraphState, indices) -> GraphState:
-        return state.reorder(indices)
-
-    def select(self, state: GraphState, rows) -> GraphState:
-        return state.select(rows)

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from studio.errors import BundleError
-from studio.runtimes.graph_state import GraphState, empty_cache, pad_source
+from studio.runtimes.graph_state import GraphState, NumpyStateMethods, empty_cache, pad_source
 
 
-class TFLiteRuntime:
+class TFLiteRuntime(NumpyStateMethods):
     def __init__(self, path: Path, config, name: str = "tflite", threads: int | None = None,
                  pool_size: int | None = None):
         self.name = name
@@ -102,12 +102,3 @@ class TFLiteRuntime:
         cache = {name: outputs[f"new_{name}"] for name in state.cache}
         return outputs["logits"], GraphState(cache, state.cross, state.source_mask,
                                              max(state.filled, int(position.max()) + 1))
-
-    def join(self, state: GraphState, other: GraphState) -> GraphState:
-        return state.join(other)
-
-    def reorder(self, state: GraphState, indices) -> GraphState:
-        return state.reorder(indices)
-
-    def select(self, state: GraphState, rows) -> GraphState:
-        return state.select(rows)
