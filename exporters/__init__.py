@@ -113,7 +113,7 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
     files, verification = _previous_entries(out, sources)
     written: dict[str, dict] = {}
     try:
-        written = _convert(bundle, chosen, work, sources, progress)
+        written = _convert(bundle, chosen, work, sources, progress, _current_onnx_fp32(out, files))
         for name, entry in written.items():
             entry["bytes"] = (work / name).stat().st_size
             entry["sha256"] = sha256_of(work / name)
@@ -204,10 +204,19 @@ def _traced(bundle, sources: dict, batch: int | None, progress):
         return module, folder
 
 
-def _convert(bundle, chosen, work: Path, sources: dict, progress) -> dict[str, dict]:
-    """Write the files of the `chosen` variants into `work`; returns their manifest entries."""
+def _current_onnx_fp32(out: Path, files: dict) -> tuple[Path, ...] | None:
+    """The fp32 ONNX graphs already in `out`, if they are current (`files`: `_previous_entries`) and intact:
+    an int8 export quantizes them instead of converting the model again."""
+    names = VARIANTS["onnx"].files
+    if all(name in files and sha256_of(out / name) == files[name].get("sha256") for name in names):
+        return tuple(out / name for name in names)
+    return None
+
+
+def _convert(bundle, chosen, work: Path, sources: dict, progress, onnx_fp32=None) -> dict[str, dict]:
+    """Write the files of the `chosen` variants into `work`; returns their manifest entries. `onnx_fp32`:
+    current fp32 ONNX graphs to quantize from (when missing, they are converted here)."""
     written: dict[str, dict] = {}
-    onnx_fp32 = None
     for v in chosen:
         if v.format == "tflite":
             from exporters import tflite as tflite_export
@@ -225,7 +234,7 @@ def _convert(bundle, chosen, work: Path, sources: dict, progress) -> dict[str, d
         elif v.format == "onnx":
             from exporters import onnx as onnx_export
 
-            if onnx_fp32 is None:  # the int8 graphs are quantized from the fp32 ones
+            if onnx_fp32 is None or v.quantization == "none":  # the int8 graphs are quantized from the fp32 ones
                 module, _ = _traced(bundle, sources, None, progress)
                 progress("Converting encode.onnx, decode_step.onnx and decode_rows.onnx (tf2onnx)...")
                 onnx_fp32 = tuple(work / f".fp32.{name}.onnx" for name in ("encode", "decode_step", "decode_rows"))

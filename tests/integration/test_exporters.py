@@ -221,3 +221,8 @@ def test_exporting_one_backend_on_demand_keeps_the_others_current(exported_copy)
     assert messages == []  # the others were kept current: nothing rebuilt
     expected = [g.ids for g in TextGenerator.open(bundle, "tf").generate(PROMPTS)]
     assert [g.ids for g in TextGenerator.open(bundle, "tflite").generate(PROMPTS)] == expected
+    messages.clear()
+    ensure_exported(bundle, ["onnx-int8"], progress=messages.append)  # quantized from the current fp32 graphs
+    assert any("Quantizing" in m for m in messages) and not any("tf2onnx" in m or "Tracing" in m for m in messages)
+    assert "onnx-int8" in available_backends(bundle)
+    assert TextGenerator.open(bundle, "onnx-int8")(PROMPTS[0])
