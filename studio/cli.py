@@ -17,9 +17,10 @@ from rich.table import Table  # noqa: E402
 from studio.errors import StudioError  # noqa: E402
 
 app = typer.Typer(help="Transformer Studio: a Korean chatbot and a Korean→English translator.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  rich_markup_mode="markdown")  # help texts hold "[default: …]", which rich markup would drop
 console = Console(stderr=True, soft_wrap=True)  # never break a path or command across lines
-from studio.exports import DEFAULT_BACKEND, backends_help  # noqa: E402
+from studio.exports import DEFAULT_BACKEND, backends_help, variant  # noqa: E402
 
 BACKENDS = backends_help()
 
@@ -31,6 +32,9 @@ def _load_generator(bundle: Optional[Path], task: str, backend: str, export_miss
     served = ServedModel.shared(task, bundle, build_missing=export_missing,
                                 progress=lambda message: console.print(message, highlight=False, markup=False))
     try:
+        if variant(backend).format == "tf" and "tensorflow" not in sys.modules:
+            console.print(f"Loading TensorFlow and the {task} (about 10 s; the default backend, {DEFAULT_BACKEND}, "
+                          "starts in about 1 s)...", highlight=False, markup=False)
         return served.generator(backend)
     except ValueError as error:  # an unknown backend name
         raise StudioError(str(error)) from None
@@ -149,8 +153,8 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
               backend: str = typer.Option(DEFAULT_BACKEND, help=BACKENDS),
               file: Optional[Path] = typer.Option(None, "--file", help="Translate this document: .txt (line by line), "
                                                                     ".srt, .md, .html, .docx (structure kept)"),
-              out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file) "
-                                                                  "[default: stdout for .txt, else FILE.en.EXT]"),
+              out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file; "
+                                                                  "- for stdout) [default: FILE.en.EXT beside FILE]"),
               export_missing: bool = EXPORT_MISSING, beam: Optional[int] = BEAM,
               length_penalty: Optional[float] = LENGTH_PENALTY,
               sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
@@ -173,6 +177,16 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
 
     if out is not None and file is None:
         raise StudioError("--out needs --file (the file to translate)")
+    if text is not None and not text.strip():
+        raise StudioError("nothing to translate: the text is empty (give Korean text, a --file, or lines on stdin)")
+    if file is not None:
+        if file.is_dir():
+            raise StudioError(f"{file}: is a folder; give a file (.txt, .srt, .md, .html, .docx)")
+        if not file.exists():
+            raise StudioError(f"{file}: file not found")
+        from studio.formats import output_name
+
+        out = out or file.with_name(output_name(file.name))
     protector = _protector(glossary, protect)
     if alternatives and glossary:
         raise StudioError("--alternatives cannot apply a --glossary (the n-best come from one beam search of the "
@@ -187,6 +201,9 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         from studio.data.readers import read_text_lines
 
         lines = read_text_lines(file)
+    elif sys.stdin.isatty() and not (alternatives or scores):
+        _translate_interactively(generator, options, protector)
+        return
     else:
         _tolerate_bad_bytes_on_stdin()
         lines = [line.rstrip("\n") for line in sys.stdin]
@@ -220,11 +237,31 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     _write_lines(outputs, out)
 
 
+def _translate_interactively(generator, options, protector) -> None:
+    """A terminal on stdin: each line is translated when Enter is pressed."""
+    from studio.document import translate_lines
+
+    console.print("[bold]Transformer Studio translator[/bold] — type Korean and press Enter; Ctrl-D to leave.")
+    while True:
+        try:
+            line = console.input("[bold cyan]ko>[/bold cyan] ")
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return
+        if line.strip():
+            report: list = []
+            outputs, warnings = translate_lines(generator, [line], options, protector=protector, report=report)
+            _show_warnings(sorted(set(warnings)))
+            if protector and protector.glossary:
+                _show_protection(report)
+            print(outputs[0], flush=True)
+
+
 def _write_lines(lines: list[str], out: Optional[Path]) -> None:
-    """One output line per input line: into `out`, or to stdout as each is ready."""
-    if out is not None:
+    """One output line per input line: into `out`, or to stdout (no `out`, or "-") as each is ready."""
+    if out is not None and str(out) != "-":
         out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        console.print(f"Wrote {len(lines)} lines to {out}")
+        console.print(f"Wrote {len(lines)} line{'' if len(lines) == 1 else 's'} to {out}")
     else:
         for line in lines:
             print(line, flush=True)
@@ -236,7 +273,7 @@ def _translate_document(generator, file: Path, out: Optional[Path], options, pro
 
     from studio.document import translate_document
     from studio.files import atomic_write_bytes
-    from studio.formats import FORMATS, output_name, read_document
+    from studio.formats import FORMATS, read_document
 
     if file.suffix.lower() not in FORMATS:
         raise StudioError(f"{file}: cannot translate {file.suffix or 'files without a suffix'}; "
@@ -245,7 +282,6 @@ def _translate_document(generator, file: Path, out: Optional[Path], options, pro
         data = file.read_bytes()
     except OSError as error:
         raise StudioError(f"{file}: cannot read it ({error.strerror or error})") from None
-    out = out or file.with_name(output_name(file.name))
     with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True) as progress:
         job = progress.add_task("translate", total=None)
@@ -256,6 +292,10 @@ def _translate_document(generator, file: Path, out: Optional[Path], options, pro
     _show_warnings(sorted(set(warnings)))
     if protector and protector.glossary:
         _show_protection(report)
+    if str(out) == "-":
+        sys.stdout.buffer.write(translated)
+        sys.stdout.flush()
+        return
     atomic_write_bytes(out, translated)
     console.print(f"Wrote {out}")
 
@@ -541,7 +581,7 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
                                            help="Serve --share or a non-loopback --host without a password anyway"),
            mcp: bool = typer.Option(False, "--mcp", help="Also serve `translate` and `chat` as MCP tools at "
                                     "/gradio_api/mcp/ (needs pip install 'transformer-studio\\[mcp]')")):
-    """Open the web app: Chat and Translate tabs on the shipped models."""
+    """Open the web app: Chat, Translate, Compare and Explore tabs on the shipped models."""
     from studio.ui.app import launch as launch_app
 
     credentials = []

@@ -55,6 +55,18 @@ def test_translate_file_cli(tiny_bundle, tmp_path):
     binary.write_bytes(b"\x00\x01\x02\xff")
     failed = translate_cli(tiny_bundle, ["--file", str(binary)])
     assert failed.exit_code != 0 and "blob.txt" in str(failed.exception)
+    # like every other format, a .txt is written beside the original unless --out says otherwise ("-": stdout)
+    beside = translate_cli(tiny_bundle, ["--file", str(source)])
+    assert beside.exit_code == 0 and (tmp_path / "in.en.txt").read_text(encoding="utf-8") == target.read_text(encoding="utf-8")
+    piped = translate_cli(tiny_bundle, ["--file", str(source), "--out", "-"])
+    assert piped.exit_code == 0 and piped.stdout == target.read_text(encoding="utf-8")
+
+
+def test_translate_cli_names_what_is_wrong_before_loading_a_model(tmp_path):
+    for arguments, expected in ((["  "], "the text is empty"), (["--file", str(tmp_path / "nope.srt")], "file not found"),
+                                (["--file", str(tmp_path)], "is a folder")):
+        result = CliRunner().invoke(app, ["translate", "--bundle", str(tmp_path / "no-bundle"), *arguments])
+        assert result.exit_code != 0 and expected in str(result.exception), (arguments, result.output)
 
 
 SUBTITLES = ("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n"
