@@ -35,13 +35,19 @@ class Latency:
     total_ms: float = 0.0
     tokens: int = 0  # generated tokens, including </s>
     confidence: Confidence | None = None  # with stream(..., scores=True): how sure the model is of the reply
+    search: str | None = None  # e.g. "beam 4": the output came all at once, so it has no first-token time
 
     @property
     def ms_per_token(self) -> float:
-        """Mean time of a decode step after the first."""
+        """Mean time of a decode step after the first; for a search, its whole time per output token."""
+        if self.search:
+            return self.total_ms / max(1, self.tokens)
         return (self.total_ms - self.first_token_ms) / (self.tokens - 1) if self.tokens > 1 else self.first_token_ms
 
     def summary(self) -> str:
+        if self.search:
+            return (f"{self.backend} · {self.search} · {self.ms_per_token:.2f} ms/token (whole search) · "
+                    f"{self.tokens} tokens · {self.total_ms:.1f} ms total")
         return (f"{self.backend} · first token {self.first_token_ms:.1f} ms · {self.ms_per_token:.2f} ms/token · "
                 f"{self.tokens} tokens · {self.total_ms:.1f} ms total")
 
@@ -134,6 +140,7 @@ class TextGenerator:
             if not streaming:  # one figure for the whole search
                 latency.first_token_ms = latency.total_ms
                 latency.tokens = len(strategy.outputs()[0]) + 1
+                latency.search = f"beam {options.beam_size}"
             outputs = strategy.outputs()
         outputs, retried = self._unloop([source], outputs, options)
         if retried:  # the streamed loop is replaced by the retry's output

@@ -186,8 +186,7 @@ class ChatTab:
                     # one line that grows to six: Enter submits, Shift+Enter is a new line (Gradio's Textbox
                     # does both when lines=1)
                     self.message = gr.Textbox(placeholder="메시지를 입력하세요…", show_label=False, scale=5, lines=1,
-                                              max_lines=6, max_length=service.limits.max_input_chars,
-                                              elem_id="chat-input")
+                                              max_lines=6, elem_id="chat-input")
                     send = gr.Button("Send", variant="primary", scale=1, elem_id="chat-send")
                 with gr.Row():
                     retry_button = gr.Button("Retry", size="sm", elem_id="chat-retry")

@@ -54,8 +54,7 @@ def explore_tab(services: dict[str, ModelService]) -> None:
                 "encoding, the learning-rate schedule and the configuration.")
     with gr.Row():
         task = gr.Radio(["chatbot", "translator"], value="chatbot", label="Model", scale=1)
-        text = gr.Textbox(value=CHATBOT.prompts[0], label="Input", scale=3, elem_id="explore-input",
-                          max_length=services["chatbot"].limits.max_input_chars)
+        text = gr.Textbox(value=CHATBOT.prompts[0], label="Input", scale=3, elem_id="explore-input")
         layer = gr.Number(value=1, precision=0, minimum=1, label="Layer", scale=1)
     button = gr.Button("Show attention", variant="primary", elem_id="explore-button")
     summary = gr.Markdown(elem_id="explore-output")

@@ -224,8 +224,7 @@ class TranslateTab:
         if not service.available:
             gr.Markdown(f"**The translator is unavailable.** {html.escape(service.unavailable)}")
         with gr.Row():
-            self.source = gr.Textbox(label="Korean", lines=5, max_length=service.limits.max_input_chars,
-                                     elem_id="translate-input")
+            self.source = gr.Textbox(label="Korean", lines=5, elem_id="translate-input")
             target = gr.Textbox(label="English", lines=5, interactive=False, elem_id="translate-output",
                                 buttons=["copy"])
         with gr.Row():

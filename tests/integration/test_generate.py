@@ -96,6 +96,9 @@ def test_streaming_yields_growing_text_that_ends_as_the_batch_result(generator):
     assert sampled == again
     beam = list(generator.stream(PROMPTS[0], DecodeOptions("beam", beam_size=3)))
     assert len(beam) == 1
+    _, latency, _ = beam[0]  # a search has no first token: its summary gives the whole search's time per token
+    assert latency.summary().startswith("tf · beam 3 · ") and "first token" not in latency.summary()
+    assert latency.ms_per_token == pytest.approx(latency.total_ms / latency.tokens) and latency.ms_per_token > 0
 
 
 def test_an_output_caught_in_a_loop_is_decoded_again_without_repeats(tiny_bundle):

@@ -215,6 +215,13 @@ def test_chat_and_translate_in_a_real_browser(app_url, services, tmp_path):
                                arg="#translate-confidence", timeout=30_000)  # the legend
         assert "".join(output.split()) in "".join(marked.inner_text().split())  # the same words, spacing aside
 
+        # a paste over the limit is not cut short in the box: the server says why it is refused, the text stays
+        pasted = "그는 책을 샀어? " * 25
+        page.locator("#translate-input textarea").fill(pasted)
+        page.locator("#translate-button").click()
+        page.locator(".toast-body").filter(has_text="the limit is 200").first.wait_for(timeout=30_000)
+        assert page.locator("#translate-input textarea").input_value() == pasted
+
         page.get_by_role("tab", name="Compare").click()
         page.locator("#compare-input textarea").fill("나는 커피를 좋아해?")
         page.locator("#compare-button").click()
