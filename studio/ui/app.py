@@ -100,9 +100,14 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     # a batch can only gather the requests the queue lets through at once
     app.queue(default_concurrency_limit=max(concurrency, max_batch))
     keep_sessions_lean(app)
+    # never blocks here: the site and the MCP tools are set up on the running server, then the thread waits
     app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
-               max_file_size=limits.max_file_bytes, prevent_thread_lock=prevent_thread_lock or mcp, quiet=False,
+               max_file_size=limits.max_file_bytes, prevent_thread_lock=True, quiet=True,
                mcp_server=mcp)  # explicit: GRADIO_MCP_SERVER=true in the environment does not turn it on
+    progress(f"Running on {app.local_url}")
+    if share:
+        progress(f"Public link: {app.share_url}" if app.share_url else
+                 "warning: no public link could be created (is the internet reachable?); serving locally only")
     if site is not None:
         from starlette.staticfiles import StaticFiles
 
@@ -127,8 +132,8 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
         server.postprocess_output_data = as_texts
         url = f"{(app.share_url or app.local_url).rstrip('/')}/gradio_api/mcp/"
         progress(f"MCP server (streamable HTTP): {url} — tools: {', '.join(server.tool_to_endpoint)}")
-        if not prevent_thread_lock:
-            app.block_thread()
+    if not prevent_thread_lock:
+        app.block_thread()
     return app  # with prevent_thread_lock: still serving, at app.local_url
 
 
