@@ -52,6 +52,15 @@ class Latency:
                 f"{self.tokens} tokens · {self.total_ms:.1f} ms total")
 
 
+def distinct_outputs(scored: list[tuple[str, float]], n: int) -> list[tuple[str, float]]:
+    """The first `n` outputs (best first) that differ by more than case and end punctuation: pieces can join
+    into the same text, and "… by fire." / "… by fire" is no alternative to offer."""
+    kept: dict[str, tuple[str, float]] = {}
+    for text, score in scored:
+        kept.setdefault(text.strip().rstrip(".!?,;:…").strip().casefold(), (text, score))
+    return list(kept.values())[:n]
+
+
 class TextGenerator:
     """`preprocessor` turns text into source ids and generated ids into text; `runtime` runs the model.
     With a `scheduler` (`studio.scheduler`, set by the serving layer), `stream` decodes greedy and sampling
@@ -181,10 +190,7 @@ class TextGenerator:
         strategy = strategy_for(options)
         decode(self.runtime, [source], self.spec(options, [source]), strategy)
         found = strategy.alternatives(options.beam_size)[0] or [(0.0, strategy.outputs()[0])]
-        texts: dict[str, float] = {}  # two outputs can read the same (pieces that join differently)
-        for score, ids in found:
-            texts.setdefault(self.preprocessor.decode(ids), score)
-        return list(texts.items())[:n]
+        return distinct_outputs([(self.preprocessor.decode(ids), score) for score, ids in found], n)
 
     def confidence(self, sources, outputs) -> list[Confidence]:
         """How sure the model is of `outputs` (ids) for `sources` (ids): `studio.generate.confidence`."""

@@ -51,8 +51,15 @@ def current(store: dict) -> dict | None:
 
 
 def choices(store: dict) -> list[tuple[str, str]]:
-    """(title, id) of every conversation, for the list to switch between them."""
-    return [(title(c), c["id"]) for c in store["conversations"]]
+    """(title, id) of every conversation (newest first), for the list to switch between them; a title that
+    an older conversation has already gets a number ("안녕 (2)"), so an import is told from its original."""
+    seen: dict[str, int] = {}
+    labelled = []
+    for conversation in reversed(store["conversations"]):
+        name = title(conversation)
+        seen[name] = seen.get(name, 0) + 1
+        labelled.append((name if seen[name] == 1 else f"{name} ({seen[name]})", conversation["id"]))
+    return labelled[::-1]
 
 
 def reply_stats(conversation: dict | None) -> list[str]:

@@ -8,7 +8,7 @@ from functools import partial
 import gradio as gr
 
 from studio.tasks import CHATBOT
-from studio.ui.service import InputError, ModelService, user_error
+from studio.ui.service import InputError, ModelService, user_error, warn
 
 
 def explore(services: dict[str, ModelService], text: str, task: str, layer):
@@ -25,7 +25,10 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
     except InputError as error:
         raise user_error(error) from None
     config = service.bundle.config
-    layer = min(max(int(layer or 1), 1), config.model.num_layers) - 1
+    asked = int(layer or 1)
+    layer = min(max(asked, 1), config.model.num_layers) - 1
+    if asked != layer + 1:
+        warn(f"The {service.task} has layers 1 to {config.model.num_layers}; showing layer {layer + 1}.")
     source, _ = generator.preprocessor.encode(text)
     output = generator.generate([text])[0]
     target_in = [config.model.bos_id] + output.ids[: config.model.max_target_len - 1]

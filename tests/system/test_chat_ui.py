@@ -133,7 +133,7 @@ def test_export_to_json_and_markdown_then_import_and_bad_files_lose_nothing(page
     upload("chat.json", text.encode())
     page.wait_for_function("() => document.querySelectorAll('#chat-conversations label').length === 2")
     wait_for_replies(page, 1)
-    assert users(page) == ["내보낼 대화"] and listed(page) == ["내보낼 대화", "내보낼 대화"]
+    assert users(page) == ["내보낼 대화"] and listed(page) == ["내보낼 대화 (2)", "내보낼 대화"]  # the import is newer
 
     for name, data, why in (("broken.json", b'{"messages": [', "not valid JSON (line 1"),
                             ("other.json", b'{"messages": [{"role": "system", "content": "x"}]}', "role 'system'"),
@@ -144,7 +144,7 @@ def test_export_to_json_and_markdown_then_import_and_bad_files_lose_nothing(page
         assert why in page.locator(".toast-body").filter(has_text=name).first.inner_text()
     reload(page)
     wait_for_replies(page, 1)
-    assert listed(page) == ["내보낼 대화", "내보낼 대화"]  # nothing lost, nothing added
+    assert listed(page) == ["내보낼 대화 (2)", "내보낼 대화"]  # nothing lost, nothing added
 
 
 def test_settings_survive_a_reload(page):

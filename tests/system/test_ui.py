@@ -143,6 +143,9 @@ def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
     assert encoder.axes[0].get_title() == "head 1"
     assert config["model"]["d_model"] == 32
     assert positional.axes and schedule.axes
+    with pytest.warns(UserWarning, match="has layers 1 to 2; showing layer 2"):  # a toast in the page
+        _, encoder, *_ = explore("나는 커피를 좋아해?", "chatbot", 99)
+    assert encoder.get_suptitle() == "Encoder self-attention, layer 2"
 
 
 def test_compare_runs_every_backend_and_reports_agreement(app_url, services):

@@ -39,6 +39,8 @@ def test_new_switch_and_delete():
     store = c.recorded(c.with_new(store), chat("둘", "응"))
     second = store["current"]
     assert [title for title, _ in c.choices(store)] == ["둘", "하나"]  # newest first
+    again = c.recorded(c.with_new(store), chat("하나", "또"))  # a newer conversation with an older one's title
+    assert [title for title, _ in c.choices(again)] == ["하나 (2)", "둘", "하나"]
     assert c.current(c.switched(store, first))["messages"][0]["content"] == "하나"
     with pytest.raises(ConversationError, match="not saved any more"):
         c.switched(store, "feedbeef")

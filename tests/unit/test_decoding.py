@@ -212,3 +212,12 @@ def test_each_task_decodes_by_its_own_default_unless_told_otherwise():
     assert decode_options("translator", 2, 1.0, **flags).length_penalty == 1.0
     assert decode_options("translator", None, None, **{**flags, "sample": True}).strategy == "sample"
     assert decode_options("chatbot", None, None, **flags).strategy == CHATBOT.default_decoding["strategy"] == "greedy"
+
+
+def test_alternatives_that_differ_only_in_case_or_end_punctuation_are_one():
+    from studio.inference import distinct_outputs
+
+    scored = [("Seven deaths caused by fire.", -0.1), ("Seven deaths caused by fire", -0.2),
+              ("seven deaths caused by fire!", -0.3), ("Seven people died in a fire.", -0.4), ("Fire.", -0.5)]
+    assert distinct_outputs(scored, 8) == [scored[0], scored[3], scored[4]]
+    assert distinct_outputs(scored, 2) == [scored[0], scored[3]]
