@@ -15,6 +15,9 @@ import gradio as gr
 from studio.ui.service import ModelService
 
 STRATEGIES = ["greedy", "beam", "sample"]
+# the settings only one strategy reads (the others apply to every strategy)
+USED_BY = {"beam_size": "beam", "length_penalty": "beam", "temperature": "sample", "top_k": "sample",
+           "top_p": "sample", "seed": "sample"}
 
 
 def backend_dropdown(service: ModelService, default: str, elem_id: str) -> gr.Dropdown:
@@ -32,12 +35,15 @@ class DecodingControls:
         would cut long translations short; a higher value decodes as much); `defaults`: the task's default decoding (`studio.tasks`)."""
         defaults = defaults or {}
         self.components: dict[str, gr.components.Component] = {}
+        strategy = defaults.get("strategy", "greedy")
 
         def control(name, component, *args, **kwargs):
+            if name in USED_BY:  # a setting the chosen strategy ignores is shown disabled
+                kwargs["interactive"] = USED_BY[name] == strategy
             self.components[name] = component(*args, elem_id=f"{tab}-{name.replace('_', '-')}", **kwargs)
 
         with gr.Accordion("Decoding", open=False, elem_id=f"{tab}-decoding"):
-            control("strategy", gr.Radio, STRATEGIES, value=defaults.get("strategy", "greedy"), label="Strategy")
+            control("strategy", gr.Radio, STRATEGIES, value=strategy, label="Strategy")
             with gr.Row():
                 control("beam_size", gr.Slider, 1, 8, value=defaults.get("beam_size", 4), step=1, label="Beam size")
                 control("length_penalty", gr.Slider, 0, 2, value=defaults.get("length_penalty", 1.0), step=0.1,
@@ -52,6 +58,10 @@ class DecodingControls:
                 control("max_new_tokens", gr.Slider, 1, max(capacity, 64), value=capacity, step=1,
                         label="Max new tokens")
                 control("no_repeat_ngram", gr.Slider, 0, 5, value=0, step=1, label="No-repeat n-gram (0 = off)")
+        dependent = [self.components[name] for name in USED_BY]
+        self.components["strategy"].change(
+            lambda chosen: [gr.update(interactive=USED_BY[name] == chosen) for name in USED_BY],
+            self.components["strategy"], dependent, queue=False, show_progress="hidden", api_visibility="private")
 
     def listed(self) -> list:
         """The controls, to follow an event's own inputs (see the module's docstring)."""
@@ -82,8 +92,14 @@ def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: 
 
     def restore(values) -> list:
         values = values if isinstance(values, dict) else {}
-        return [values[name] if name in values and _fits(control, values[name]) else gr.skip()
-                for name, control in controls.items()]
+        kept = {name: values[name] for name, control in controls.items()
+                if name in values and _fits(control, values[name])}
+        if "strategy" not in kept:
+            return [kept.get(name, gr.skip()) for name in controls]
+        # what the restored strategy ignores is disabled, as choosing it would have done
+        return [gr.update(**({"value": kept[name]} if name in kept else {}),
+                          interactive=USED_BY[name] == kept["strategy"]) if name in USED_BY
+                else kept.get(name, gr.skip()) for name in controls]
 
     for control in controls.values():
         control.input(save, [backend, *decoding.listed()], saved, queue=False, show_progress="hidden",

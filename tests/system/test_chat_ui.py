@@ -158,8 +158,11 @@ def test_settings_survive_a_reload(page):
     page.locator("#chat-backend input").click()
     saved("chat", lambda: page.get_by_role("option", name="tf-naive").click())
     page.locator("#chat-decoding").get_by_text("Decoding").click()
+    # settings the chosen strategy ignores are disabled: the chat's greedy reads no seed and no beam size
+    assert page.locator("#chat-seed input").is_disabled() and page.locator("#chat-beam-size input[type=number]").is_disabled()
     saved("chat", lambda: page.locator("#chat-strategy").get_by_label("sample").check())
     saved("chat", lambda: page.locator("#chat-seed input").fill("1"))
+    assert page.locator("#chat-beam-size input[type=number]").is_disabled()
     page.get_by_role("tab", name="Translate").click()
     page.locator("#translate-decoding").get_by_text("Decoding").click()
     saved("translate", lambda: page.locator("#translate-strategy").get_by_label("greedy").check())  # not the default
@@ -168,9 +171,13 @@ def test_settings_survive_a_reload(page):
     page.wait_for_function("() => document.querySelector('#chat-seed input').value === '1'", timeout=30_000)
     assert page.locator("#chat-backend input").input_value() == "tf-naive"
     assert page.locator("#chat-strategy").get_by_label("sample").is_checked()
+    page.wait_for_function("() => !document.querySelector('#chat-seed input').disabled",  # the restored
+                           timeout=30_000)  # strategy decides what is enabled
     page.get_by_role("tab", name="Translate").click()
     page.locator("#translate-decoding").get_by_text("Decoding").click()
     assert page.locator("#translate-strategy").get_by_label("greedy").is_checked()
+    page.wait_for_function("() => document.querySelector('#translate-length-penalty input[type=number]').disabled",
+                           timeout=30_000)
 
 
 def test_enter_sends_shift_enter_starts_a_new_line_and_undo_is_saved(page):
