@@ -1,5 +1,6 @@
 """Terms the translator must not mangle: a user's glossary (Korean term -> the English to use) and, when
-`auto` is on, URLs, e-mail addresses, numbers with units and runs of Latin script ("Zoran Zaev", "iPhone 15").
+`auto` is on, URLs, e-mail addresses, numbers with units, Korean amounts ("30억 달러", given in English as
+"$3 billion": `studio.text.numbers`) and runs of Latin script ("Zoran Zaev", "iPhone 15").
 
 Each matched span is replaced by a placeholder the model copies through ("Xq1", "Xq2": a Latin-looking
 token, which this model passes through far more often than brackets or '#1'), and the output gets the
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.errors import DataError
+from studio.text.numbers import AMOUNT, amount_in_english
 from studio.text.script import looks_like
 
 MAX_GLOSSARY_ENTRIES = 5000
@@ -27,7 +29,7 @@ _AMOUNT = r"(?<![\d.,])\d+(?:,\d{3})*(?:\.\d+)?"  # the lookbehind: no rescans i
 _NUMBER = rf"(?:[$€£¥₩]\s?{_AMOUNT}|{_AMOUNT}\s?{_UNIT}|\d{{1,2}}:\d{{2}}(?::\d{{2}})?)"
 _LATIN_WORD = r"[A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9]|[A-Za-z]{2,}"
 _LATIN = rf"(?:{_LATIN_WORD})(?:[ \-](?:{_LATIN_WORD}|\d+))*"
-AUTO_KINDS = {"url": _URL, "email": _EMAIL, "number": _NUMBER, "latin": _LATIN}
+AUTO_KINDS = {"url": _URL, "email": _EMAIL, "amount": AMOUNT, "number": _NUMBER, "latin": _LATIN}
 _AUTO = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in AUTO_KINDS.items()))
 _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
 _PLACEHOLDER = "Xq{}"
@@ -172,8 +174,9 @@ class Protector:
                 found.append((match.start(), match.start() + len(term), "glossary", english_of[term]))
         if auto:
             for match in _AUTO.finditer(source):
-                if free(*match.span()):
-                    found.append((*match.span(), match.lastgroup, match.group(0)))
+                english = amount_in_english(match.group(0)) if match.lastgroup == "amount" else match.group(0)
+                if english and free(*match.span()):
+                    found.append((*match.span(), match.lastgroup, english))
         taken = frozenset(m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(source))
         numbers = (n for n in range(1, 100_000) if _PLACEHOLDER.format(n).casefold() not in taken)
         spans: dict[tuple[str, str], Span] = {}  # the same term twice in a sentence shares one placeholder
@@ -201,7 +204,8 @@ def _glossary_pattern(entries: tuple[tuple[str, str], ...]) -> re.Pattern:
     return re.compile(r"(?<!\w)(?P<term>" + "|".join(parts) + ")")
 
 
-_KIND_NAMES = {"url": "URL", "email": "e-mail address", "number": "number", "latin": "Latin-script name"}
+_KIND_NAMES = {"url": "URL", "email": "e-mail address", "amount": "amount", "number": "number",
+               "latin": "Latin-script name"}
 
 
 def describe(report: list[tuple[Span, bool]]) -> str:
