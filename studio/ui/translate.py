@@ -233,7 +233,8 @@ class TranslateTab:
         alternatives = gr.Radio(label="Other translations (beam search's n-best): pick one to use it", visible=False,
                                 elem_id="translate-alternatives")
         latency = gr.Markdown(elem_id="translate-latency")
-        marks = gr.HighlightedText(label="Confidence: words the model was unsure of (its own log-probabilities)",
+        marks = gr.HighlightedText(label=f"Confidence: a word is unsure when the model's mean log-probability of its "
+                                         f"pieces is below {UNSURE}, doubtful below {DOUBTFUL} (a hint, not a verdict)",
                                    color_map=CONFIDENCE_COLORS, show_legend=True, combine_adjacent=False,
                                    elem_id="translate-confidence")
         gr.Examples(list(TRANSLATOR.prompts), inputs=self.source, label="Try")
@@ -274,7 +275,10 @@ class TranslateTab:
         # the stop flag is made before the job waits in the queue, so a Cancel while it waits is not lost
         file_button.click(self.expect_upload, None, None, queue=False, api_visibility="private").then(
             self.translate_upload, [self.upload, self.backend, *self.decoding.listed(), *protection_inputs],
-            download, api_name="translate_file")
+            download, api_name="translate_file").success(  # the upload was read and deleted: not offered again
+            lambda: None, None, self.upload, queue=False, api_visibility="private")
+        # a new upload's translation is not yet made: the previous file's is not shown as if it were
+        self.upload.upload(lambda: None, None, download, queue=False, api_visibility="private")
         # outside the queue, so it runs while the translation holds a worker; the translation stops after its
         # current batch and returns the file with what was done
         cancel_button.click(self.cancel_upload, None, None, queue=False, api_visibility="private")

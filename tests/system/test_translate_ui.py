@@ -68,8 +68,10 @@ def test_a_subtitle_file_and_a_cancelled_long_document(page, app_url, tmp_path):
 
     long = tmp_path / "long.txt"  # ~150 batches of 32 sentences: long enough to cancel half-way
     long.write_text("나는 커피를 좋아해? 너는 영화를 봤어?\n" * 2400, encoding="utf-8")
-    page.locator("#translate-file button[aria-label='Clear']").click()
+    # the upload was read and deleted: it is no longer offered (its link would fail); a new one clears the old result
+    page.locator("#translate-file button[aria-label='Clear']").wait_for(state="detached", timeout=30_000)
     page.locator("#translate-file input[type=file]").set_input_files(str(long))
+    page.wait_for_function("() => !document.querySelector('#translate-file-output a[download]')", timeout=30_000)
     page.locator("#translate-file-button").click()
     page.get_by_text(" / 4,800 sentences").first.wait_for(timeout=120_000)
     page.locator("#translate-file-cancel").click()
