@@ -16,7 +16,7 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
     Returns (summary, encoder, decoder and cross attention, positional encoding, lr schedule, config)."""
     import numpy as np
 
-    from studio.ui.figures import attention_figure, positional_figure, schedule_figure
+    from studio.ui.figures import attention_figure, korean_font_missing, positional_figure, schedule_figure
 
     service = services["chatbot" if task == "chatbot" else "translator"]
     try:
@@ -46,6 +46,8 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
                f"{config.model.num_layers} encoder / {config.model.decoder_depth} decoder layers · "
                f"d_model {config.model.d_model} · {config.model.num_heads} heads · {config.model.norm}-LN · "
                f"source pieces: {len(source_pieces)} · target pieces: {len(target_pieces)}")
+    if korean_font_missing():
+        summary += f"  \n*{korean_font_missing()}*"
     schedule = schedule_figure(config.model.d_model, config.train.warmup_steps, config.train.lr_scale,
                                service.bundle.metrics.get("steps"))
     return (summary, *figures, positional_figure(model.positional_table), schedule, config.to_dict())

@@ -7,6 +7,14 @@ import numpy as np
 _KOREAN_FONT = None
 
 
+def korean_font_missing() -> str | None:
+    """What to tell the user when no font with Hangul is installed (the pieces' labels show as boxes)."""
+    if _korean_font():
+        return None
+    return ("No font with Hangul is installed here, so Korean labels show as boxes; install one (e.g. Debian's "
+            "fonts-noto-cjk or fonts-nanum) and restart the app.")
+
+
 def _korean_font() -> str | None:
     """A font with Hangul for tick labels (Noto CJK, Nanum, Malgun, AppleGothic...), if the system has one."""
     global _KOREAN_FONT
@@ -31,6 +39,10 @@ def new_figure(**options):
     font = _korean_font()
     if font:
         matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
+    else:  # said once on the page (korean_font_missing), not once per glyph in the server's log
+        import warnings
+
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
     return Figure(**options)
 
 

@@ -12,3 +12,12 @@ def test_a_latency_chart_with_an_unmeasured_value_is_saved(tmp_path):
         row.update(output_tokens=4, threads=1)
     plot(rows, tmp_path / "chart.png")
     assert (tmp_path / "chart.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_explore_tab_says_when_no_font_can_draw_hangul(monkeypatch):
+    from studio.ui import figures
+
+    monkeypatch.setattr(figures, "_KOREAN_FONT", "")  # looked for, none found
+    assert "fonts-noto-cjk" in figures.korean_font_missing()
+    monkeypatch.setattr(figures, "_KOREAN_FONT", "Noto Sans CJK KR")
+    assert figures.korean_font_missing() is None
