@@ -117,6 +117,19 @@ def chat_api(service: ModelService, default_backend: str):
 # reads, since Chromium 150 matches `:nth-child(k of S)::after` as if k were 1. The script never touches the
 # chat window's nodes, which Gradio re-renders as tokens stream in, and does no work per token.
 # Alt+R clicks Retry (Ctrl+Shift+R would be the browser's hard reload).
+# the export link shown before an export, so the one made by it is told apart (an export may be refused)
+NOTE_EXPORT_LINK = """(store) => {
+  window.__studioExportLink = document.querySelector('#chat-export-file a[download]')?.href ?? null;
+  return store;
+}"""
+DOWNLOAD_NEW_EXPORT = """async () => {
+  for (let waited = 0; waited < 5000; waited += 100) {
+    const link = document.querySelector('#chat-export-file a[download]');
+    if (link && link.href !== window.__studioExportLink) { link.click(); return; }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}"""
+
 PAGE_SCRIPT = r"""() => {
   const layout = document.createElement("style");
   layout.textContent = `#chat-window .bot-row::after { content: var(--studio-stats, none); white-space: pre-line;
@@ -215,8 +228,10 @@ class ChatTab:
         self.picker.input(self.switch, [self.store, self.picker], showing, **stops)
         delete_button.click(self.delete, self.store, showing, **stops)
         import_button.upload(self.import_json, [self.store, import_button], showing, **stops)
-        export_markdown.click(self.export_markdown, self.store, exported, **private)
-        export_json.click(self.export_json, self.store, exported, **private)
+        for button, export in ((export_markdown, self.export_markdown), (export_json, self.export_json)):
+            # one click downloads: the new file's link is clicked for the user (and stays there as a fallback)
+            button.click(export, self.store, exported, js=NOTE_EXPORT_LINK, **private).then(
+                None, None, None, js=DOWNLOAD_NEW_EXPORT, **private)
         self.stats.change(None, self.stats, None, js=SHOW_STATS, **private)
         app.load(self.show, self.store, showing, **private)
         app.load(None, js=PAGE_SCRIPT, **private)

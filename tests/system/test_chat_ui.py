@@ -111,9 +111,9 @@ def test_export_to_json_and_markdown_then_import_and_bad_files_lose_nothing(page
     send(page, "내보낼 대화", 1)
 
     def export(button, suffix):
-        page.locator(button).click()
-        with page.expect_download() as download:
-            page.locator(f"#chat-export-file a[download$='{suffix}']").click()
+        with page.expect_download() as download:  # one click downloads
+            page.locator(button).click()
+        page.locator(f"#chat-export-file a[download$='{suffix}']").wait_for()  # and the link stays as a fallback
         return download.value.suggested_filename, download.value.path().read_text(encoding="utf-8")
 
     name, markdown = export("#chat-export-md", ".md")
