@@ -84,7 +84,7 @@ def _previous_entries(out: Path, sources: dict[str, str]) -> tuple[dict, dict]:
         manifest = read_manifest(out)
     except StudioError:
         return {}, {}
-    if {k: manifest.get("source", {}).get(k) for k in sources} != sources:
+    if manifest.get("format") != EXPORT_FORMAT or {k: manifest.get("source", {}).get(k) for k in sources} != sources:
         return {}, {}
     files = {name: entry for name, entry in manifest.get("files", {}).items() if (out / name).is_file()}
     return files, dict(manifest.get("verification", {}))
@@ -113,7 +113,9 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
     files, verification = _previous_entries(out, sources)
     written: dict[str, dict] = {}
     try:
-        written = _convert(bundle, chosen, work, sources, progress, _current_onnx_fp32(out, files))
+        quantizing_only = {v.quantization for v in chosen if v.format == "onnx"} == {"int8"}
+        written = _convert(bundle, chosen, work, sources, progress,
+                           _current_onnx_fp32(out, files, work) if quantizing_only else None)
         for name, entry in written.items():
             entry["bytes"] = (work / name).stat().st_size
             entry["sha256"] = sha256_of(work / name)
@@ -204,13 +206,17 @@ def _traced(bundle, sources: dict, batch: int | None, progress):
         return module, folder
 
 
-def _current_onnx_fp32(out: Path, files: dict) -> tuple[Path, ...] | None:
-    """The fp32 ONNX graphs already in `out`, if they are current (`files`: `_previous_entries`) and intact:
-    an int8 export quantizes them instead of converting the model again."""
+def _current_onnx_fp32(out: Path, files: dict, work: Path) -> tuple[Path, ...] | None:
+    """Copies in `work` of the fp32 ONNX graphs already in `out`, if they are current (`files`:
+    `_previous_entries`) and intact: an int8 export quantizes them instead of converting the model again (in
+    `work`, since the quantizer writes beside its input)."""
     names = VARIANTS["onnx"].files
-    if all(name in files and sha256_of(out / name) == files[name].get("sha256") for name in names):
-        return tuple(out / name for name in names)
-    return None
+    if not all(name in files and sha256_of(out / name) == files[name].get("sha256") for name in names):
+        return None
+    copies = tuple(work / f".fp32.{name}" for name in names)
+    for name, copy in zip(names, copies):
+        shutil.copyfile(out / name, copy)
+    return copies
 
 
 def _convert(bundle, chosen, work: Path, sources: dict, progress, onnx_fp32=None) -> dict[str, dict]:

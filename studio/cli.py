@@ -43,7 +43,8 @@ def _load_generator(bundle: Optional[Path], task: str, backend: str, export_miss
 EXPORT_MISSING = typer.Option(True, help="Build a missing or stale export of the chosen backend instead of failing")
 GLOSSARY = typer.Option(None, "--glossary", help="TSV file of `korean<TAB>english` terms to translate as given")
 PROTECT = typer.Option(True, "--protect/--no-protect", help="Pass URLs, e-mail addresses, numbers with units and "
-                                                             "Latin-script names through unchanged")
+                                                             "Latin-script names through unchanged, and Korean "
+                                                             "amounts (30억 달러) in English ($3 billion)")
 
 
 def _protector(glossary: Optional[Path], protect: bool):
@@ -161,11 +162,11 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
               seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT,
               max_new_tokens: Optional[int] = typer.Option(None, help="Longest output in tokens"),
               glossary: Optional[Path] = GLOSSARY, protect: bool = PROTECT,
-              scores: bool = typer.Option(False, "--scores", help="Print one JSON object per line instead: the "
+              scores: bool = typer.Option(False, "--scores", help="Write one JSON object per line instead: the "
                                           "translation, its confidence and each word's (mean log-probability; "
                                           "closer to 0 is surer)"),
               alternatives: int = typer.Option(0, "--alternatives", min=0, max=8,
-                                               help="Print one JSON object per line instead: up to N different "
+                                               help="Write one JSON object per line instead: up to N different "
                                                     "translations from beam search (each line as one input), best "
                                                     "first, with their scores")):
     """Translate Korean to English."""
@@ -184,7 +185,11 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
             raise StudioError(f"{file}: is a folder; give a file (.txt, .srt, .md, .html, .docx)")
         if not file.exists():
             raise StudioError(f"{file}: file not found")
-        from studio.formats import output_name
+        from studio.formats import FORMATS, output_name
+
+        if file.suffix.lower() != ".txt" and file.suffix.lower() not in FORMATS:
+            raise StudioError(f"{file}: cannot translate {file.suffix or 'files without a suffix'}; "
+                              f"choose one of .txt, {', '.join(FORMATS)}")
 
         out = out or file.with_name(output_name(file.name))
     protector = _protector(glossary, protect)
@@ -241,12 +246,15 @@ def _translate_interactively(generator, options, protector) -> None:
     """A terminal on stdin: each line is translated when Enter is pressed."""
     from studio.document import translate_lines
 
-    console.print("[bold]Transformer Studio translator[/bold] — type Korean and press Enter; Ctrl-D to leave.")
+    console.print("[bold]Transformer Studio translator[/bold] — type Korean and press Enter; Ctrl-D or /quit to "
+                  "leave.")
     while True:
         try:
             line = console.input("[bold cyan]ko>[/bold cyan] ")
         except (EOFError, KeyboardInterrupt):
             console.print()
+            return
+        if line.strip() in ("/quit", "/exit"):
             return
         if line.strip():
             report: list = []

@@ -53,11 +53,12 @@ class Latency:
 
 
 def distinct_outputs(scored: list[tuple[str, float]], n: int) -> list[tuple[str, float]]:
-    """The first `n` outputs (best first) that differ by more than case and end punctuation: pieces can join
-    into the same text, and "… by fire." / "… by fire" is no alternative to offer."""
+    """The first `n` outputs (best first) that differ by more than case and a closing period or comma: pieces
+    can join into the same text, and "… by fire." / "… by fire" is no alternative to offer ("… fire?" is: a
+    Korean question may be marked only by its question mark)."""
     kept: dict[str, tuple[str, float]] = {}
     for text, score in scored:
-        kept.setdefault(text.strip().rstrip(".!?,;:…").strip().casefold(), (text, score))
+        kept.setdefault(text.strip().rstrip(".,;:").strip().casefold(), (text, score))
     return list(kept.values())[:n]
 
 

@@ -1,58 +1,78 @@
 """Korean amounts written with the myriad scales (만 10^4, 억 10^8, 조 10^12) in English: "30억 달러" ->
-"$3 billion", "3조 5천억 원" -> "3.5 trillion won", "1만8500" -> "18,500". A small model turns these into
-wrong numbers ("£35bn") more often than not, and a wrong number is the worst error a translation can make,
-so the translator's term protection (`studio.text.protect`) passes them through already in English."""
+"$3 billion", "3조 5천억 원" -> "3.5 trillion won", "3천5백만 달러" -> "$35 million", "1만8500" -> "18,500". A small
+model turns these into wrong numbers ("£35bn") more often than not, and a wrong number is the worst error a
+translation can make, so the translator's term protection (`studio.text.protect`) passes them through already in
+English. Anything that does not read as one amount by the rules below is left to the model."""
 
 from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
 
-_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
-_SCALED = rf"{_NUM}\s?(?:[천백십]\s?)?[조억만](?!큼)"  # "30억", "5천만", "3.5 조"; not "3만큼" (as much as 3)
-_TAIL = r"(?<=[조억만])\s?\d{1,4}(?:\s?[천백십])?"  # the part below 10^4: "1만8500", "1만 2천", "2억 500"
-_CURRENCY = {"달러": ("$", ""), "불": ("$", ""), "유로": ("€", ""), "파운드": ("£", ""), "원": ("", " won"),
-             "엔": ("", " yen"), "위안": ("", " yuan")}  # 불: dollars, after an amount ("3백만불")
-# a currency word ends its word, or a particle follows it ("달러를"): "원인" (cause) or "유로존" are other words
-_ENDS = "(?=[은는이가을를의에로와과도만화]|[^가-힣]|$)"
-# not after 제 ("제3조": Article 3) nor inside a longer number, and never a prefix of one ("1만8500메가와트" is
-# 18,500 or nothing)
-AMOUNT = (rf"(?<![제\d.,]){_SCALED}(?:\s?{_SCALED})*(?:{_TAIL})?(?![\d.,]?\d)"
-          rf"(?:\s?(?:{'|'.join(_CURRENCY)}){_ENDS})?")
-_PART = re.compile(rf"({_NUM})\s?([천백십])?\s?([조억만])?")
-_MULTIPLIER = {"십": 10, "백": 100, "천": 1000, None: 1}
+_NUM = r"\d{1,12}(?:,\d{3}){0,4}(?:\.\d{1,6})?"  # "135", "3.5", "1,000"; bounded, so sums stay exact
+_SUB = r"\d{1,4}\s?[천백십]"  # "5천", "3 백"
+_SUBS = rf"{_SUB}(?:\s?{_SUB})*(?:\s?\d{{1,4}}(?!\d))?"  # "3천5백", "2천 500": a value below 10^4 in words
+_GROUP = rf"(?:{_SUBS}|{_NUM})\s?[조억만](?!큼)"  # "3천5백만", "135만", "3.5 조"; not "3만큼" (as much as 3)
+# currency words, with the words they begin that are no currency: 엔진 (engine), 유로존, 위안부, 파운드리 (foundry);
+# 불 (dollars, colloquial) only where its word ends or a particle follows (불안, 불법 are other words)
+_CURRENCY = {"달러": ("$", ""), "유로": ("€", ""), "파운드": ("£", ""), "불": ("$", ""), "원": ("", " won"),
+             "엔": ("", " yen"), "위안": ("", " yuan")}
+_CURRENCY_WORD = r"(?:달러|유로(?![존파])|파운드(?!리)|불(?=[을를이은는의에로도만]|[^가-힣]|$)|원|엔(?![진터지])|위안(?!부))"
+# a part below 10^4 after 만, the lowest scale: "1만8500", "1만 2천", "1만 2천5백" (after 억 or 조, "1억 5천" means
+# 1억 5천만 in speech: left to the model, as is "100만 3회" - a second number, not part of the amount)
+_TAIL = rf"(?<=만)(?:\d{{1,4}}(?![\d.,]?\d)|\s?{_SUBS})"
+# not after 제 ("제3조", "제 3조": Article 3), nor inside a longer number or a multiplier run ("3천5백만" whole), and
+# never the first part of one: what follows 억 or 조 with a number ("1억 5천", "2억 500") is left whole to the model
+AMOUNT = (rf"(?<![제\d.,천백십조억만])(?<!제 ){_GROUP}(?:\s?{_GROUP})*(?:{_TAIL})?"
+          rf"(?![\d.,]?\d|\s?[천백십조억만]|(?<=[억조])\s?\d)(?:\s?{_CURRENCY_WORD})?")
+_PARTS = re.compile(rf"(?P<value>{_SUBS}|{_NUM})\s?(?P<scale>[조억만])?")
+_SUB_PARTS = re.compile(r"(\d{1,4})\s?([천백십])")
+_MULTIPLIER = {"십": 10, "백": 100, "천": 1000}
 _SCALE = {"조": 10**12, "억": 10**8, "만": 10**4, None: 1}
 _NAMES = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"))
 
 
 def amount_in_english(text: str) -> str | None:
-    """The English of a Korean amount `AMOUNT` matched, or None where its scales do not fall from left to
-    right ("3만 2억" is no number) and it is best left to the model."""
+    """The English of an amount `AMOUNT` matched, or None where it is not one amount: scales that do not fall
+    from left to right ("3만 2억"), or a trillion with nothing after it ("2조로": in two groups; "250조": an
+    article of a law) unless a currency says it is money."""
     currency = next((word for word in _CURRENCY if text.endswith(word)), None)
     number = text[: len(text) - len(currency)].strip() if currency else text.strip()
-    total, last_scale = Decimal(0), None
-    for digits, multiplier, scale in _PART.findall(number):
-        scale = scale or None
-        if last_scale is not None and _SCALE[scale] >= last_scale:
+    total, scales = Decimal(0), []
+    for part in _PARTS.finditer(number):
+        scale = part.group("scale")
+        if scales and _SCALE[scale] >= _SCALE[scales[-1]]:
             return None
-        try:
-            total += Decimal(digits.replace(",", "")) * _MULTIPLIER[multiplier or None] * _SCALE[scale]
-        except InvalidOperation:
-            return None
-        last_scale = _SCALE[scale]
+        total += _sub_myriad(part.group("value")) * _SCALE[scale]
+        scales.append(scale)
+    if scales == ["조"] and not currency:
+        return None
     prefix, suffix = _CURRENCY[currency] if currency else ("", "")
-    return f"{prefix}{_in_words(total)}{suffix}"
+    words = _in_words(total)
+    return f"{prefix}{words}{suffix}" if words else None
 
 
-def _in_words(value: Decimal) -> str:
+def _sub_myriad(value: str) -> Decimal:
+    """"3천5백" -> 3500, "2천 500" -> 2500, "135" -> 135, "1,000" -> 1000."""
+    total = Decimal(0)
+    for digits, multiplier in _SUB_PARTS.findall(value):
+        total += Decimal(digits) * _MULTIPLIER[multiplier]
+    rest = _SUB_PARTS.sub("", value).strip().replace(",", "")
+    return total + (Decimal(rest) if rest else 0)
+
+
+def _in_words(value: Decimal) -> str | None:
     """12300000000000 -> "12.3 trillion", 110000000 -> "110 million", 18500 -> "18,500"."""
-    for scale, name in _NAMES:
-        if value >= scale:
-            quotient = value / scale
-            if quotient == quotient.quantize(Decimal("0.01")):
-                return f"{_plain(quotient)} {name}"
-            break
-    return f"{value:,f}".rstrip("0").rstrip(".") if value != value.to_integral() else f"{int(value):,}"
+    try:
+        for scale, name in _NAMES:
+            if value >= scale:
+                quotient = value / scale
+                if quotient == quotient.quantize(Decimal("0.01")):
+                    return f"{_plain(quotient)} {name}"
+                break
+        return f"{int(value):,}" if value == value.to_integral() else f"{value:,f}".rstrip("0").rstrip(".")
+    except InvalidOperation:  # more digits than a Decimal context holds: no amount anyone writes
+        return None
 
 
 def _plain(value: Decimal) -> str:

@@ -108,7 +108,7 @@ class Span:
     placeholder: str
     original: str  # as written in the source
     english: str  # what the output gets
-    kind: str  # "glossary", "url", "email", "number" or "latin"
+    kind: str  # "glossary", "url", "email", "amount", "number" or "latin"
 
 
 @dataclass

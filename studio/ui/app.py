@@ -105,9 +105,8 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
                max_file_size=limits.max_file_bytes, prevent_thread_lock=True, quiet=True,
                mcp_server=mcp)  # explicit: GRADIO_MCP_SERVER=true in the environment does not turn it on
     progress(f"Running on {app.local_url}")
-    if share:
-        progress(f"Public link: {app.share_url}" if app.share_url else
-                 "warning: no public link could be created (is the internet reachable?); serving locally only")
+    if share and not app.share_url:  # (Gradio prints the link it made)
+        progress("warning: no public link could be created (is the internet reachable?); serving locally only")
     if site is not None:
         from starlette.staticfiles import StaticFiles
 

@@ -117,19 +117,6 @@ def chat_api(service: ModelService, default_backend: str):
 # reads, since Chromium 150 matches `:nth-child(k of S)::after` as if k were 1. The script never touches the
 # chat window's nodes, which Gradio re-renders as tokens stream in, and does no work per token.
 # Alt+R clicks Retry (Ctrl+Shift+R would be the browser's hard reload).
-# the export link shown before an export, so the one made by it is told apart (an export may be refused)
-NOTE_EXPORT_LINK = """(store) => {
-  window.__studioExportLink = document.querySelector('#chat-export-file a[download]')?.href ?? null;
-  return store;
-}"""
-DOWNLOAD_NEW_EXPORT = """async () => {
-  for (let waited = 0; waited < 5000; waited += 100) {
-    const link = document.querySelector('#chat-export-file a[download]');
-    if (link && link.href !== window.__studioExportLink) { link.click(); return; }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}"""
-
 PAGE_SCRIPT = r"""() => {
   const layout = document.createElement("style");
   layout.textContent = `#chat-window .bot-row::after { content: var(--studio-stats, none); white-space: pre-line;
@@ -150,6 +137,14 @@ PAGE_SCRIPT = r"""() => {
       if (retry && retry.offsetParent !== null && !retry.disabled) { event.preventDefault(); retry.click(); }
     }
   });
+}"""
+# the file an export just made (None when it was refused), downloaded as if its link had been clicked
+DOWNLOAD_EXPORT = """(file) => {
+  if (!file?.url) return;
+  const link = Object.assign(document.createElement("a"), {href: file.url, download: file.orig_name ?? ""});
+  document.body.append(link);
+  link.click();
+  link.remove();
 }"""
 # The stats can arrive before PAGE_SCRIPT has run (both follow the page's load); they wait for it then.
 SHOW_STATS = ("(stats) => { if (window.studioChatStats) window.studioChatStats(stats);"
@@ -230,8 +225,8 @@ class ChatTab:
         import_button.upload(self.import_json, [self.store, import_button], showing, **stops)
         for button, export in ((export_markdown, self.export_markdown), (export_json, self.export_json)):
             # one click downloads: the new file's link is clicked for the user (and stays there as a fallback)
-            button.click(export, self.store, exported, js=NOTE_EXPORT_LINK, **private).then(
-                None, None, None, js=DOWNLOAD_NEW_EXPORT, **private)
+            button.click(export, self.store, exported, **private).success(
+                None, exported, None, js=DOWNLOAD_EXPORT, **private)
         self.stats.change(None, self.stats, None, js=SHOW_STATS, **private)
         app.load(self.show, self.store, showing, **private)
         app.load(None, js=PAGE_SCRIPT, **private)
@@ -320,12 +315,12 @@ class ChatTab:
         selected = conversations.current(conversations.checked_store(store))
         if selected is None or not selected["messages"]:
             warn("Nothing to export yet: this conversation has no messages.")
-            return gr.skip()
+            return gr.File(None, visible=False)
         remove_old_files(self.exports_dir, max_age_s=3600)
         try:
             path = Path(tempfile.mkdtemp(dir=self.exports_dir)) / conversations.export_name(selected, suffix)
             path.write_text(render(selected), encoding="utf-8")
         except OSError as error:
             warn(f"Could not write the export on the server ({error.strerror or error}); nothing was lost.")
-            return gr.skip()
+            return gr.File(None, visible=False)
         return gr.File(str(path), visible=True)

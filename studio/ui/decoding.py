@@ -15,9 +15,9 @@ import gradio as gr
 from studio.ui.service import ModelService
 
 STRATEGIES = ["greedy", "beam", "sample"]
-# the settings only one strategy reads (the others apply to every strategy)
-USED_BY = {"beam_size": "beam", "length_penalty": "beam", "temperature": "sample", "top_k": "sample",
-           "top_p": "sample", "seed": "sample"}
+# the settings only sampling reads (beam size and length penalty stay enabled: the Translate tab's Alternatives
+# searches with them whatever the strategy)
+USED_BY = {"temperature": "sample", "top_k": "sample", "top_p": "sample", "seed": "sample"}
 
 
 def backend_dropdown(service: ModelService, default: str, elem_id: str) -> gr.Dropdown:

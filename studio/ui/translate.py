@@ -275,7 +275,7 @@ class TranslateTab:
         # the stop flag is made before the job waits in the queue, so a Cancel while it waits is not lost
         file_button.click(self.expect_upload, None, None, queue=False, api_visibility="private").then(
             self.translate_upload, [self.upload, self.backend, *self.decoding.listed(), *protection_inputs],
-            download, api_name="translate_file").success(  # the upload was read and deleted: not offered again
+            download, api_name="translate_file").then(  # the upload was read and deleted: not offered again
             lambda: None, None, self.upload, queue=False, api_visibility="private")
         # a new upload's translation is not yet made: the previous file's is not shown as if it were
         self.upload.upload(lambda: None, None, download, queue=False, api_visibility="private")

@@ -63,8 +63,11 @@ def test_translate_file_cli(tiny_bundle, tmp_path):
 
 
 def test_translate_cli_names_what_is_wrong_before_loading_a_model(tmp_path):
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(b"%PDF-1.7")
     for arguments, expected in ((["  "], "the text is empty"), (["--file", str(tmp_path / "nope.srt")], "file not found"),
-                                (["--file", str(tmp_path)], "is a folder")):
+                                (["--file", str(tmp_path)], "is a folder"),
+                                (["--file", str(pdf)], "cannot translate .pdf")):
         result = CliRunner().invoke(app, ["translate", "--bundle", str(tmp_path / "no-bundle"), *arguments])
         assert result.exit_code != 0 and expected in str(result.exception), (arguments, result.output)
 

@@ -158,11 +158,11 @@ def test_settings_survive_a_reload(page):
     page.locator("#chat-backend input").click()
     saved("chat", lambda: page.get_by_role("option", name="tf-naive").click())
     page.locator("#chat-decoding").get_by_text("Decoding").click()
-    # settings the chosen strategy ignores are disabled: the chat's greedy reads no seed and no beam size
-    assert page.locator("#chat-seed input").is_disabled() and page.locator("#chat-beam-size input[type=number]").is_disabled()
+    # sampling's settings are disabled unless the strategy samples (the chat's greedy reads no seed)
+    assert page.locator("#chat-seed input").is_disabled() and page.locator("#chat-top-p input[type=number]").is_disabled()
     saved("chat", lambda: page.locator("#chat-strategy").get_by_label("sample").check())
     saved("chat", lambda: page.locator("#chat-seed input").fill("1"))
-    assert page.locator("#chat-beam-size input[type=number]").is_disabled()
+    assert page.locator("#chat-top-p input[type=number]").is_enabled()
     page.get_by_role("tab", name="Translate").click()
     page.locator("#translate-decoding").get_by_text("Decoding").click()
     saved("translate", lambda: page.locator("#translate-strategy").get_by_label("greedy").check())  # not the default
@@ -176,8 +176,9 @@ def test_settings_survive_a_reload(page):
     page.get_by_role("tab", name="Translate").click()
     page.locator("#translate-decoding").get_by_text("Decoding").click()
     assert page.locator("#translate-strategy").get_by_label("greedy").is_checked()
-    page.wait_for_function("() => document.querySelector('#translate-length-penalty input[type=number]').disabled",
-                           timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#translate-temperature input[type=number]').disabled",
+                           timeout=30_000)  # the Translate tab's default was beam search: now greedy, no sampling
+    assert page.locator("#translate-length-penalty input[type=number]").is_enabled()  # Alternatives reads it
 
 
 def test_enter_sends_shift_enter_starts_a_new_line_and_undo_is_saved(page):

@@ -218,6 +218,7 @@ def test_alternatives_that_differ_only_in_case_or_end_punctuation_are_one():
     from studio.inference import distinct_outputs
 
     scored = [("Seven deaths caused by fire.", -0.1), ("Seven deaths caused by fire", -0.2),
-              ("seven deaths caused by fire!", -0.3), ("Seven people died in a fire.", -0.4), ("Fire.", -0.5)]
-    assert distinct_outputs(scored, 8) == [scored[0], scored[3], scored[4]]
+              ("seven deaths caused by fire", -0.3), ("Seven deaths caused by fire?", -0.35),
+              ("Seven people died in a fire.", -0.4), ("Fire.", -0.5)]
+    assert distinct_outputs(scored, 8) == [scored[0], scored[3], scored[4], scored[5]]  # a question is another
     assert distinct_outputs(scored, 2) == [scored[0], scored[3]]
