@@ -133,16 +133,7 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
             print(result.text, flush=True)
         return
     console.print("[bold]Transformer Studio chatbot[/bold] — type a message in Korean; Ctrl-D or /quit to leave.")
-    while True:
-        try:
-            message = console.input("[bold cyan]you>[/bold cyan] ")
-        except (EOFError, KeyboardInterrupt):
-            console.print()
-            return
-        if message.strip() in ("/quit", "/exit"):
-            return
-        if not message.strip():
-            continue
+    for message in _typed_lines("[bold cyan]you>[/bold cyan] "):
         result = generator.generate([message], options=options)[0]
         _show_warnings(result.warnings)
         console.print(f"[bold green]bot>[/bold green] {escape(result.text)}", highlight=False)
@@ -248,21 +239,27 @@ def _translate_interactively(generator, options, protector) -> None:
 
     console.print("[bold]Transformer Studio translator[/bold] — type Korean and press Enter; Ctrl-D or /quit to "
                   "leave.")
+    for line in _typed_lines("[bold cyan]ko>[/bold cyan] "):
+        report: list = []
+        outputs, warnings = translate_lines(generator, [line], options, protector=protector, report=report)
+        _show_warnings(sorted(set(warnings)))
+        if protector and protector.glossary:
+            _show_protection(report)
+        print(outputs[0], flush=True)
+
+
+def _typed_lines(prompt: str):
+    """The non-blank lines typed at a terminal prompt, until Ctrl-D, Ctrl-C or /quit (/exit)."""
     while True:
         try:
-            line = console.input("[bold cyan]ko>[/bold cyan] ")
+            line = console.input(prompt)
         except (EOFError, KeyboardInterrupt):
             console.print()
             return
         if line.strip() in ("/quit", "/exit"):
             return
         if line.strip():
-            report: list = []
-            outputs, warnings = translate_lines(generator, [line], options, protector=protector, report=report)
-            _show_warnings(sorted(set(warnings)))
-            if protector and protector.glossary:
-                _show_protection(report)
-            print(outputs[0], flush=True)
+            yield line
 
 
 def _write_lines(lines: list[str], out: Optional[Path]) -> None:
