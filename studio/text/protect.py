@@ -1,6 +1,8 @@
 """Terms the translator must not mangle: a user's glossary (Korean term -> the English to use) and, when
 `auto` is on, URLs, e-mail addresses, numbers with units, Korean amounts ("30억 달러", given in English as
-"$3 billion": `studio.text.numbers`) and runs of Latin script ("Zoran Zaev", "iPhone 15").
+"$3 billion": `studio.text.numbers`), runs of Latin script ("Zoran Zaev", "iPhone 15") and a Korean name followed
+by its original in brackets, the way Korean news writes foreign names ("도이체반(Deutsche Bahn)": the output gets
+"Deutsche Bahn" once, where the model wrote "Doyvan (Deutsche Bahn)").
 
 Each matched span is replaced by a placeholder the model copies through ("Xq1", "Xq2": a Latin-looking
 token, which this model passes through far more often than brackets or '#1'), and the output gets the
@@ -41,6 +43,14 @@ _PARTICLES = ("은", "는", "이", "가", "을", "를", "의", "에", "에서", 
               "랑", "이랑", "하고", "까지", "부터", "보다", "처럼", "이나", "나", "이며", "며", "이다", "였다", "이었다",
               "입니다", "이에요", "예요", "들", "들이", "들은", "들을", "들의", "측", "측은", "측이")
 _KOREAN_TAIL = "(?:" + "|".join(sorted(map(re.escape, _PARTICLES), key=len, reverse=True)) + ")?(?![가-힣])"
+# "도이체반(Deutsche Bahn)", "녹색 일자리 펀드 (Green Jobs Fund)": Latin in brackets right after a Korean word. An acronym
+# ("국민 보건 서비스(NHS)") is not the name's original but its short form, which English writes beside the name too: left
+# to the model, with the acronym protected as Latin.
+_NAMED = re.compile(rf"(?<=[가-힣]) ?\(\s*(?P<latin>{_LATIN})\s*\)")
+_ACRONYM = re.compile(r"[A-Z0-9][A-Z0-9&.\-]*[A-Z0-9]s?")
+_HANGUL_WORD_BEFORE = re.compile(r"(?:^|(?<=\s))[가-힣]+ ?$")
+# a word ending like these is not part of the name before it ("국영 철도 회사인 도이체반(Deutsche Bahn)")
+_NOT_IN_NAME = ("인", "의", "은", "는", "을", "를", "에", "에서", "와", "과", "한", "된", "및", "등", "로", "으로", "이자")
 MAX_PROTECTED_CHARS = 2000  # longer pieces (one enormous "word") are decoded unprotected: regexes stay cheap
 
 
@@ -108,7 +118,7 @@ class Span:
     placeholder: str
     original: str  # as written in the source
     english: str  # what the output gets
-    kind: str  # "glossary", "url", "email", "amount", "number" or "latin"
+    kind: str  # "glossary", "named", "url", "email", "amount", "number" or "latin"
 
 
 @dataclass
@@ -173,6 +183,9 @@ class Protector:
                 term = match.group("term")
                 found.append((match.start(), match.start() + len(term), "glossary", english_of[term]))
         if auto:
+            for start, end, english in _named(source):
+                if free(start, end):
+                    found.append((start, end, "named", english))
             for match in _AUTO.finditer(source):
                 english = amount_in_english(match.group(0)) if match.lastgroup == "amount" else match.group(0)
                 if english and free(*match.span()):
@@ -190,6 +203,26 @@ class Protector:
         return Protected("".join(pieces) + source[position:], list(spans.values()), taken)
 
 
+def _named(source: str) -> list[tuple[int, int, str]]:
+    """(start, end, the Latin) for each Korean name written with its original in brackets. The Korean taken is
+    as many words as the Latin has, walking back over whole Hangul words and stopping at one that ends like a
+    particle or a modifier: "비센테 시소(Vicente Siso)" whole, only "도이체반" of "회사인 도이체반(Deutsche Bahn)"."""
+    spans = []
+    for match in _NAMED.finditer(source):
+        latin = match.group("latin")
+        if _ACRONYM.fullmatch(latin) or _ADDRESSES.fullmatch(latin):
+            continue
+        start = match.start()
+        for taken in range(len(latin.split())):
+            word = _HANGUL_WORD_BEFORE.search(source, 0, start)
+            if word is None or (taken and word.group(0).rstrip().endswith(_NOT_IN_NAME)):
+                break
+            start = word.start()
+        if start < match.start():
+            spans.append((start, match.end(), latin))
+    return spans
+
+
 @functools.lru_cache(maxsize=16)
 def _glossary_pattern(entries: tuple[tuple[str, str], ...]) -> re.Pattern:
     """One regex for every term, longest first (so "삼성전자" wins over "삼성"), compiled once per glossary.
@@ -205,7 +238,7 @@ def _glossary_pattern(entries: tuple[tuple[str, str], ...]) -> re.Pattern:
 
 
 _KIND_NAMES = {"url": "URL", "email": "e-mail address", "amount": "amount", "number": "number",
-               "latin": "Latin-script name"}
+               "latin": "Latin-script name", "named": "name given in brackets"}
 
 
 def describe(report: list[tuple[Span, bool]]) -> str:

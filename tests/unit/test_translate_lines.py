@@ -177,3 +177,24 @@ def test_korean_amounts_are_kept_in_english(korean, english):
 def test_what_is_no_amount_is_left_whole_to_the_model(korean):
     protected = Protector().protect(korean)
     assert not [s for s in protected.spans if s.kind == "amount"] and not re.search(r"Xq\d+\s?\d", protected.text)
+
+
+@pytest.mark.parametrize("korean, taken, english", [
+    ("국영 철도 회사인 도이체반(Deutsche Bahn)의 파업", "도이체반(Deutsche Bahn)", "Deutsche Bahn"),
+    ("녹색 일자리 펀드 (Green Jobs Fund)를 받았다", "녹색 일자리 펀드 (Green Jobs Fund)", "Green Jobs Fund"),
+    ("화가 비센테 시소(Vicente Siso)의 작품", "비센테 시소(Vicente Siso)", "Vicente Siso"),
+    ("그레그스( Greggs )는", "그레그스( Greggs )", "Greggs")])
+def test_a_korean_name_with_its_original_in_brackets_becomes_the_original(korean, taken, english):
+    protected = Protector().protect(korean)
+    assert [(s.kind, s.original, s.english) for s in protected.spans] == [("named", taken, english)]
+    assert protected.restore(protected.text)[0] == korean.replace(taken, english)
+
+
+@pytest.mark.parametrize("korean", ["국민 보건 서비스(NHS)의 몰락", "상장지수펀드(ETFs)", "웹사이트 (www.example.org)",
+                                    "그는 (Deutsche Bahn) 말했다", "(Green Jobs Fund)", "3월(March)에"])
+def test_acronyms_addresses_and_brackets_after_no_korean_word_are_not_names(korean):
+    assert not [s for s in Protector().protect(korean).spans if s.kind == "named"]
+
+
+def test_named_spans_are_automatic_protection():
+    assert Protector(auto=False).protect("도이체반(Deutsche Bahn)").spans == []
