@@ -35,7 +35,8 @@ AUTO_KINDS = {"url": _URL, "email": _EMAIL, "amount": AMOUNT, "number": _NUMBER,
 _AUTO = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in AUTO_KINDS.items()))
 _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
 _PLACEHOLDER = "Xq{}"
-_ANY_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9])Xq\d+(?![0-9])", re.IGNORECASE)
+# also where the model glued one to a word ("IXq1)"): left there, it would show through
+_ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
 # what may follow a Korean glossary term inside its word: particles and the copula ("삼성은", "삼성에서",
 # "삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
@@ -143,7 +144,8 @@ class Protected:
             if found not in by_placeholder:
                 return "" if found not in self.written else match.group(0)
             seen.add(found)
-            return by_placeholder[found].english
+            glued = match.start() and match.string[match.start() - 1].isalpha()
+            return (" " if glued else "") + by_placeholder[found].english
 
         output = " ".join(_ANY_PLACEHOLDER.sub(english, output).split())
         applied = [s for s in self.spans if s.placeholder.casefold() in seen]

@@ -148,6 +148,7 @@ def test_ten_and_more_placeholders_and_made_up_ones():
     assert inline.startswith("Samsung 무게는 Xq2를") and "9kg를" in inline and "Xq10를" in inline
     assert protected.restore("Xq1 Xq10 Xq99 ok")[0] == "Samsung 8kg ok"  # Xq99 was made up by the model
     assert Protector().protect("Xq7 회의는 열린다").restore("Xq7 Xq8")[0] == "Xq7"  # the user's own Xq7 stays
+    assert protected.restore("with theXq1) and AXq99")[0] == "with the Samsung) and A"  # glued to a word
 
 
 def test_a_korean_term_matches_with_particles_not_inside_a_longer_word():
