@@ -38,6 +38,7 @@ NORMALIZATION_CASES = (
     "ﬁ ligature ² superscript ① circled", "...!!!???,,,", "mixed English and 한국어 text.",
     "private\ue000use", "line1\x85line2\x0bline3\x0cline4", "",
     "unassigned \U000e0001 tag char", "Hangul filler \u3164 and \u115f",
+    "`` Solar Tree '' is the film 's 1995 --2005 hit, 'House '' and film 's Nike' premiere `` open",
 )
 
 

@@ -5,7 +5,8 @@
   presets and for bundles trained before the translator pipeline existed.
 - `translator`: text as people write it. Only Unicode and whitespace are normalized (`clean_text`); case,
   quotes, brackets, digits, symbols and Latin names pass through, SentencePiece with byte fallback reads
-  anything, and its detokenized output is shown as is (no ` .` spacing to undo).
+  anything, and its detokenized output is shown as is (no ` .` spacing to undo) but for the Penn Treebank
+  habits some training data taught it (`untokenize_ptb`).
 
 A bundle's `config.task.text_pipeline` names its pipeline; `pipeline_for(config)` is the one place that
 turns that name into behaviour.
@@ -24,6 +25,12 @@ PIPELINES = (TUTORIAL, TRANSLATOR)
 
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # ！..～ -> !..~
 _SPACES = re.compile(r"\s+")
+# Part of the English training data is tokenized the Penn Treebank way (``quoted'', "the film 's", "1995 -- 2005")
+# and the model writes what it learned: undone on output, and on training targets so later models learn English.
+_PTB_QUOTE = re.compile(r"``\s*|\s*''")
+_SPACED_POSSESSIVE = re.compile(r"(?<=[A-Za-z0-9]) 's(?=\s|$)")
+_CLOSING_QUOTE = re.compile(r"[A-Za-z0-9]'(?![A-Za-z])")  # "film 's Nike' premiere": 's opened a quote
+_RANGE_DASH = re.compile(r"(?<=\d) ?-- ?(?=\d)")
 
 
 def _keep(char: str) -> str:
@@ -45,6 +52,24 @@ def clean_text(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+def untokenize_ptb(text: str) -> str:
+    """``quoted'' -> “quoted” (a '' with no `` open is a closing single quote), "film 's" -> "film's",
+    "1995 --2005" -> "1995-2005"."""
+    opened = False
+
+    def quote(match: re.Match) -> str:
+        nonlocal opened
+        if match.group(0).startswith("`"):
+            opened = True
+            return "“"
+        closing, opened = ("”" if opened else "'"), False
+        return closing
+
+    text = _PTB_QUOTE.sub(quote, text)
+    text = _SPACED_POSSESSIVE.sub(lambda m: m.group(0) if _CLOSING_QUOTE.search(text, m.end()) else "'s", text)
+    return _RANGE_DASH.sub("-", text)
+
+
 @dataclass(frozen=True)
 class TextPipeline:
     name: str
@@ -58,11 +83,11 @@ class TextPipeline:
         """A training target, as the model should learn to write it."""
         if self.name == TUTORIAL:
             return normalize(text, lowercase=self.lowercase_target)
-        return clean_text(text)
+        return untokenize_ptb(clean_text(text))
 
     def output(self, text: str) -> str:
         """Detokenized model output as shown to a user."""
-        return tidy(text) if self.name == TUTORIAL else text.strip()
+        return tidy(text) if self.name == TUTORIAL else untokenize_ptb(text.strip())
 
     def describe(self) -> str:
         if self.name == TUTORIAL:

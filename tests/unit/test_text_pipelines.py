@@ -60,6 +60,20 @@ def test_translator_output_is_not_respaced():
     assert pipeline.output(" He said: \"No.\" (Reuters) ") == "He said: \"No.\" (Reuters)"
 
 
+@pytest.mark.parametrize("written, english", [
+    ("the `` Solar Tree '' project", "the “Solar Tree” project"), ("``We stop,'' he said", "“We stop,” he said"),
+    ("the 'House of Blues ''.", "the 'House of Blues'."), ("`` unclosed", "“unclosed"),
+    ("the film 's success", "the film's success"), ("world 's", "world's"),
+    ("after film 's Nike' premiere", "after film 's Nike' premiere"),  # 's opened a quote: left alone
+    ("in 1995 --2005 and 34 -- 13", "in 1995-2005 and 34-13"), ("wait -- no", "wait -- no"),
+    ("Don't stop, it's John's", "Don't stop, it's John's")])
+def test_the_treebank_habits_of_the_training_data_are_undone_on_output_and_targets(written, english):
+    pipeline = pipeline_for(TaskConfig(task="translator", text_pipeline="translator"))
+    assert pipeline.output(written) == english
+    assert pipeline.target(written) == english
+    assert pipeline.source(written) == written  # what a user writes is read as written
+
+
 def test_unknown_pipeline_is_refused():
     with pytest.raises(ValueError, match="unknown text pipeline"):
         pipeline_for(TaskConfig(text_pipeline="nope"))

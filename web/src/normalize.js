@@ -4,7 +4,8 @@
 //
 // - "tutorial": the tutorials' normalization (space out ?.!, keep Hangul, Latin letters, digits and a little
 //   punctuation, optionally lower-case the target), with `tidy` spacing on output.
-// - "translator": only Unicode and whitespace are normalized (`cleanText`); the output is shown as is.
+// - "translator": only Unicode and whitespace are normalized (`cleanText`); the output is shown as is but for the
+//   Penn Treebank habits some training data taught the model (`untokenizePtb`).
 //
 // Where JavaScript and Python differ, and what this file does about it:
 // - Python iterates code points, JS strings are UTF-16: `for (const ch of text)` and the `u` regex flag
@@ -74,6 +75,29 @@ export function tidy(text) {
   return pyStrip(text.replace(SPACE_BEFORE_PUNCT, "$1"));
 }
 
+// Penn Treebank habits of some training data (pipelines.py untokenize_ptb): ``quoted'' -> “quoted” (a '' with
+// no `` open is a closing single quote), "film 's" -> "film's", "1995 --2005" -> "1995-2005".
+const PTB_QUOTE = /``\s*|\s*''/g;
+const SPACED_POSSESSIVE = /(?<=[A-Za-z0-9]) 's(?=\s|$)/g;
+const CLOSING_QUOTE = /[A-Za-z0-9]'(?![A-Za-z])/;
+const RANGE_DASH = /(?<=\d) ?-- ?(?=\d)/g;
+
+export function untokenizePtb(text) {
+  let opened = false;
+  text = text.replace(PTB_QUOTE, (match) => {
+    if (match.startsWith("`")) {
+      opened = true;
+      return "“";
+    }
+    const closing = opened ? "”" : "'";
+    opened = false;
+    return closing;
+  });
+  text = text.replace(SPACED_POSSESSIVE, (match, offset) =>
+    CLOSING_QUOTE.test(text.slice(offset + match.length)) ? match : "'s");
+  return text.replace(RANGE_DASH, "-");
+}
+
 // ---- pipelines ----
 
 /**
@@ -89,8 +113,8 @@ export function pipeline(name, lowercaseTarget = false) {
     name,
     lowercaseTarget,
     source: (text) => (tutorial ? normalize(text) : cleanText(text)),
-    target: (text) => (tutorial ? normalize(text, lowercaseTarget) : cleanText(text)),
-    output: (text) => (tutorial ? tidy(text) : pyStrip(text)),
+    target: (text) => (tutorial ? normalize(text, lowercaseTarget) : untokenizePtb(cleanText(text))),
+    output: (text) => (tutorial ? tidy(text) : untokenizePtb(pyStrip(text))),
   };
 }
 
