@@ -192,7 +192,8 @@ def test_a_korean_name_with_its_original_in_brackets_becomes_the_original(korean
 
 
 @pytest.mark.parametrize("korean", ["국민 보건 서비스(NHS)의 몰락", "상장지수펀드(ETFs)", "웹사이트 (www.example.org)",
-                                    "그는 (Deutsche Bahn) 말했다", "(Green Jobs Fund)", "3월(March)에"])
+                                    "그는 (Deutsche Bahn) 말했다", "(Green Jobs Fund)", "3월(March)에",
+                                    "'독일을 위한 대안'(AfD)은", "짐바브웨아프리카민족연맹-애국전선(ZANU-PF)", "'Fed'(Fed Reserve)"])
 def test_acronyms_addresses_and_brackets_after_no_korean_word_are_not_names(korean):
     assert not [s for s in Protector().protect(korean).spans if s.kind == "named"]
 
