@@ -37,6 +37,9 @@ _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
 _PLACEHOLDER = "Xq{}"
 # also where the model glued one to a word ("IXq1)"): left there, it would show through
 _ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
+# or written wrongly ("Seq1", "ETq4", "X Q4", "X-q7"): the span's English where the placeholder itself is missing
+_RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})"
+                       r"(?![0-9])", re.IGNORECASE)
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
 # what may follow a Korean glossary term inside its word: particles and the copula ("삼성은", "삼성에서",
 # "삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
@@ -133,21 +136,27 @@ class Protected:
     def restore(self, output: str) -> tuple[str, list[Span], list[Span]]:
         """(the output with every placeholder replaced by its English, spans applied, spans the model dropped).
         One pass over the output, so an English that looks like a placeholder is never replaced again; a
-        placeholder the model made up (one this source does not have) is removed."""
+        placeholder the model made up (one this source does not have) or wrote twice, misspelt, is removed."""
         if not self.spans:
             return output, [], []
         by_placeholder = {span.placeholder.casefold(): span for span in self.spans}
+        written_right = {m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(output)}
         seen: set[str] = set()
 
         def english(match: re.Match) -> str:
-            found = match.group(0).casefold()
-            if found not in by_placeholder:
-                return "" if found not in self.written else match.group(0)
+            if match.group("exact"):
+                found = match.group(0).casefold()
+                if found not in by_placeholder:
+                    return "" if found not in self.written else match.group(0)
+            else:  # a misspelt placeholder stands for its span only where the right one is missing
+                found = _PLACEHOLDER.format(int(match.group("number"))).casefold()
+                if found not in by_placeholder or found in written_right or found in seen:
+                    return match.group(0) if match.group(0).casefold() in self.text.casefold() else ""
             seen.add(found)
             glued = match.start() and match.string[match.start() - 1].isalpha()
             return (" " if glued else "") + by_placeholder[found].english
 
-        output = " ".join(_ANY_PLACEHOLDER.sub(english, output).split())
+        output = " ".join(_RESTORED.sub(english, output).split())
         applied = [s for s in self.spans if s.placeholder.casefold() in seen]
         return output, applied, [s for s in self.spans if s.placeholder.casefold() not in seen]
 

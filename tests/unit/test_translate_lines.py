@@ -151,6 +151,16 @@ def test_ten_and_more_placeholders_and_made_up_ones():
     assert protected.restore("with theXq1) and AXq99")[0] == "with the Samsung) and A"  # glued to a word
 
 
+def test_a_misspelt_placeholder_stands_for_its_span_only_where_the_right_one_is_missing():
+    protected = Protector().protect("영국의 통신사인 Tiscali와 BSkyB, 그리고 Virgin Media는 스위스 IOC 본부에서 만났다고 밝혔다")
+    assert [s.placeholder for s in protected.spans] == ["Xq1", "Xq2", "Xq3", "Xq4"]
+    restored, applied, lost = protected.restore("Seq1, X Q2 and X-q3 at the \"raq4 Xq4 headquarters, Aq9")
+    assert restored == "Tiscali, BSkyB and Virgin Media at the \" IOC headquarters,"
+    assert not lost
+    own = Protector(Glossary.parse("국제올림픽위원회\tIOC\n"), auto=False).protect("Seq1 팀과 국제올림픽위원회")
+    assert own.restore("Seq1 team and Xq1")[0] == "Seq1 team and IOC"  # the user's own Seq1 stays
+
+
 def test_a_korean_term_matches_with_particles_not_inside_a_longer_word():
     protector = Protector(Glossary.parse("삼성\tSamsung\n"), auto=False)
     assert protector.protect("삼성은 삼성에서 삼성이다").text == "Xq1은 Xq1에서 Xq1이다"
