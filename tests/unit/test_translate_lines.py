@@ -210,3 +210,11 @@ def test_acronyms_addresses_and_brackets_after_no_korean_word_are_not_names(kore
 
 def test_named_spans_are_automatic_protection():
     assert Protector(auto=False).protect("도이체반(Deutsche Bahn)").spans == []
+
+
+def test_decimals_are_kept_as_written_and_other_bare_numbers_left_to_the_model():
+    protected = Protector().protect("규모 6.8의 강진이 2011년에 2개 도시에서 배럴당 124.44달러, 25,000명")
+    assert [(s.kind, s.english) for s in protected.spans] == [("figure", "6.8"), ("figure", "124.44")]
+    assert "2011년" in protected.text and "25,000명" in protected.text
+    # a version is no decimal; a number with its unit was protected before
+    assert [(s.kind, s.english) for s in Protector().protect("버전 1.2.3과 3.5%").spans] == [("number", "3.5%")]
