@@ -124,6 +124,12 @@ class Transformer(keras.Model):
         return logits, new_cache
 
     # ---- helpers -------------------------------------------------------------------------------
+    def build(self, input_shape):
+        """Nothing to do here: each layer creates its variables on the first call (`build_weights`). Without
+        this method Keras would first trace the whole model symbolically to build them, which on TensorFlow
+        costs more than the call itself (a tiny model: 0.7 s -> 0.27 s; the shipped chatbot 0.75 s -> 0.31 s);
+        the variables, their order, names and initial values are the same."""
+
     def build_weights(self):
         """Create every variable by running one tiny batch through the model."""
         dummy = np.ones((1, 2), dtype=np.int32)

@@ -41,11 +41,14 @@ class DecoderModule(tf.Module):
         step_specs += [tf.TensorSpec(cross.shape, tf.float32, name=n)
                        for n in names["decode_step"][2 + 2 * c.decoder_depth: 2 + 4 * c.decoder_depth]]
         step_specs += [tf.TensorSpec([B, S], tf.float32, name="source_mask")]
-        self.encode = tf.function(self._encode, input_signature=[tf.TensorSpec([B, S], tf.int32, name="source_ids")])
-        self.decode_step = tf.function(self._decode_step, input_signature=step_specs)
+        # autograph=False: the model's code has no Python control flow on tensors, and converting it cost ~1 s
+        # of the first trace in a process (the first reply on the tf backend, every `studio export`)
+        self.encode = tf.function(self._encode, input_signature=[tf.TensorSpec([B, S], tf.int32, name="source_ids")],
+                                  autograph=False)
+        self.decode_step = tf.function(self._decode_step, input_signature=step_specs, autograph=False)
         # the same step with one position per row: rows at different positions decode together (studio.scheduler)
         self.decode_rows = tf.function(self._decode_step, input_signature=[
-            step_specs[0], tf.TensorSpec([B], tf.int32, name="position"), *step_specs[2:]])
+            step_specs[0], tf.TensorSpec([B], tf.int32, name="position"), *step_specs[2:]], autograph=False)
 
     def _encode(self, source_ids):
         encoder_output, mask = self.model.encode(source_ids)
