@@ -1,18 +1,22 @@
-"""Session fixtures: generated corpora, one tiny bundle (trained once, without XLA), one exported copy of it
-(every variant, exported once), and one app server on that copy. Tests that change or damage files work on
-copies (`bundle_copy`, `exported_copy`).
+"""Session fixtures: generated corpora, one tiny bundle (trained once, without XLA) and its TF generator (one
+per worker), one exported copy of it (every variant, exported once), and one app server on that copy. Tests
+that change or damage files work on copies (`bundle_copy`, `exported_copy`).
 
 The suite runs on every core (pytest-xdist): the tiny bundle is built once per test run, by whichever worker
 needs it first, and read by the others (`built_once`). Tests are handed out one by one (`--dist loadgroup`),
 except those that share a costly fixture, which run on one worker: the integration tests on the exported
 bundle (they export or damage exports: no worker waits for an export another is building, and the exporters'
 traced graphs are reused; the system tests only read it and spread over the workers), and the tests of a module
-that share a module-scoped fixture (built once, not on each worker)."""
+that share a module-scoped fixture (built once, not on each worker). The unit tests are handed out last."""
 
 import os
 import shutil
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# XLA (the trainer test that keeps jit_compile, the JAX trainer's subprocess) compiles the tiny models' code
+# without LLVM's optimizations: they run a few steps, and optimizing cost most of their compile time (JAX's
+# train step: 7.3 s -> 2.0 s); what the programs compute is unchanged
+os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 
 import pytest  # noqa: E402
 from helpers import TINY, built_once, generated_pairs  # noqa: E402
@@ -28,6 +32,9 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.xdist_group("exported"))
         elif any(d.scope == "module" for defs in fixtures.values() for d in defs):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    # the many quick unit tests last: the workers end on them together, not one on a 5-second training test
+    # while the other has finished (pytest-xdist hands out the groups first, then single tests in this order)
+    items.sort(key=lambda item: item.path.parent.name == "unit")
 
 
 @pytest.fixture
@@ -78,6 +85,15 @@ def tiny_bundle(tmp_path_factory, chat_csv):
                    console=Console(quiet=True))
 
     return built_once(tmp_path_factory, "chat", train)
+
+
+@pytest.fixture(scope="session")
+def tiny_generator(tiny_bundle):
+    """The tiny bundle's TF generator, loaded and traced once per worker: the very one `studio chat` or
+    `studio translate --bundle TINY --backend tf` get in this process (`ServedModel.shared`). Never change it."""
+    from studio.serving import ServedModel
+
+    return ServedModel.shared("chatbot", tiny_bundle).generator("tf")
 
 
 @pytest.fixture(scope="session")

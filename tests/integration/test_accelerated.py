@@ -56,7 +56,7 @@ def test_prepare_writes_pipeline_text_dev_sets_and_a_tagged_tokenizer(prepared):
 
 
 JAX_SESSION = """
-import json, os, sys, numpy as np
+import json, os, sys, jax, numpy as np
 from studio.train.accelerated import main
 from studio.bundle import load_bundle
 from studio.model import Transformer
@@ -73,7 +73,8 @@ main(["train", "--data", prepared, "--out", runs + "/slower", "--init-from", run
 json.dump([compiled, len(os.listdir(os.environ["JAX_COMPILATION_CACHE_DIR"]))], open(runs + "/compiled.json", "w"))
 b = load_bundle(runs + "/koen"); m = Transformer(b.config.model).build_weights(); assign_arrays(m.weights, b.weights)
 x = np.load(runs + "/inputs.npz")
-np.save(runs + "/jax_logits.npy", np.asarray(m((x["source"], x["target"]), training=False)))
+forward = jax.jit(lambda source, target: m((source, target), training=False))  # one program, not op by op
+np.save(runs + "/jax_logits.npy", np.asarray(forward(x["source"], x["target"])))
 """
 SOURCE = np.array([[5, 9, 14, 2, 0, 0]], np.int32)
 TARGET = np.array([[1, 7, 11, 3]], np.int32)

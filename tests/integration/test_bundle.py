@@ -43,15 +43,13 @@ def test_generation_runs_and_cached_equals_naive_greedy(tiny_bundle):
     assert all(isinstance(g.text, str) for g in cached.generate(prompts))
 
 
-def test_too_long_input_is_truncated_with_a_warning(tiny_bundle):
-    generator = TextGenerator.from_path(tiny_bundle)
-    result = generator.generate(["나는 커피를 좋아해 " * 50])[0]
+def test_too_long_input_is_truncated_with_a_warning(tiny_generator):
+    result = tiny_generator.generate(["나는 커피를 좋아해 " * 50])[0]
     assert result.warnings and "only the first" in result.warnings[0]
 
 
-def test_an_input_in_another_language_gets_a_hint_beside_the_reply(tiny_bundle):
-    generator = TextGenerator.from_path(tiny_bundle)
-    english, korean = generator.generate(["How are you doing today?", "나는 커피를 좋아해?"])
+def test_an_input_in_another_language_gets_a_hint_beside_the_reply(tiny_generator):
+    english, korean = tiny_generator.generate(["How are you doing today?", "나는 커피를 좋아해?"])
     assert "this chatbot reads Korean; the input looks like English or another language in Latin letters" in \
         english.warnings
     assert not [w for w in korean.warnings if "looks like" in w]

@@ -71,17 +71,19 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
 
 
 def test_chat_on_a_missing_export_reports_or_builds_it(exported_copy):
+    """The int8 ONNX graphs are missing: built again by quantizing the current fp32 ones (an fp32 graph
+    converted again on demand: test_faults.py::test_a_damaged_export_is_rebuilt_on_demand_and_then_agrees_with_tf)."""
     bundle = exported_copy
-    for name in ("encode.onnx", "decode_step.onnx"):
+    for name in ("encode.int8.onnx", "decode_step.int8.onnx"):
         (bundle / "exports" / name).unlink()
-    refused = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx", "--no-export-missing"],
+    refused = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx-int8", "--no-export-missing"],
                             input="나는 커피를 좋아해?\n")
     assert refused.exit_code != 0 and f"studio export {bundle}" in str(refused.exception)
-    built = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx", "--beam", "3"],
+    built = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx-int8", "--beam", "3"],
                           input="나는 커피를 좋아해?\n너는 영화를 봤어?\n")
     assert built.exit_code == 0, built.output
     assert built.stdout.count("\n") == 2  # one reply line per message (a tiny model may reply empty)
-    assert (bundle / "exports" / "decode_step.onnx").is_file()
+    assert (bundle / "exports" / "decode_step.int8.onnx").is_file()
     manifest = json.loads((bundle / "exports" / "manifest.json").read_text())
     assert manifest["golden"] == "golden/golden.json"  # made from the same weights' model.tflite: still current
     tflite = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "tflite-int8", "--sample", "--seed", "1"],

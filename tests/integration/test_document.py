@@ -1,10 +1,8 @@
 import pytest
 from typer.testing import CliRunner
 
-from studio.bundle import load_bundle
 from studio.cli import app
 from studio.document import fit_to_length, split_sentences, translate_lines
-from studio.inference import TextGenerator
 
 
 def translate_cli(bundle, args, **options):
@@ -25,8 +23,8 @@ def test_too_long_sentences_split_at_clauses_then_words():
     assert fit_to_length("짧다", count, 3) == ["짧다"]
 
 
-def test_file_translation_keeps_line_count_order_and_empty_lines(tiny_bundle):
-    generator = TextGenerator.open(load_bundle(tiny_bundle), "tf")
+def test_file_translation_keeps_line_count_order_and_empty_lines(tiny_generator):
+    generator = tiny_generator
     lines = ["나는 커피를 좋아해?", "", "너는 영화를 봤어? 그는 책을 샀어?", "   ", "우리는 여행을 원해?"]
     outputs, _ = translate_lines(generator, lines)
     assert len(outputs) == len(lines)
@@ -36,8 +34,8 @@ def test_file_translation_keeps_line_count_order_and_empty_lines(tiny_bundle):
     assert outputs[2] == " ".join(t for t in (single["너는 영화를 봤어?"], single["그는 책을 샀어?"]) if t)
 
 
-def test_a_very_long_line_is_split_and_joined_without_truncation(tiny_bundle):
-    generator = TextGenerator.open(load_bundle(tiny_bundle), "tf")
+def test_a_very_long_line_is_split_and_joined_without_truncation(tiny_generator):
+    generator = tiny_generator
     long_line = " ".join(["나는 커피를 좋아해, 너는 영화를 봤어"] * 12)
     outputs, warnings = translate_lines(generator, [long_line])
     assert len(outputs) == 1 and not [w for w in warnings if "only the first" in w]  # every piece fitted: none cut
@@ -92,7 +90,7 @@ def test_cli_translates_a_subtitle_file_keeping_numbers_and_timecodes(tiny_bundl
     assert failed.exit_code != 0 and "broken.srt" in str(failed.exception) and "Traceback" not in failed.output
 
 
-def test_cli_scores_give_each_line_its_confidence_and_its_words(tiny_bundle):
+def test_cli_scores_give_each_line_its_confidence_and_its_words(tiny_bundle, tiny_generator):
     import json
 
     result = translate_cli(tiny_bundle, ["--scores"],
@@ -104,7 +102,7 @@ def test_cli_scores_give_each_line_its_confidence_and_its_words(tiny_bundle):
         scores = [s for _, s in row["words"]]
         assert all(s <= 0 for s in scores) and row["confidence"] == pytest.approx(sum(scores) / len(scores), abs=1e-3)
     # the scores are the model's own log-probabilities of its output (teacher-forced again)
-    generation = TextGenerator.from_path(tiny_bundle).generate(["나는 커피를 좋아해?"], scores=True)[0]
+    generation = tiny_generator.generate(["나는 커피를 좋아해?"], scores=True)[0]
     assert generation.text == rows[0]["translation"]
     assert generation.confidence.sentence == pytest.approx(rows[0]["confidence"], abs=1e-3)
 

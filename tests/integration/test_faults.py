@@ -123,11 +123,13 @@ def test_a_read_only_output_folder_gives_a_clear_error(exported, read_only_disk)
         export_bundle(exported[0], out=read_only_disk / "exports", verify=False, progress=lambda _: None)
 
 
-def test_bench_on_a_read_only_bundle_builds_its_models_in_the_user_cache(tiny_bundle, tmp_path, monkeypatch):
+def test_bench_on_a_read_only_bundle_builds_its_models_in_the_user_cache(exported, tmp_path, monkeypatch):
+    """The tiny bundle's files, copied from `exported` without its exports: the test runs on that fixture's
+    worker, where exporting reuses the graphs already traced from these weights."""
     from studio.bench.latency import run_benchmark
 
     disk = next(_tmpfs(tmp_path / "installed", "size=8m"))
-    shutil.copytree(tiny_bundle, disk / "bundle", ignore=shutil.ignore_patterns("checkpoints", "exports"))
+    shutil.copytree(exported[0], disk / "bundle", ignore=shutil.ignore_patterns("checkpoints", "exports"))
     assert subprocess.run(["mount", "-o", "remount,ro", str(disk)], capture_output=True).returncode == 0
     try:
         monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path / "cache"))

@@ -1,17 +1,15 @@
 import numpy as np
 import pytest
 
-from studio.bundle import load_bundle
 from studio.generate import Beam, DecodeOptions, DecodeSpec, TokenByToken, decode
 from studio.generate.constraints import ban_repeated_ngrams
-from studio.inference import TextGenerator
 
 PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?"]
 
 
-@pytest.fixture(scope="module")
-def generator(tiny_bundle):
-    return TextGenerator.open(load_bundle(tiny_bundle), "tf")
+@pytest.fixture
+def generator(tiny_generator):
+    return tiny_generator
 
 
 def sources(generator):

@@ -24,11 +24,9 @@ def test_there_are_at_least_300_hostile_inputs_in_every_category():
             "sql_and_shell", "long_words", "numbers", "long_text", "mixed"} <= categories
 
 
-@pytest.fixture(scope="module")
-def generator(tiny_bundle):
-    from studio.inference import TextGenerator
-
-    return TextGenerator.from_path(tiny_bundle, "tf")
+@pytest.fixture
+def generator(tiny_generator):
+    return tiny_generator
 
 
 def test_generate_api_answers_every_hostile_input(generator):

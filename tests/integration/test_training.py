@@ -1,3 +1,4 @@
+import functools
 import json
 
 import numpy as np
@@ -18,16 +19,23 @@ QUIET = Console(quiet=True)
 pytestmark = pytest.mark.usefixtures("eager_train_steps")  # except in the tests marked graph
 
 
-@pytest.fixture(scope="module")
-def corpus():
+@functools.cache
+def tiny_corpus():
     pairs = clean_pairs([Pair(q, a) for q, a, _ in generated_pairs(40)], TextPipeline("tutorial"))
     tokenizer = SentencePieceTokenizer.train([p.source for p in pairs] + [p.target for p in pairs], 300)
     return TokenizerPair(tokenizer, tokenizer), pairs
 
 
-def make_trainer(corpus, out, dropout=0.1, **train):
-    """A trainer on the tiny corpus; without XLA unless `jit_compile=True` (compiling costs more than it
-    saves at this size: one test keeps the product's XLA path)."""
+@pytest.fixture
+def corpus():
+    """The tiny corpus and its tokenizer, built once per process (a few milliseconds): not a module-scoped
+    fixture, which would keep this module's tests on one worker (tests/conftest.py)."""
+    return tiny_corpus()
+
+
+def make_trainer(corpus, out, dropout=0.1, batch_size=8, **train):
+    """A trainer on the tiny corpus (38 pairs: 5 batches of 8 an epoch, 3 of 16); without XLA unless
+    `jit_compile=True` (compiling costs more than it saves at this size: one test keeps the product's XLA path)."""
     train.setdefault("jit_compile", False)
     tokenizers, pairs = corpus
     vocab = tokenizers.source.vocab_size
@@ -35,9 +43,9 @@ def make_trainer(corpus, out, dropout=0.1, **train):
         model=ModelConfig(src_vocab_size=vocab, tgt_vocab_size=vocab, num_layers=1, d_model=32, num_heads=4,
                           d_ff=64, dropout=dropout, max_source_len=24, max_target_len=24),
         tokenizer=TokenizerConfig(vocab_size=vocab),
-        train=TrainConfig(**{"batch_size": 8, "warmup_steps": 5, "lr_scale": 2.0, "patience": 0, **train}))
+        train=TrainConfig(**{"batch_size": batch_size, "warmup_steps": 5, "lr_scale": 2.0, "patience": 0, **train}))
     examples = encode_pairs(pairs, tokenizers, 24, 24)
-    batches = BucketedBatches(examples, 8, 8, 24, 1, 2, seed=3)
+    batches = BucketedBatches(examples, batch_size, 8, 24, 1, 2, seed=3)
     return Trainer(config, batches, batches, out, QUIET, checkpoint_minutes=60)
 
 
@@ -54,12 +62,14 @@ def test_a_few_steps_on_a_40_pair_corpus_reduce_the_loss(corpus, tmp_path):
 
 
 def test_resume_continues_exactly_where_the_interrupted_run_stopped(corpus, tmp_path):
-    straight = make_trainer(corpus, tmp_path / "straight", dropout=0.0)
+    # batches of 16: 3 an epoch, the fewest steps that still stop in the middle of epoch 2
+    straight = make_trainer(corpus, tmp_path / "straight", dropout=0.0, batch_size=16)
     straight.fit(epochs=2)
 
-    interrupted = make_trainer(corpus, tmp_path / "resumed", dropout=0.0)
+    interrupted = make_trainer(corpus, tmp_path / "resumed", dropout=0.0, batch_size=16)
     interrupted.fit(epochs=2, max_steps=len(interrupted.train_batches) + 2)  # stops mid-epoch 2, checkpointed
-    resumed = make_trainer(corpus, tmp_path / "resumed", dropout=0.0)
+    assert len(interrupted.train_batches) > 2
+    resumed = make_trainer(corpus, tmp_path / "resumed", dropout=0.0, batch_size=16)
     assert resumed.resume()
     assert resumed.state.step == len(resumed.train_batches) + 2 and resumed.state.batch_in_epoch == 2
     resumed.fit(epochs=2)
@@ -149,14 +159,14 @@ def test_ctrl_c_or_kill_stops_after_the_step_with_a_checkpoint_to_resume_from(co
     import signal
 
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-    trainer = make_trainer(corpus, tmp_path, dropout=0.0)
-    interrupt_at_step(trainer, 3, getattr(signal, signal_name))
+    trainer = make_trainer(corpus, tmp_path, dropout=0.0, batch_size=16)  # 3 batches an epoch
+    interrupt_at_step(trainer, 2, getattr(signal, signal_name))  # in the middle of epoch 1
     state = trainer.fit(epochs=2)
-    assert state.step == 3
+    assert state.step == 2 < len(trainer.train_batches)
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before  # handlers restored
 
-    resumed = make_trainer(corpus, tmp_path, dropout=0.0)
-    assert resumed.resume() and resumed.state.step == 3 and resumed.state.batch_in_epoch == 3
+    resumed = make_trainer(corpus, tmp_path, dropout=0.0, batch_size=16)
+    assert resumed.resume() and resumed.state.step == 2 and resumed.state.batch_in_epoch == 2
     resumed.fit(epochs=2)
     assert resumed.state.step == 2 * len(resumed.train_batches)
 
