@@ -1,5 +1,5 @@
 """Terms the translator must not mangle: a user's glossary (Korean term -> the English to use) and, when
-`auto` is on, URLs, e-mail addresses, numbers with units, Korean amounts ("30억 달러", given in English as
+`auto` is on, URLs, e-mail addresses, numbers with units, decimals, Korean amounts ("30억 달러", given in English as
 "$3 billion": `studio.text.numbers`), runs of Latin script ("Zoran Zaev", "iPhone 15") and a Korean name followed
 by its original in brackets, the way Korean news writes foreign names ("도이체반(Deutsche Bahn)": the output gets
 "Deutsche Bahn" once, where the model wrote "Doyvan (Deutsche Bahn)").
@@ -41,8 +41,8 @@ _PLACEHOLDER = "Xq{}"
 # also where the model glued one to a word ("IXq1)"): left there, it would show through
 _ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 # or written wrongly ("Seq1", "ETq4", "X Q4", "X-q7"): the span's English where the placeholder itself is missing
-_RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})"
-                       r"(?![0-9])", re.IGNORECASE)
+_RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))"
+                       r"|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})(?![0-9])", re.IGNORECASE)
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
 # what may follow a Korean glossary term inside its word: particles and the copula ("삼성은", "삼성에서",
 # "삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
@@ -125,7 +125,7 @@ class Span:
     placeholder: str
     original: str  # as written in the source
     english: str  # what the output gets
-    kind: str  # "glossary", "named", "url", "email", "amount", "number" or "latin"
+    kind: str  # "glossary", "named", "url", "email", "amount", "number", "figure" or "latin"
 
 
 @dataclass
@@ -264,7 +264,7 @@ def describe(report: list[tuple[Span, bool]]) -> str:
         if span.kind == "glossary":
             entries.setdefault((span.original, span.english), []).append(applied)
         else:
-            kinds.setdefault(span.kind, []).append(applied)
+            kinds.setdefault(_KIND_NAMES[span.kind], []).append(applied)  # a figure is a number too
     parts = []
     for (term, english), outcomes in entries.items():
         done = sum(outcomes)
@@ -272,7 +272,7 @@ def describe(report: list[tuple[Span, bool]]) -> str:
                  else "not applied: the model dropped it")
         parts.append(f"{term} → {english} ({state})")
     line = f"Glossary: {'; '.join(parts)}." if parts else ""
-    dropped = [f"{o.count(False)} {_KIND_NAMES[k]}{'s' if o.count(False) > 1 else ''}" for k, o in kinds.items()
+    dropped = [f"{o.count(False)} {k}{'s' if o.count(False) > 1 else ''}" for k, o in kinds.items()
                if not all(o)]
     if dropped:
         line += f"{' ' if line else ''}Not kept as written (the model dropped it): {', '.join(dropped)}."
