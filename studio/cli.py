@@ -42,8 +42,9 @@ def _load_generator(bundle: Optional[Path], task: str, backend: str, export_miss
 
 EXPORT_MISSING = typer.Option(True, help="Build a missing or stale export of the chosen backend instead of failing")
 GLOSSARY = typer.Option(None, "--glossary", help="TSV file of `korean<TAB>english` terms to translate as given")
-PROTECT = typer.Option(True, "--protect/--no-protect", help="Pass URLs, e-mail addresses, numbers with units and "
-                                                             "Latin-script names through unchanged, Korean amounts "
+PROTECT = typer.Option(True, "--protect/--no-protect", help="Pass URLs, e-mail addresses, numbers with units, "
+                                                             "decimals and Latin-script names through unchanged, "
+                                                             "Korean amounts "
                                                              "(30억 달러) in English ($3 billion), and a name given "
                                                              "with its original (도이체반(Deutsche Bahn)) as the "
                                                              "original")
