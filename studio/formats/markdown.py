@@ -3,15 +3,16 @@ text is translated: paragraphs (in block quotes and list items too), headings an
 touched: fenced and indented code, HTML blocks, link reference definitions, front matter (`---` or `+++`
 at the top), and all block markup (heading and list markers, `>`, indentation, table pipes).
 
-Inside a block, the translated segments are the runs of text between inline markup: inline code, raw
-HTML tags, autolinks and bare http(s) URLs, link and image destinations (`](...)`, `][ref]`), brackets
-and emphasis markers are kept as they are and split the text; so link text and image alt text are
-translated, but a sentence with **bold** words becomes several segments. Runs without letters are kept.
+A block (a paragraph, heading, list item or table cell; hard breaks end one) is one segment, its inline
+markup as placeholders (`studio.formats.inline`): emphasis, strikethrough and a link's or image's brackets
+and destination are put back around the English they enclosed, inline code, raw HTML tags, autolinks,
+bare URLs and footnote references are kept whole; so link text and image alt text are translated with
+their sentence. Blocks without letters are kept.
 
-Bytes outside translated text are given back exactly. What is lost on a translated run: its soft line
-breaks (a run over several lines is written on its first line; the lines' `>` or indentation with it;
-hard breaks split runs, so they stay),
-and markdown in the translation is escaped so it stays text."""
+Bytes outside translated text are given back exactly. What is lost on a translated block: its soft line
+breaks (a block over several lines is written on its first line; the lines' `>` or indentation with it;
+hard breaks split blocks, so they stay), the markup of a pair the model did not keep in order (its text
+stays), and markdown in the translation is escaped so it stays text."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ import re
 
 from markdown_it import MarkdownIt
 
-from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text, has_words
-from studio.formats.base import normalize_space, one_line, split_lines, spliced
+from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text
+from studio.formats.base import one_line, split_lines, spliced
+from studio.formats.inline import Piece, Placeholders, trim
 
 _FRONT_MATTER = {"---": ("---", "..."), "+++": ("+++",)}
 _TAG = re.compile(r"<!--.*?-->|<[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*>|<[^\s@<>\\]+@[^\s@<>\\]+>"
@@ -29,6 +31,8 @@ _TAG = re.compile(r"<!--.*?-->|<[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*>|<[^\s@<>
 _URL = re.compile(r"https?://[^\s<>]*[^\s<>.,;:!?'\")\]*_]")
 _REF = re.compile(r"\]\[[^\[\]]*\]")
 _TASK = re.compile(r"\[[ xX]\](?=[ \t])")
+_HTML_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9\-]*)(?:\s[^<>]*[^/<>])?>")  # an opening or closing tag, not <br/>
+_FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]:?")
 _ESCAPABLE = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _ESCAPE_OR_ENTITY = re.compile(r"\\(.)|" + _ENTITY.pattern, re.DOTALL)
@@ -114,7 +118,7 @@ def _locate_cell(text: str, line: tuple[int, int], cursor: int, content: str, fi
 
 
 def _text_runs(text: str, located: list[tuple[int, int]]) -> list[Span]:
-    """The translatable runs of one block's inline content, as spans of `text`."""
+    """The translated spans of one block's inline content: one per stretch between hard breaks."""
     raw = "\n".join(text[start:end] for start, end in located)
     offsets = []  # raw offset of each located line -> its source offset
     position = 0
@@ -127,75 +131,110 @@ def _text_runs(text: str, located: list[tuple[int, int]]) -> list[Span]:
         return start + raw_offset - base
 
     spans = []
-    for start, end in _inline_text(raw):
-        piece = raw[start:end]
-        stripped = piece.strip(" \t\n")
-        if not stripped:
+    for pieces in _blocks(raw):
+        pieces = trim(pieces)
+        block = Placeholders(pieces, lambda piece: _unescape(piece), lambda markup: markup.replace("\n", " "))
+        if not pieces or not block.words:
             continue
-        start += len(piece) - len(piece.lstrip(" \t\n"))
-        end = start + len(stripped)
-        segment = normalize_space(_unescape(stripped))
-        if not has_words(segment):
-            continue
-        at, until = source(start), source(end - 1) + 1
+        at, until = source(pieces[0].start), source(pieces[-1].end - 1) + 1
         line_start = text.rfind("\n", 0, at) + 1
         at_line_start = bool(_ONLY_MARKUP.fullmatch(text[max(line_start, text.rfind("\r", 0, at) + 1):at]))
-        spans.append(Span(at, until, segment, lambda t, s=at_line_start: _escape(t, s)))
+        spans.append(Span(at, until, block.segment,
+                          lambda t, b=block, s=at_line_start: b.restore(t, lambda x, first: _escape(x, s and first))))
     return spans
 
 
-def _inline_text(raw: str) -> list[tuple[int, int]]:
-    """(start, end) of the runs of `raw` that are text, not inline markup."""
-    runs, start, i, n = [], 0, 0, len(raw)
+def _blocks(raw: str) -> list[list[Piece]]:
+    """The pieces of `raw` (text, atoms, pairs), cut at hard breaks: each list is translated as one."""
+    blocks: list[list[Piece]] = [[]]
+    openers: list[Piece] = []  # emphasis runs and brackets waiting for their closing
+    position = 0
+    for start, end, kind in _inline_markup(raw):
+        if position < start:
+            blocks[-1].append(Piece(position, start, "text", raw[position:start]))
+        position = end
+        markup = raw[start:end]
+        if kind == "break":
+            blocks.append([])
+            openers.clear()
+            continue
+        piece = Piece(start, end, "atom", markup)
+        blocks[-1].append(piece)
+        if kind in ("delimiter", "bracket", "tag"):
+            if kind == "delimiter":  # CommonMark's flanking rule, simplified: `2 * 3 * 4` is no emphasis
+                closes, opens = start > 0 and not raw[start - 1].isspace(), end < len(raw) and not raw[end].isspace()
+            else:
+                opens = markup in ("[", "![") or kind == "tag" and not markup.startswith("</")
+                closes = not opens
+            opener = next((o for o in reversed(openers) if _matches(o.raw, markup)), None) if closes else None
+            if opener is not None:
+                del openers[openers.index(opener):]  # openers inside it stay atoms
+                opener.kind, piece.kind, opener.pair = "open", "close", start
+                piece.pair = start
+            elif opens:
+                openers.append(piece)
+    if position < len(raw):
+        blocks[-1].append(Piece(position, len(raw), "text", raw[position:]))
+    return blocks
 
-    def keep(a: int, b: int) -> int:
-        nonlocal start
-        if start < a:
-            runs.append((start, a))
-        start = b
+
+def _matches(opener: str, closer: str) -> bool:
+    if opener in ("[", "!["):
+        return closer.startswith("]")
+    if opener.startswith("<"):  # <span class="q"> ... </span>
+        return closer.startswith("</") and _HTML_TAG.match(opener).group(1) == _HTML_TAG.match(closer).group(1)
+    return opener == closer
+
+
+def _inline_markup(raw: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of the inline markup of `raw`; kind: "break" (a hard break), "delimiter" (an
+    emphasis or strikethrough run), "bracket" (a link's or image's `[`, `![`, `]`, `](…)`, `][ref]`), "tag" (an
+    HTML opening or closing tag) or "atom" (kept whole: inline code, tags, autolinks, URLs, footnote references, a task box)."""
+    found, i, n = [], 0, len(raw)
+
+    def mark(a: int, b: int, kind: str) -> int:
+        found.append((a, b, kind))
         return b
 
     if task := _TASK.match(raw):  # a task list item's check box
-        i = keep(0, task.end())
+        i = mark(0, task.end(), "atom")
     while i < n:
         c = raw[i]
         if c == "\\":
-            i = keep(i, i + 1) if raw.startswith("\\\n", i) else i + 2  # hard break / escaped character
+            i = mark(i, i + 1, "break") if raw.startswith("\\\n", i) else i + 2  # hard break / escape
         elif c == "`":
             run = len(raw) - len(raw[i:].lstrip("`")) - i
             close = re.compile(rf"(?<!`){'`' * run}(?!`)").search(raw, i + run)
-            i = keep(i, close.end() if close else i + run)
+            i = mark(i, close.end() if close else i + run, "atom")
         elif c == "<" and (match := _TAG.match(raw, i)):
-            i = keep(i, match.end())
+            i = mark(i, match.end(), "tag" if _HTML_TAG.fullmatch(match.group(0)) else "atom")
         elif c == "h" and (i == 0 or not raw[i - 1].isalnum()) and (match := _URL.match(raw, i)):
-            i = keep(i, match.end())
+            i = mark(i, match.end(), "atom")
+        elif c == "[" and (match := _FOOTNOTE.match(raw, i)):
+            i = mark(i, match.end(), "atom")
         elif c == "]":
-            if raw.startswith("]:", i):  # e.g. a footnote definition `[^1]: text`
-                i = keep(i, i + 2)
-            elif raw.startswith("](", i):
-                i = keep(i, _destination_end(raw, i + 2))
+            if raw.startswith("](", i) and (end := _destination_end(raw, i + 2)) > i + 2:
+                i = mark(i, end, "bracket")
             elif match := _REF.match(raw, i):
-                i = keep(i, match.end())
+                i = mark(i, match.end(), "bracket")
             else:
-                i = keep(i, i + 1)
+                i = mark(i, i + 1, "bracket")
         elif c == "[":
-            i = keep(i, i + 1)
+            i = mark(i, i + 1, "bracket")
         elif c == "\n" and raw.endswith("  ", 0, i):  # hard break: two or more spaces at the end of a line
-            i = keep(len(raw[:i].rstrip(" ")), i + 1)
+            i = mark(len(raw[:i].rstrip(" ")), i + 1, "break")
         elif c == "!" and raw.startswith("![", i):
-            i = keep(i, i + 2)
+            i = mark(i, i + 2, "bracket")
         elif c in "*~":
             end = len(raw) - len(raw[i:].lstrip(c))
-            i = keep(i, end) if c == "*" or end - i >= 2 else end
+            i = mark(i, end, "delimiter") if c == "*" or end - i >= 2 else end
         elif c == "_":
             end = len(raw) - len(raw[i:].lstrip("_"))
             intraword = i > 0 and raw[i - 1].isalnum() and end < n and raw[end].isalnum()
-            i = end if intraword else keep(i, end)
+            i = end if intraword else mark(i, end, "delimiter")
         else:
             i += 1
-    if start < n:
-        runs.append((start, n))
-    return runs
+    return found
 
 
 def _destination_end(raw: str, i: int) -> int:

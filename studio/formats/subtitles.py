@@ -2,10 +2,12 @@
 final blank line, `.` in timecodes, blank lines inside a cue) is ours too.
 
 A cue's text is one segment: its lines joined with a space, formatting tags (`<i>`, `{\\an8}`...) taken
-out. Cue numbers, timecodes, blank lines and line breaks are given back exactly; a translated cue is
-re-wrapped to lines of at most 42 characters, two lines where it fits, its opening and closing tags put
-back around it. What is lost on a translated cue: its own line breaks, and tags inside the text (only
-the ones that open and close the cue are kept). Cues without letters (e.g. "♪") are not segments."""
+out; in a dialogue cue (a line after the first starts with `-` or `–`) each speaker's line is a segment
+of its own, written back on its own line after its dash. Cue numbers, timecodes, blank lines and line
+breaks are given back exactly; a translated cue (or speaker's line) is re-wrapped to lines of at most 42
+characters, two lines where it fits, its opening and closing tags put back around it. What is lost on a
+translated cue: its own line breaks, and tags inside the text (only the ones that open and close the cue,
+or a speaker's line, are kept). Cues without letters (e.g. "♪") are not segments."""
 
 from __future__ import annotations
 
@@ -16,13 +18,14 @@ import srt
 
 from studio.errors import DataError
 from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text, has_words, line_of
-from studio.formats.base import normalize_space, spliced
+from studio.formats.base import normalize_space, split_lines, spliced
 
 WIDTH = 42
 _TAG = r"(?:\{\\[^{}\n]*\}|</?(?:[ibus]|font)\b[^<>\n]*>)"
 _LEADING = re.compile(rf"^(?:{_TAG}|\s)*", re.IGNORECASE)
 _TRAILING = re.compile(rf"(?:{_TAG}|\s)*$", re.IGNORECASE)
 _ANY_TAG = re.compile(_TAG, re.IGNORECASE)
+_DASH = re.compile(rf"((?:{_TAG}|\s)*)([-–—])([ \t]*)", re.IGNORECASE)  # a dialogue line: "- 어디 가?"
 
 
 def wrap_cue(text: str, width: int = WIDTH) -> list[str]:
@@ -41,6 +44,17 @@ def wrap_cue(text: str, width: int = WIDTH) -> list[str]:
     if best:
         return best[1]
     return textwrap.wrap(whole, width, break_long_words=False, break_on_hyphens=False)
+
+
+def _speakers(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A cue's text as (start, end) spans to translate: the whole cue, or in a dialogue cue (a line after
+    the first starts with a dash) one span per speaker, from a dashed line to the next."""
+    lines = [(start + a, start + b) for a, b in split_lines(text[start:end])]
+    cuts = [i for i, (a, b) in enumerate(lines) if i and _DASH.match(text, a, b)]
+    if not cuts:
+        return [(start, end)]
+    bounds = [0] + cuts + [len(lines)]
+    return [(lines[i][0], lines[j - 1][1]) for i, j in zip(bounds, bounds[1:])]
 
 
 def _snippet(text: str) -> str:
@@ -68,16 +82,21 @@ def read_subtitles(name: str, data: bytes, limits: FormatLimits) -> Document:
             raise DataError(name, f"{where}: ends ({raw_end}) before it starts ({raw_start}); "
                                   f"is the file cut short?")
         expected = match.end()
-        content_start, content_end = match.span(5)
-        content = text[content_start:content_end]
-        lead = _LEADING.match(content).end()
-        trail = _TRAILING.search(content, lead).start()
-        opening, closing = content[:lead].strip(), content[trail:].strip()
-        segment = normalize_space(_ANY_TAG.sub(" ", content[lead:trail]))
-        if has_words(segment):
-            # the span is the whole cue text, so a translated cue is written with its tags around it
-            spans.append(Span(content_start, content_end, segment,
-                              lambda t, o=opening, c=closing: o + newline.join(wrap_cue(t)) + c))
+        for start, end in _speakers(text, *match.span(5)):
+            content = text[start:end]
+            dash = _DASH.match(content) if (start, end) != match.span(5) else None
+            skip = dash.end() if dash else 0
+            lead = skip + _LEADING.match(content[skip:]).end()
+            trail = _TRAILING.search(content, lead).start()
+            opening, closing = content[:lead].strip(), content[trail:].strip()
+            if dash:  # "- " stays before the line's text, with its space
+                opening = (dash.group(1).strip() + dash.group(2) + (" " if dash.group(3) else "")
+                           + content[dash.end():lead].strip())
+            segment = normalize_space(_ANY_TAG.sub(" ", content[lead:trail]))
+            if has_words(segment):
+                # the span is the whole cue (or speaker's) text, so it is written with its tags around it
+                spans.append(Span(start, end, segment,
+                                  lambda t, o=opening, c=closing: o + newline.join(wrap_cue(t)) + c))
     _check_contiguous(name, text, expected, len(text), count)
     if count == 0 and text.strip():
         raise DataError(name, "cue 1 (line 1): no subtitle found; expected a number, then a "

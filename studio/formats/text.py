@@ -1,6 +1,7 @@
 """Plain text (.txt): one segment per line, as `studio.data.readers.read_text_lines` reads it (only real
 line breaks split; empty lines are segments too, so the line count and order are kept). Each line's
-break (CRLF, CR or LF), a final line break or its absence, and a UTF-8 BOM are given back as they were."""
+break (CRLF, CR or LF), its indentation, a final line break or its absence, and a UTF-8 BOM are given back
+as they were."""
 
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ from studio.formats.base import split_lines
 
 def read_text(name: str, data: bytes, limits: FormatLimits) -> Document:
     text, bom = decode_text(name, data, "a .txt file")
-    spans = [Span(start, end, text[start:end], one_line) for start, end in split_lines(text)]
+    spans = [Span(start, end, text[start:end], _indented(_indentation(text[start:end])))
+             for start, end in split_lines(text)]
     check_segments(name, [s.segment for s in spans], limits, "lines", empty=not text.strip())
     return spliced(name, ".txt", text, bom, spans)
+
+
+def _indentation(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _indented(indent: str):
+    return lambda translation: indent + one_line(translation)

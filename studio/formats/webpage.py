@@ -1,10 +1,13 @@
 """HTML (.html, .htm), scanned with the standard library's `html.parser` (forgiving: unclosed elements
-are fine). Each text node with letters is one segment, its white space runs as single spaces and its
-entities decoded; text inside `<script>`, `<style>`, `<code>`, `<pre>` and `<textarea>` never is. Tags,
-attributes (`alt` and `title` too), comments, the doctype and white space around text are given back
-byte for byte; a translation is escaped (`&`, `<`, `>`) and written on one line. What is lost on a
-translated node: its own line breaks, and named entities (written as plain characters). A text node
-that has inline tags in it (`<b>`, `<a>`) is several segments, split at the tags.
+are fine). A segment is the text between two tags that are not inline (`<p>`, `<li>`, `<td>`, `<br>`...):
+inline elements (`<b>`, `<em>`, `<a>`, `<span>`...) stay inside it as placeholders (`studio.formats.inline`),
+so a sentence with a bold word is translated whole and the word's tags are put back around its English.
+White space runs as single spaces, entities decoded; text inside `<script>`, `<style>`, `<code>`, `<pre>`
+and `<textarea>` is never translated (an inline `<code>` element is kept whole where the model puts it).
+Tags, attributes (`alt` and `title` too), comments, the doctype and white space around text are given
+back byte for byte; a translation is escaped (`&`, `<`, `>`) and written on one line. What is lost on a
+translated segment: its own line breaks, named entities (written as plain characters), and the tags of
+an inline element the model did not keep in order (its text stays).
 
 A tag or comment cut short (`<div class="a` at the end of the file) is an error naming its line."""
 
@@ -15,43 +18,65 @@ import re
 from html.parser import HTMLParser
 
 from studio.errors import DataError
-from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text, has_words
-from studio.formats.base import normalize_space, one_line, spliced
+from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text
+from studio.formats.base import spliced
+from studio.formats.inline import Piece, Placeholders, trim
 
 SKIPPED = frozenset({"script", "style", "code", "pre", "textarea"})
+# tags that sit inside a sentence: a pair of them (<b>…</b>) wraps part of a segment; any other tag, and <br>,
+# ends the segment
+INLINE = frozenset({"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "data", "del", "dfn", "em", "font",
+                    "i", "ins", "kbd", "label", "mark", "nobr", "q", "s", "samp", "small", "span", "strike",
+                    "strong", "sub", "sup", "time", "tt", "u", "var"})
+ATOMS = frozenset({"code", "img", "wbr"})  # inline too, kept whole (a <code> element with its content)
 _BROKEN = re.compile(r"<[A-Za-z/!?]")
 
 
 class _Scanner(HTMLParser):
-    """Records where each piece of markup and text starts, and whether text is inside a skipped element."""
+    """Records where each piece of markup and text starts, what it is, and whether text is inside a skipped
+    element."""
 
     def __init__(self, text: str):
         super().__init__(convert_charrefs=True)
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.events: list[tuple[int, str]] = []  # (offset, "markup" | "text" | "skipped")
+        # (offset, kind, tag): kind "open" | "close" (inline tags), "atom", "text", "boundary"
+        self.events: list[tuple[int, str, str]] = []
         self.open: dict[str, int] = {}
 
     def _at(self) -> int:
         line, column = self.getpos()
         return self.line_starts[line - 1] + column
 
-    def _markup(self, *_):
-        self.events.append((self._at(), "markup"))
+    def _markup(self, tag: str, opening: bool):
+        kind = "atom" if tag in ATOMS or self.open.get("code") else (
+            ("open" if opening else "close") if tag in INLINE else "boundary")
+        self.events.append((self._at(), kind, tag))
 
     def handle_starttag(self, tag, attrs):
-        self._markup()
+        self._markup(tag, True)
         if tag in SKIPPED:
             self.open[tag] = self.open.get(tag, 0) + 1
 
     def handle_endtag(self, tag):
-        self._markup()
         if self.open.get(tag):
             self.open[tag] -= 1
+        self._markup(tag, False)
+
+    def handle_startendtag(self, tag, attrs):
+        self.events.append((self._at(), "atom" if tag in ATOMS else "boundary", tag))
 
     def handle_data(self, data):
-        self.events.append((self._at(), "skipped" if any(self.open.values()) else "text"))
+        inside = {tag for tag, count in self.open.items() if count}
+        kind = "text" if not inside else "atom" if inside == {"code"} else "boundary"  # <code> is part of a sentence
+        self.events.append((self._at(), kind, ""))
 
-    handle_startendtag = handle_comment = handle_decl = handle_pi = unknown_decl = _markup
+    def handle_comment(self, data):
+        self.events.append((self._at(), "atom", ""))
+
+    def _boundary(self, *_):
+        self.events.append((self._at(), "boundary", ""))
+
+    handle_decl = handle_pi = unknown_decl = _boundary
 
 
 def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
@@ -59,29 +84,50 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
     scanner = _Scanner(text)
     scanner.feed(text)
     scanner.close()
-    # a text run goes from a text event to the next event that is not text
-    runs, start = [], None
-    for offset, kind in scanner.events + [(len(text), "end")]:
-        if kind == "text":
-            start = offset if start is None else start
-        elif start is not None:
-            runs.append((start, offset))
-            start = None
-    spans = []
-    for start, end in runs:
-        raw = text[start:end]
-        if broken := _BROKEN.search(raw):
-            at = start + broken.start()
-            cut = raw[broken.start():].split("\n")[0][:40]
-            raise DataError(name, f"broken markup: {cut!r} is not a complete tag or comment "
-                                  f"(is the file cut short?)", text.count("\n", 0, at) + 1)
-        stripped = raw.strip(" \t\n\r\f")
-        if not stripped:
+    events = scanner.events + [(len(text), "boundary", "")]
+    runs: list[list[Piece]] = [[]]  # the pieces between two boundaries
+    for (offset, kind, tag), (end, _, _) in zip(events, events[1:]):
+        raw = text[offset:end]
+        if kind == "boundary":
+            runs.append([])
             continue
-        start += len(raw) - len(raw.lstrip(" \t\n\r\f"))
-        segment = normalize_space(html.unescape(stripped))
-        if has_words(segment):
-            spans.append(Span(start, start + len(stripped), segment,
-                              lambda t: html.escape(one_line(t), quote=False)))
+        run = runs[-1]
+        if run and run[-1].kind == kind and kind in ("text", "atom") and run[-1].end == offset:
+            run[-1] = Piece(run[-1].start, end, kind, run[-1].raw + raw)  # text given in two calls, <code>…</code>
+        else:
+            run.append(Piece(offset, end, kind, raw, tag=tag))
+    spans = []
+    for run in runs:
+        for piece in run:
+            if piece.kind == "text" and (broken := _BROKEN.search(piece.raw)):
+                at = piece.start + broken.start()
+                cut = piece.raw[broken.start():].split("\n")[0][:40]
+                raise DataError(name, f"broken markup: {cut!r} is not a complete tag or comment "
+                                      f"(is the file cut short?)", text.count("\n", 0, at) + 1)
+        pieces = trim(_paired(run))
+        block = Placeholders(pieces, html.unescape, lambda markup: markup.replace("\n", " "))
+        if pieces and block.words:
+            spans.append(Span(pieces[0].start, pieces[-1].end, block.segment,
+                              lambda t, b=block: b.restore(t, lambda x, _: html.escape(x, quote=False))))
     check_segments(name, [s.segment for s in spans], limits, "text nodes", empty=not text.strip())
     return spliced(name, ".html", text, bom, spans)
+
+
+def _paired(run: list[Piece]) -> list[Piece]:
+    """Each inline opening tag matched with its closing tag; one without its other half is an atom."""
+    stack: list[Piece] = []
+    for piece in run:
+        if piece.kind == "open":
+            stack.append(piece)
+        elif piece.kind == "close":
+            opener = next((o for o in reversed(stack) if o.tag == piece.tag), None)
+            if opener is None:
+                piece.kind = "atom"
+                continue
+            for inner in stack[stack.index(opener) + 1:]:
+                inner.kind = "atom"
+            del stack[stack.index(opener):]
+            opener.pair = piece.pair = piece.start
+    for opener in stack:
+        opener.kind = "atom"
+    return run

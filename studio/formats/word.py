@@ -2,14 +2,16 @@
 a member count or declared uncompressed size over the limits, a member that inflates suspiciously (a zip
 bomb), an encrypted member, or an XML part that is not well-formed is refused before python-docx parses it.
 
-Segments: every paragraph with letters in the body (tables and nested tables, text boxes and content
-controls included, in document order), then in each header and footer. A paragraph's text is its runs'
-`w:t` text (hyperlinks and tracked insertions included, deleted text and field codes not), tabs and
-breaks read as spaces. On render a translated paragraph's text goes into its first run that has text,
-keeping that run's formatting, and the other runs' text is emptied. What is lost: formatting that
-differed between the runs of one translated paragraph (a bold word, a link's text: the link target is
-kept, its text moves to the first run), and the place of tabs and line breaks inside it (they stay
-after the text). Styles, images, tables, numbering, untranslated paragraphs and every other part are kept.
+Segments: every line with letters of every paragraph in the body (tables and nested tables, text boxes
+and content controls included, in document order), then in each header and footer; a paragraph's line
+breaks (`w:br`, `w:cr`) end its lines, so they stay where they were. A line's text is its runs' `w:t`
+text (hyperlinks and tracked insertions included, deleted text and field codes not), tabs read as
+spaces. On render a translated line's text goes into its run with the most characters, keeping that
+run's formatting (the line's main formatting: a bold "Note: " before it stays bold and empty), and the
+other runs' text in the line is emptied. What is lost: formatting that differed between the runs of one
+translated line (a bold word, a link's text: the link target is kept, its text moves to the main run),
+and the place of tabs inside it. Styles, images, tables, numbering, untranslated lines and every other
+part are kept.
 Not translated: footnotes, endnotes, comments, charts and SmartArt text."""
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from studio.formats.base import Document, FormatLimits, check_segments, has_word
 
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _P, _R, _T = f"{{{_W}}}p", f"{{{_W}}}r", f"{{{_W}}}t"
-_SPACES = {f"{{{_W}}}tab", f"{{{_W}}}br", f"{{{_W}}}cr"}
+_TAB = f"{{{_W}}}tab"
+_BREAKS = {f"{{{_W}}}br", f"{{{_W}}}cr"}
 _XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 _HEADER = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/header"
 _FOOTER = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer"
@@ -97,28 +100,39 @@ def _runs(paragraph) -> list:
     return runs
 
 
-def _text(runs) -> str:
-    parts = []
+def _lines(runs) -> list[list]:
+    """The paragraph's text cut at its line breaks (`w:br`, `w:cr`): per line, its (run, w:t or w:tab)."""
+    lines: list[list] = [[]]
     for run in runs:
         for child in run:
-            if child.tag == _T:
-                parts.append(child.text or "")
-            elif child.tag in _SPACES:
-                parts.append(" ")
-    return "".join(parts)
+            if child.tag in _BREAKS:
+                lines.append([])
+            elif child.tag in (_T, _TAB):
+                lines[-1].append((run, child))
+    return lines
 
 
-def _write(runs, translation: str) -> None:
-    texts = [t for run in runs for t in run if t.tag == _T]
-    first = next((t for t in texts if t.text), texts[0])
-    for t in texts:
+def _text(line) -> str:
+    return "".join((child.text or "") if child.tag == _T else " " for _, child in line)
+
+
+def _write(line, translation: str) -> None:
+    """The translation goes into the line's run with the most characters (the paragraph's main formatting,
+    not a bold "Note: " before it); the other runs' text in the line is emptied."""
+    texts = [(run, t) for run, t in line if t.tag == _T]
+    length: dict = {}
+    for run, t in texts:
+        length[run] = length.get(run, 0) + len(t.text or "")
+    main = max(length, key=length.get)  # the first of the longest, dict order being the line's order
+    for _, t in texts:
         t.text = ""
-    first.text = one_line(translation)
-    first.set(_XML_SPACE, "preserve")
+    target = next(t for run, t in texts if run is main)
+    target.text = one_line(translation)
+    target.set(_XML_SPACE, "preserve")
 
 
 def _open(name: str, data: bytes):
-    """(python-docx document, [(runs, segment)] of its paragraphs with letters, in order)."""
+    """(python-docx document, [(line, segment)] of its paragraphs' lines with letters, in order)."""
     import docx  # python-docx
 
     try:
@@ -128,10 +142,10 @@ def _open(name: str, data: bytes):
         paragraphs = []
         for part in parts:
             for paragraph in part.element.iter(_P):
-                runs = _runs(paragraph)
-                segment = normalize_space(_text(runs))
-                if has_words(segment):
-                    paragraphs.append((runs, segment))
+                for line in _lines(_runs(paragraph)):
+                    segment = normalize_space(_text(line))
+                    if has_words(segment):
+                        paragraphs.append((line, segment))
     except Exception as error:  # python-docx raises many kinds for a package that is not a Word file
         raise DataError(name, f"is not a Word document python-docx can open: {error}") from None
     return document, paragraphs
@@ -145,9 +159,9 @@ def read_docx(name: str, data: bytes, limits: FormatLimits) -> Document:
 
     def render(translations: list[str]) -> bytes:
         document, fresh = _open(name, data)  # a fresh copy each time: render can be called again
-        for (runs, segment), translation in zip(fresh, translations):
+        for (line, segment), translation in zip(fresh, translations):
             if translation != segment:
-                _write(runs, translation)
+                _write(line, translation)
         out = io.BytesIO()
         document.save(out)
         return out.getvalue()

@@ -135,7 +135,7 @@ def test_txt_round_trip_is_exact_and_lines_match_todays_reader(tmp_path):
 def test_txt_translation_keeps_line_count_breaks_and_bom():
     document = read_document("a.txt", TXT)
     out = document.render(["one", "", "two\nlines", "three", "four", "last"])
-    assert out == "\ufeffone\r\n\r\ntwo lines\r\nthree\rfour\nlast".encode()
+    assert out == "\ufeffone\r\n\r\n  two lines\r\nthree\rfour\nlast".encode()  # indentation kept
 
 
 def test_txt_with_only_blank_lines_has_nothing_to_translate():
@@ -234,10 +234,11 @@ def test_md_round_trip_is_exact(newline):
     assert not document.warnings
 
 
-def test_md_segments_are_the_text_between_markup():
+def test_md_segments_are_whole_blocks_with_inline_markup_as_placeholders():
     assert read_document("a.md", MD.encode()).segments == [
-        "제목", "강조", "인용 첫 줄 계속", "여기", "항목", "굵게", "링크 글", "그리고", "중첩 항목", "가", "나 | 다",
-        "라", "대체 글", "문단", "안쪽", "*별표* snake_case", "끝.", "참조 링크", "문단"]
+        "제목  Xq51  강조  Xq52", "인용 첫 줄 계속  Xq51  여기", "항목  Xq51  굵게  Xq52  Xq53  링크 글  Xq54  그리고",
+        "중첩 항목", "가", "나 | 다", "라", "대체 글",
+        "문단  Xq51  안쪽  Xq52  *별표* snake_case  Xq53  끝.  Xq54  참조 링크  Xq55  문단"]
 
 
 def test_md_translation_changes_only_text():
@@ -247,9 +248,12 @@ def test_md_translation_changes_only_text():
                  "<div class=\"box\">\n원시 HTML\n</div>\n", "<span class=\"q\">", "https://example.com/경로",
                  "](그림.png)", "][ref]", "\n2024\n", "[ref]: http://ref.example \"참조\"\n", "|---|:-:|\n"]:
         assert kept in out
-    assert out.startswith("---\ntitle: 제목\ntags: [a, b]\n---\n# «제목» *«강조»* ##\n")
+    assert out.startswith("---\ntitle: 제목\ntags: [a, b]\n---\n# «제목 *강조*» ##\n")
+    assert "- «항목 **굵게** [링크 글](http://a.b/c_d \"제목\") 그리고» <https://x.y/z>\n" in out
     assert "  1. «중첩 항목»\n" in out
     assert "| «가» | «나 \\| 다» |" in out  # the cell's pipe stays escaped
+    assert "| «라» | ![«대체 글»](그림.png) |" in out  # markup around all of a cell stays outside the segment
+    assert "«문단 <span class=\"q\">안쪽</span> \\*별표\\* SNAKE\\_CASE https://example.com/경로" in out
 
 
 def test_md_translation_cannot_create_markup():
@@ -270,9 +274,9 @@ def test_md_task_boxes_footnotes_and_link_destinations_with_parentheses_stay():
     data = ("- [x] 끝난 일\n- [ ] 남은 일\n\n각주[^1] [위키](http://x.org/a_(b)_c) 문장.\n\n"
             "[^1]: 각주 내용.\n").encode()
     document = read_document("a.md", data)
-    assert document.segments == ["끝난 일", "남은 일", "각주", "위키", "문장.", "각주 내용."]
+    assert document.segments == ["끝난 일", "남은 일", "각주  Xq51  Xq52  위키  Xq53  문장.", "각주 내용."]
     assert marked(document).decode() == ("- [x] «끝난 일»\n- [ ] «남은 일»\n\n"
-                                         "«각주»[^1] [«위키»](http://x.org/a_(b)_c) «문장.»\n\n[^1]: «각주 내용.»\n")
+                                         "«각주 [^1] [위키](http://x.org/a_(b)_c) 문장.»\n\n[^1]: «각주 내용.»\n")
 
 
 def test_md_with_only_code_has_nothing_to_translate():
@@ -300,7 +304,7 @@ SAMPLES["a.html"] = HTML.encode()
 def test_html_round_trip_is_exact():
     data = ("\ufeff" + HTML.replace("\n", "\r\n")).encode()
     document = read_document("a.html", data)
-    assert document.segments == ["제목", "톰 & 제리\xa0", "굵게", "꼬리 이어짐", "닫히지 않은", "기울임"]
+    assert document.segments == ["제목", "톰 & 제리\xa0  Xq51  굵게  Xq52  꼬리 이어짐", "닫히지 않은  Xq51  기울임"]
     assert document.render(document.segments) == data
 
 
@@ -314,7 +318,7 @@ def test_html_translation_changes_only_text_and_is_escaped():
                  '<img alt="대체 글" src="a.png"> &copy; 2024', "\n</body></html>\n"]:
         assert kept in out
     assert "<title>제목 &lt;&amp;&gt;</title>" in out
-    assert "<b>굵게 &lt;&amp;&gt;</b> 꼬리 이어짐 &lt;&amp;&gt;</p>" in out
+    assert "<b>굵게</b> 꼬리 이어짐 &lt;&amp;&gt;</p>" in out
 
 
 def test_html_without_closing_tags_works():

@@ -1,0 +1,215 @@
+"""Inline markup never cuts a sentence into separately translated pieces: a .md or .html block is one
+segment with its markup as placeholder tokens, put back around the English; a .docx line keeps its main
+formatting and its line breaks; an .srt dialogue cue keeps one line per speaker. The "translator" here
+writes English by hand, tokens where a model would put them (or not)."""
+
+import io
+import re
+
+import docx
+import pytest
+
+from studio.formats import read_document
+from studio.text.protect import Protector
+
+
+def one(name: str, source: str):
+    document = read_document(name, source.encode())
+    assert len(document.segments) == 1, document.segments
+    return document, document.segments[0]
+
+
+def rendered(name: str, source: str, english: str) -> str:
+    document, _ = one(name, source)
+    return document.render([english]).decode()
+
+
+def tokens(segment: str) -> list[str]:
+    return re.findall(r"Xq\d+", segment)
+
+
+# ---------------------------------------------------------------- .md
+
+SEOUL = "서울은 **한국의 수도**이며 인구는 약 *950만* 명이다.\n"
+
+
+def test_md_sentence_with_emphasis_is_one_segment_and_its_markup_wraps_the_english():
+    _, segment = one("a.md", SEOUL)
+    assert "**" not in segment and "한국의 수도" in segment and "950만" in segment
+    bold, end_bold, em, end_em = tokens(segment)
+    out = rendered("a.md", SEOUL, f"Seoul is {bold} the capital of Korea {end_bold} and has about {em} 9.5 million"
+                                  f" {end_em} people.")
+    assert out == "Seoul is **the capital of Korea** and has about *9.5 million* people.\n"
+
+
+def test_md_spacing_around_restored_markup_reads_naturally():
+    _, segment = one("a.md", SEOUL)
+    bold, end_bold, em, end_em = tokens(segment)
+    out = rendered("a.md", SEOUL, f"Seoul is{bold}the capital of Korea{end_bold}and has {em}9.5 million{end_em}.")
+    assert out == "Seoul is **the capital of Korea** and has *9.5 million*.\n"
+
+
+def test_md_link_keeps_its_destination_around_the_translated_text():
+    source = "자세한 내용은 [위키백과](https://ko.wikipedia.org/wiki/서울)를 참고하세요.\n"
+    _, segment = one("a.md", source)
+    assert "https" not in segment and "위키백과" in segment
+    opening, closing = tokens(segment)
+    out = rendered("a.md", source, f"See {opening} Wikipedia {closing} for details.")
+    assert out == "See [Wikipedia](https://ko.wikipedia.org/wiki/서울) for details.\n"
+
+
+@pytest.mark.parametrize("english", ["Seoul is the capital of Korea, population 9.5 million.",  # all dropped
+                                     "Seoul is {1} the capital {0} of Korea, {2} 9.5 million {3}.",  # reordered
+                                     "Seoul is {0} the capital {2} of Korea {1}, 9.5 million {3}."])  # crossing
+def test_md_pair_dropped_or_out_of_order_is_removed_cleanly(english):
+    _, segment = one("a.md", SEOUL)
+    out = rendered("a.md", SEOUL, english.format(*tokens(segment)))
+    assert "Xq" not in out and "  " not in out
+    assert "the capital" in out and "9.5 million" in out
+    assert out.count("**") in (0, 2) and out.count("*") % 2 == 0  # a pair is written whole or not at all
+
+
+def test_md_pair_kept_in_order_survives_when_another_is_broken():
+    _, segment = one("a.md", SEOUL)
+    bold, end_bold, em, end_em = tokens(segment)
+    out = rendered("a.md", SEOUL, f"Seoul is {end_bold} the capital {bold}, about {em} 9.5 million {end_em} people.")
+    assert out == "Seoul is the capital, about *9.5 million* people.\n"
+
+
+def test_md_inline_code_and_urls_are_never_lost_even_when_the_model_drops_them():
+    source = "함수 `print(\"안녕\")`는 https://example.com/a_b 에 있다.\n"
+    _, segment = one("a.md", source)
+    assert "print" not in segment and "example.com" not in segment
+    code, url = tokens(segment)
+    assert rendered("a.md", source, f"The function {code} is at {url}.") == (
+        "The function `print(\"안녕\")` is at https://example.com/a_b.\n")
+    assert rendered("a.md", source, "The function is there.") == (
+        "The function is there. `print(\"안녕\")` https://example.com/a_b\n")
+
+
+def test_md_a_token_written_twice_is_written_once():
+    _, segment = one("a.md", SEOUL)
+    bold, end_bold, em, end_em = tokens(segment)
+    out = rendered("a.md", SEOUL, f"{bold} Seoul {end_bold} is the capital {end_bold} of {em} Korea {end_em} {em}.")
+    assert out == "**Seoul** is the capital of *Korea*.\n"
+
+
+def test_md_text_is_escaped_but_markup_is_not():
+    source = "이것은 **굵은** 글이다.\n"
+    _, segment = one("a.md", source)
+    bold, end_bold = tokens(segment)
+    assert rendered("a.md", source, f"This is {bold} bold_text {end_bold} [sic] *x*.") == (
+        "This is **bold\\_text** \\[sic\\] \\*x\\*.\n")
+
+
+def test_md_tokens_skip_a_number_the_text_already_uses_and_leave_the_users_token_alone():
+    source = "자리표시자 Xq51 는 **굵게** 쓴다.\n"
+    _, segment = one("a.md", source)
+    assert tokens(segment) == ["Xq51", "Xq52", "Xq53"]
+    out = rendered("a.md", source, "The placeholder Xq51 is written Xq52 in bold Xq53.")
+    assert out == "The placeholder Xq51 is written **in bold**.\n"
+
+
+def test_md_markup_around_the_whole_block_stays_outside_the_segment():
+    document = read_document("a.md", "**전체가 굵다**\n\n[링크만 있다](http://a.b)\n".encode())
+    assert document.segments == ["전체가 굵다", "링크만 있다"]
+    assert document.render(["All bold", "Only a link"]).decode() == "**All bold**\n\n[Only a link](http://a.b)\n"
+
+
+def test_md_placeholders_pass_through_the_term_protector():
+    """protect.py numbers its own placeholders from 1 and restores; ours must come back intact."""
+    _, segment = one("a.md", SEOUL)
+    shielded = Protector().protect(segment)
+    assert "950만" not in shielded.text  # the amount is still protected, not swallowed with a token
+    assert not [span for span in shielded.spans if "Xq" in span.original]  # our tokens are no terms of its own
+    copied, _, lost = shielded.restore(shielded.text)  # a model that copies every placeholder
+    assert not lost and tokens(copied) == tokens(segment)
+
+
+# ---------------------------------------------------------------- .html
+
+def test_html_sentence_with_inline_tags_is_one_segment():
+    source = "<p>이것은 <em>매우</em> 중요한 문장입니다.</p>"
+    _, segment = one("a.html", source)
+    em, end_em = tokens(segment)
+    assert rendered("a.html", source, f"This is a {em} very {end_em} important sentence.") == (
+        "<p>This is a <em>very</em> important sentence.</p>")
+
+
+def test_html_link_and_bold_keep_their_attributes_and_text_is_escaped():
+    source = '<p>우리 회사는 <b>2010년</b>에 설립되었고 <a href="/team?a=1&amp;b=2">팀</a>이 있다.</p>'
+    _, segment = one("a.html", source)
+    bold, end_bold, link, end_link = tokens(segment)
+    out = rendered("a.html", source, f"Founded in {bold} 2010 {end_bold}, we have a {link} team {end_link} & more.")
+    assert out == '<p>Founded in <b>2010</b>, we have a <a href="/team?a=1&amp;b=2">team</a> &amp; more.</p>'
+
+
+def test_html_dropped_pair_leaves_no_token_and_no_half_tag():
+    source = "<p><b>2010</b>년 설립</p>"
+    _, segment = one("a.html", source)
+    out = rendered("a.html", source, "Established in 2010.")
+    assert out == "<p>Established in 2010.</p>"
+    out = rendered("a.html", source, f"Established in {tokens(segment)[1]} 2010 {tokens(segment)[0]}.")
+    assert out == "<p>Established in 2010.</p>"
+
+
+def test_html_line_break_and_block_tags_end_segments():
+    document = read_document("a.html", "<p>첫째 줄입니다.<br>둘째 줄입니다.</p><div>셋째</div>".encode())
+    assert document.segments == ["첫째 줄입니다.", "둘째 줄입니다.", "셋째"]
+    assert document.render(["First.", "Second.", "Third"]) == b"<p>First.<br>Second.</p><div>Third</div>"
+
+
+def test_html_inline_code_is_kept_whole_and_not_translated():
+    source = "<p>명령 <code>ls -l</code>을 실행한다.</p>"
+    _, segment = one("a.html", source)
+    assert "ls" not in segment
+    (code,) = tokens(segment)
+    assert rendered("a.html", source, f"Run {code}.") == "<p>Run <code>ls -l</code>.</p>"
+
+
+# ---------------------------------------------------------------- .docx
+
+def docx_with(*paragraphs) -> bytes:
+    """Each paragraph: a list of (text, bold) runs; "\\n" in a text is a line break (w:br)."""
+    document = docx.Document()
+    for runs in paragraphs:
+        paragraph = document.add_paragraph()
+        for text, bold in runs:
+            for i, line in enumerate(text.split("\n")):
+                if i:
+                    paragraph.add_run().add_break()
+                if line:
+                    paragraph.add_run(line).bold = bold
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_docx_translation_goes_into_the_paragraphs_main_run_not_a_bold_prefix():
+    document = read_document("a.docx", docx_with([("중요: ", True), ("회의는 오후 3시에 시작한다.", None)]))
+    assert document.segments == ["중요: 회의는 오후 3시에 시작한다."]
+    paragraph = docx.Document(io.BytesIO(document.render(["Important: the meeting starts at 3 pm."]))).paragraphs[0]
+    assert [(r.text, r.bold) for r in paragraph.runs] == [("", True), ("Important: the meeting starts at 3 pm.", None)]
+
+
+def test_docx_line_breaks_split_segments_and_stay_between_the_lines():
+    document = read_document("a.docx", docx_with([("첫 줄이다.\n둘째 줄이다.", None)]))
+    assert document.segments == ["첫 줄이다.", "둘째 줄이다."]
+    out = docx.Document(io.BytesIO(document.render(["The first line.", "The second line."])))
+    assert out.paragraphs[0].text == "The first line.\nThe second line."
+
+
+# ---------------------------------------------------------------- .srt
+
+def test_srt_dialogue_lines_are_translated_and_written_one_per_speaker():
+    source = "1\n00:00:01,000 --> 00:00:03,000\n- 어디 가?\n- 집에 가.\n\n2\n00:00:04,000 --> 00:00:05,000\n<i>어디 가?\n-집에.</i>\n"
+    document = read_document("a.srt", source.encode())
+    assert document.segments == ["어디 가?", "집에 가.", "어디 가?", "집에."]
+    out = document.render(["Where are you going?", "Home.", "Where?", "Home."]).decode()
+    assert out == ("1\n00:00:01,000 --> 00:00:03,000\n- Where are you going?\n- Home.\n\n"
+                   "2\n00:00:04,000 --> 00:00:05,000\n<i>Where?\n-Home.</i>\n")
+
+
+def test_srt_cue_without_dialogue_dashes_stays_one_segment():
+    document = read_document("a.srt", "1\n00:00:01,000 --> 00:00:03,000\n오늘은 날씨가 좋네요.\n산책하러 갈까요?\n".encode())
+    assert document.segments == ["오늘은 날씨가 좋네요. 산책하러 갈까요?"]
