@@ -12,10 +12,34 @@ from dataclasses import replace
 
 from studio.generate import DecodeOptions
 from studio.generate.confidence import Confidence
-from studio.text.protect import Protected, Protector
+from studio.text.protect import Protected, Protector, Span
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+")
+# not after a Latin abbreviation or initial ("Dr. Smith", "U.S. Steel", "J. Kim"), nor after a list marker that
+# starts the line ("가. 서론", "1. 개요")
+_SENTENCE_END = re.compile(r"(?<=[.!?。？！])(?<!\b[A-Z]\.)(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z][a-z]{2}\.)"
+                           r"(?<!^[가-힣]\.)(?<!^\d\.)(?<!^\d\d\.)\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:，])\s+")
+
+
+_TERMINAL = ".!?"
+_CLOSING = "\"'”’)]」』"
+
+
+def finish_sentence(source: str, output: str) -> str:
+    """The model's English with the two things it most often leaves undone: a first letter in lower case
+    ("magnitude 6.8 earthquake hits") is capitalized unless the source has that word as written or it has a
+    capital inside ("iPhone"), and a sentence that stops where the source ends with . ! or ? (it tends to,
+    right after a protected span: "Samsung invested $3 billion") gets the source's mark."""
+    output = output.strip()
+    if not output:
+        return output
+    first = output.split()[0]
+    if first[0].islower() and first not in source and not any(c.isupper() for c in first):  # not "eBay"
+        output = output[0].upper() + output[1:]
+    end = source.rstrip().rstrip(_CLOSING)[-1:]
+    if end and end in _TERMINAL and output.rstrip(_CLOSING)[-1:] not in _TERMINAL + "…:;,":
+        output += end
+    return output
 
 
 def split_sentences(paragraph: str) -> list[str]:
@@ -46,19 +70,22 @@ def fit_to_length(sentence: str, count_tokens: Callable[[str], int], limit: int)
 def unprotect(generator, shielded: Sequence[Protected], results: list, options: DecodeOptions | None = None,
               report: list | None = None) -> list:
     """The generations of placeholder sources (`Protector.protect`) with the protected spans put back. A
-    sentence whose placeholders the model dropped is decoded once more with those spans' English written
-    into the source; `report` receives (span, applied) for every protected span."""
+    sentence whose placeholders the model dropped, or wrote twice, is decoded once more with those spans'
+    English written into the source; `report` receives (span, applied) for every protected span."""
     restored = [s.restore(r.text) for s, r in zip(shielded, results)]
-    again = [i for i, (_, _, lost) in enumerate(restored) if lost]
-    retried = generator.generate([shielded[i].inline(restored[i][2]) for i in again], options=options,
+    repeated = [s.repeated(r.text) for s, r in zip(shielded, results)]
+    again = [i for i, (_, _, lost) in enumerate(restored) if lost or repeated[i]]
+    retried = generator.generate([shielded[i].inline(restored[i][2] + repeated[i]) for i in again], options=options,
                                  scores=any(r.confidence is not None for r in results)) if again else []
     results = list(results)
     for i, result in zip(again, retried):
-        text, applied, _ = shielded[i].restore(result.text)
-        written_in = restored[i][2]  # these spans' English was in the retry's source, not a placeholder
-        applied += [span for span in written_in if span.english.casefold() in text.casefold()]
-        if len(applied) > len(restored[i][1]):  # keep whichever pass applied more of the spans
-            restored[i] = (text, applied, [span for span in shielded[i].spans if span not in applied])
+        # their English was in the retry's source, not a placeholder
+        text, applied, dropped = _restored(shielded[i], result.text, restored[i][2] + repeated[i])
+        once = not shielded[i].repeated(result.text) and all(
+            text.casefold().count(span.english.casefold()) <= 1 for span in repeated[i])
+        # keep whichever pass applied more of the spans; on a tie, the one that wrote none of them twice
+        if len(applied) > len(restored[i][1]) or (repeated[i] and once and len(applied) == len(restored[i][1])):
+            restored[i] = (text, applied, dropped)
             results[i] = result
     for i, (shield, (text, applied, lost)) in enumerate(zip(shielded, restored)):
         confidence = results[i].confidence
@@ -68,6 +95,52 @@ def unprotect(generator, shielded: Sequence[Protected], results: list, options: 
         if report is not None:
             report += [(span, True) for span in applied] + [(span, False) for span in lost]
     return results
+
+
+def translate_alternatives(generator, text: str, n: int, options: DecodeOptions | None = None,
+                           protector: Protector | None = None, report: list | None = None
+                           ) -> tuple[list[tuple[str, float]], list[str]]:
+    """Beam search's `n` different translations of `text`, taken as one input (its white space as single
+    spaces), best first, each with its length-normalized log-probability; and warnings about the input (mostly
+    not Korean, truncated, several sentences). For `studio translate --alternatives`, the Translate tab's
+    Alternatives and `/translate_alternatives`. With a `protector`, the search runs on the placeholder source
+    and every alternative gets the spans' English back; when the best one dropped a span or wrote one twice,
+    the search runs once more with those spans' English written in, as `unprotect` does, and the set whose best
+    keeps more of them is used. `report` receives (span, applied) for the best."""
+    from studio.inference import distinct_outputs
+
+    text = " ".join(text.split())
+    if not text:
+        return [], []
+    shield = protector.protect(text) if protector else Protected(text)
+    _, warnings = generator.preprocessor.encode(shield.text)
+    sentences = len(split_sentences(text))
+    if sentences > 1:
+        warnings.append(f"the alternatives translate the input as one sentence, and it has {sentences}: this model "
+                        "translates one sentence at a time best (translate it without alternatives, or ask for one "
+                        "sentence's alternatives)")
+    found = generator.alternatives(shield.text, n, options)
+    restored = [(_restored(shield, t, []), s) for t, s in found]
+    if restored and shield.spans:
+        (_, applied, lost), best = restored[0][0], found[0][0]
+        written_in = lost + shield.repeated(best)
+        if written_in:
+            again = [(_restored(shield, t, written_in), s)
+                     for t, s in generator.alternatives(shield.inline(written_in), n, options)]
+            if again and (len(again[0][0][1]) > len(applied) or (not lost and len(again[0][0][1]) == len(applied))):
+                restored = again
+        if report is not None:
+            _, applied, dropped = restored[0][0]
+            report += [(span, True) for span in applied] + [(span, False) for span in dropped]
+    return distinct_outputs([(finish_sentence(text, t), s) for (t, _, _), s in restored], n), warnings
+
+
+def _restored(shield: Protected, output: str, written_in: list[Span]) -> tuple[str, list[Span], list[Span]]:
+    """(output with the spans' English back, spans applied, spans dropped); the spans `written_in` the source as
+    English, not as placeholders, count as applied where their English is in the output."""
+    text, applied, _ = shield.restore(output)
+    applied += [span for span in written_in if span.english.casefold() in text.casefold() and span not in applied]
+    return text, applied, [span for span in shield.spans if span not in applied]
 
 
 def plan_lines(preprocessor, lines: Sequence[str]) -> list[list[str]]:
@@ -103,8 +176,8 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
                                      scores=scores is not None)
         if shielded:
             results = unprotect(generator, shielded, results, options, report)
-        for result in results:
-            translated.append(result.text)
+        for source, result in zip(batch, results):
+            translated.append(finish_sentence(source, result.text))
             warnings += result.warnings
             confidences.append(result.confidence)
         if on_progress:

@@ -23,8 +23,12 @@ _CURRENCY_WORD = r"(?:달러|유로(?![존파])|파운드(?!리)|불(?=[을를�
 _TAIL = rf"(?<=만)(?:\d{{1,4}}(?![\d.,]?\d)|\s?{_SUBS})"
 # not after 제 ("제3조", "제 3조": Article 3), nor inside a longer number or a multiplier run ("3천5백만" whole), and
 # never the first part of one: what follows 억 or 조 with a number ("1억 5천", "2억 500") is left whole to the model
-AMOUNT = (rf"(?<![제\d.,천백십조억만])(?<!제 ){_GROUP}(?:\s?{_GROUP})*(?:{_TAIL})?"
-          rf"(?![\d.,]?\d|\s?[천백십조억만]|(?<=[억조])\s?\d)(?:\s?{_CURRENCY_WORD})?")
+_SCALED = (rf"{_GROUP}(?:\s?{_GROUP})*(?:{_TAIL})?"
+           rf"(?![\d.,]?\d|\s?[천백십조억만]|(?<=[억조])\s?\d)(?:\s?{_CURRENCY_WORD})?")
+# a number with a currency and no scale, "127.95달러", "1,000원": the model had written "$500" for "5달러" and
+# "1,000 employees" for "1,000원"; only before a particle or a word's end ("3원칙" is three principles)
+_PRICE = rf"{_NUM}(?![\d.,]?\d)\s?{_CURRENCY_WORD}(?=[을를이은는의에로으도만과와까씩짜어대가정선미부쯤밖보며다였]|[^가-힣]|$)"
+AMOUNT = rf"(?<![제\d.,천백십조억만])(?<!제 )(?:{_SCALED}|{_PRICE})"
 _PARTS = re.compile(rf"(?P<value>{_SUBS}|{_NUM})\s?(?P<scale>[조억만])?")
 _SUB_PARTS = re.compile(r"(\d{1,4})\s?([천백십])")
 _MULTIPLIER = {"십": 10, "백": 100, "천": 1000}

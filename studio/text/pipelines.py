@@ -24,7 +24,13 @@ TUTORIAL, TRANSLATOR = "tutorial", "translator"
 PIPELINES = (TUTORIAL, TRANSLATOR)
 
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # ！..～ -> !..~
+# East Asian title and quotation brackets as quotation marks, and a middle dot between two words as a comma ("한국·미국
+# ·일본", "윤석열·이재명": "and") or between digits as a point ("6·25"): the training data has almost none of them, so the
+# tokenizer spells them byte by byte and the model wrote other characters ("»") or lost the sentence around them
+_QUOTES = str.maketrans("「『《〈」』》〉", "““““””””")
+_MIDDLE_DOT = re.compile(r"(?<=\w)[·・∙‧](?=\w)")
 _SPACES = re.compile(r"\s+")
+_DIGITS = "0123456789"
 # Part of the English training data is tokenized the Penn Treebank way (``quoted'', "the film 's", "1995 -- 2005")
 # and the model writes what it learned: undone on output, and on training targets so later models learn English.
 _PTB_QUOTE = re.compile(r"``\s*|\s*''")
@@ -43,11 +49,13 @@ def _keep(char: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """NFC, full-width ASCII to ASCII, every kind of space to one space, invisible characters removed.
+    """NFC, full-width ASCII to ASCII, East Asian brackets to quotes, a middle dot between words to a comma, every
+    kind of space to one space, invisible characters removed.
 
     Not NFKC: it would turn Hangul compatibility jamo (ㅋㅋ, ㅠㅠ) into conjoining jamo and ligatures or
     superscripts into other text; the full-width mapping is the part of it that helps here."""
-    text = unicodedata.normalize("NFC", text).translate(_FULLWIDTH)
+    text = unicodedata.normalize("NFC", text).translate(_FULLWIDTH).translate(_QUOTES)
+    text = _MIDDLE_DOT.sub(lambda m: "." if text[m.start() - 1] in _DIGITS and text[m.end()] in _DIGITS else ", ", text)
     text = "".join(_keep(char) for char in text)
     return _SPACES.sub(" ", text).strip()
 

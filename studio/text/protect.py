@@ -26,15 +26,32 @@ MAX_TERM_CHARS = 200
 
 _URL = r"(?:https?://|www\.)[^\s<>\"'()\[\]{}가-힣]+[^\s<>\"'()\[\]{}가-힣.,;:!?]"
 _EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
-_UNIT = r"(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?|[A-Za-z]{1,3}²|[A-Za-z]{1,3}³)(?![A-Za-z])"
+# "km²" before "km": the square would be left behind the placeholder, where the tokenizer reads "Xq1²" as "Xq12"
+_UNIT = r"(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}[²³]|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?)(?![A-Za-z²³])"
 _AMOUNT = r"(?<![\d.,])\d+(?:,\d{3})*(?:\.\d+)?"  # the lookbehind: no rescans inside a long run of digits
 _NUMBER = rf"(?:[$€£¥₩]\s?{_AMOUNT}|{_AMOUNT}\s?{_UNIT}|\d{{1,2}}:\d{{2}}(?::\d{{2}})?)"
 _LATIN_WORD = r"[A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9]|[A-Za-z]{2,}"
 _LATIN = rf"(?:{_LATIN_WORD})(?:[ \-](?:{_LATIN_WORD}|\d+))*"
 # a decimal without a unit, which the model rewrote more often than not ("규모 6.8의 강진" -> "4.8", "124.44달러" ->
 # "$44.44"); other bare numbers it keeps or writes as words ("2개" -> "two"), and protecting them measured worse
-_FIGURE = r"(?<![\w.,])\d+\.\d+(?![\w.,]?\d)"
-AUTO_KINDS = {"url": _URL, "email": _EMAIL, "amount": AMOUNT, "number": _NUMBER, "figure": _FIGURE, "latin": _LATIN}
+# "figure"; also dotted runs: an IP address, a version, a date ("2024.03.15")
+_FIGURE = r"(?<![\w.,])\d+(?:\.\d+)+(?![\w.,]?\d)"
+# a Korean range, "3~4%", "1.5~2.5", "10:30~11:45", "$10~$20": both ends and the tilde as one span, given with a
+# hyphen as English writes it (protecting only the ends left "Xq1~Xq2", which the model wrote as "3 --4%")
+_RANGE_END = rf"(?:[$€£¥₩]\s?)?(?:\d{{1,2}}:\d{{2}}|{_AMOUNT}(?:\s?{_UNIT})?)"
+_RANGE = rf"(?<![\w.,])(?:\d{{4}}\s?[~∼〜]\s?\d{{4}}년|{_RANGE_END}\s?[~∼〜]\s?{_RANGE_END})"  # "1995~2005년": years
+_TILDE = re.compile(r"\s?[~∼〜]\s?")
+# a clock time after 오전/오후 (a.m./p.m.), which protecting only the time lost ("오전 10:30" -> "10:30")
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?!\d)"
+_TIME = rf"(?:오전|오후)\s?{_CLOCK}(?:\s?[~∼〜]\s?{_CLOCK})?"
+_HALF_DAY = {"오전": "a.m.", "오후": "p.m."}
+# pictographs, arrows, shapes and math signs (emoji, "▲", "※", "→", "±"): read byte by byte by the tokenizer, they
+# came out as other characters ("😊" -> "😜")
+_SYMBOL = (r"[\U0001F000-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u25A0-\u25FF"
+           r"\u203B\u00B1\u00D7\u00F7\u2264\u2265\u00B7\u30FB\u2219\u2027\uFE0F\u200D]+")
+NUMERIC_KINDS = ("time", "range", "amount", "number", "figure")
+AUTO_KINDS = {"url": _URL, "email": _EMAIL, "time": _TIME, "range": _RANGE, "amount": AMOUNT, "number": _NUMBER, "figure": _FIGURE,
+              "latin": _LATIN, "symbol": _SYMBOL}
 _AUTO = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in AUTO_KINDS.items()))
 _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
 _PLACEHOLDER = "Xq{}"
@@ -44,16 +61,19 @@ _ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 _RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))"
                        r"|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})(?![0-9])", re.IGNORECASE)
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
-# what may follow a Korean glossary term inside its word: particles and the copula ("삼성은", "삼성에서",
-# "삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
-_PARTICLES = ("은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "와", "과", "도", "만", "로", "으로",
-              "랑", "이랑", "하고", "까지", "부터", "보다", "처럼", "이나", "나", "이며", "며", "이다", "였다", "이었다",
-              "입니다", "이에요", "예요", "들", "들이", "들은", "들을", "들의", "측", "측은", "측이")
-_KOREAN_TAIL = "(?:" + "|".join(sorted(map(re.escape, _PARTICLES), key=len, reverse=True)) + ")?(?![가-힣])"
+# what may follow a Korean glossary term inside its word: particles, one after another ("삼성은", "삼성에서는",
+# "서울이라는", "삼성과의"), and the copula ("삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
+_PARTICLES = ("은", "는", "이", "가", "을", "를", "의", "에", "엔", "에서", "서", "에게", "한테", "께", "께서", "와", "과",
+              "도", "만", "로", "으로", "부터", "로부터", "으로부터", "랑", "이랑", "하고", "까지", "보다", "처럼", "조차",
+              "마저", "밖에", "뿐", "이나", "나", "이며", "며", "이란", "란", "이라는", "라는", "이라고", "라고", "이다",
+              "다", "였다", "이었다", "입니다", "이에요", "예요", "들", "측")
+_KOREAN_TAIL = "(?:" + "|".join(sorted(map(re.escape, _PARTICLES), key=len, reverse=True)) + "){0,3}(?![가-힣])"
 # "도이체반(Deutsche Bahn)", "녹색 일자리 펀드 (Green Jobs Fund)": Latin in brackets right after a Korean word. An acronym
 # ("국민 보건 서비스(NHS)") is not the name's original but its short form, which English writes beside the name too: left
 # to the model, with the acronym protected as Latin.
 _NAMED = re.compile(rf"(?<=[가-힣]) ?\(\s*(?P<latin>{_LATIN})\s*\)")
+_BRACKET_AFTER = re.compile(rf" ?\(\s*{_LATIN}\s*\)")
+_BRACKET_END = re.compile(rf"{_BRACKET_AFTER.pattern}$")
 _ACRONYM = re.compile(r"[A-Z0-9][A-Z0-9&.\-]*[A-Z0-9]s?")
 _HANGUL_WORD_BEFORE = re.compile(r"(?:^|(?<=\s))[가-힣]+ ?$")
 # a word ending like these is not part of the name before it ("국영 철도 회사인 도이체반(Deutsche Bahn)")
@@ -125,7 +145,7 @@ class Span:
     placeholder: str
     original: str  # as written in the source
     english: str  # what the output gets
-    kind: str  # "glossary", "named", "url", "email", "amount", "number", "figure" or "latin"
+    kind: str  # "glossary", "named", or one of AUTO_KINDS
 
 
 @dataclass
@@ -139,11 +159,13 @@ class Protected:
     def restore(self, output: str) -> tuple[str, list[Span], list[Span]]:
         """(the output with every placeholder replaced by its English, spans applied, spans the model dropped).
         One pass over the output, so an English that looks like a placeholder is never replaced again; a
-        placeholder the model made up (one this source does not have) or wrote twice, misspelt, is removed."""
-        if not self.spans:
+        placeholder the model made up (one this source does not have), or a number's written more often than the
+        source has it ("1 million won faces below 1 million won"), is removed, misspelt or not."""
+        if not self.spans and not _ANY_PLACEHOLDER.search(output):
             return output, [], []
         by_placeholder = {span.placeholder.casefold(): span for span in self.spans}
         written_right = {m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(output)}
+        left = self._counts()
         seen: set[str] = set()
 
         def english(match: re.Match) -> str:
@@ -151,17 +173,37 @@ class Protected:
                 found = match.group(0).casefold()
                 if found not in by_placeholder:
                     return "" if found not in self.written else match.group(0)
+                if not left[found] and by_placeholder[found].kind in NUMERIC_KINDS:
+                    return ""
             else:  # a misspelt placeholder stands for its span only where the right one is missing
                 found = _PLACEHOLDER.format(int(match.group("number"))).casefold()
                 if found not in by_placeholder or found in written_right or found in seen:
                     return match.group(0) if match.group(0).casefold() in self.text.casefold() else ""
             seen.add(found)
+            left[found] -= 1
             glued = match.start() and match.string[match.start() - 1].isalpha()
             return (" " if glued else "") + by_placeholder[found].english
 
         output = " ".join(_RESTORED.sub(english, output).split())
         applied = [s for s in self.spans if s.placeholder.casefold() in seen]
+        for span in applied:  # "Brewster Brothers's" -> "Brewster Brothers'"
+            if span.english.endswith("s") and span.english[-2:-1].isalpha():
+                output = output.replace(f"{span.english}'s", f"{span.english}'").replace(f"{span.english}’s",
+                                                                                          f"{span.english}’")
         return output, applied, [s for s in self.spans if s.placeholder.casefold() not in seen]
+
+    def repeated(self, output: str) -> list[Span]:
+        """The numbers (amounts, figures, ranges, times) whose placeholder `output` has more often than the source:
+        a number written twice is a wrong number; a name written twice is English ("Smith ... Mr Smith")."""
+        written = [m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(output)]
+        counts = self._counts()
+        return [s for s in self.spans if s.kind in NUMERIC_KINDS
+                and written.count(s.placeholder.casefold()) > counts[s.placeholder.casefold()]]
+
+    def _counts(self) -> dict[str, int]:
+        """How often the source has each span's placeholder (a term written twice shares one)."""
+        written = [m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(self.text)]
+        return {s.placeholder.casefold(): written.count(s.placeholder.casefold()) for s in self.spans}
 
     def inline(self, spans: list[Span]) -> str:
         """The source with `spans` written as their English instead of placeholders (the fallback for a
@@ -187,21 +229,25 @@ class Protector:
 
     def _protect(self, source: str, auto: bool) -> Protected:
         found: list[tuple[int, int, str, str]] = []  # (start, end, kind, english), not overlapping
+        # "Xq…" tokens already in the source (the user's, or a document format's markup) pass through as they are
+        tokens = [match.span() for match in _ANY_PLACEHOLDER.finditer(source)]
 
         def free(start: int, end: int) -> bool:
-            return all(end <= s or start >= e for s, e, _, _ in found)
+            return all(end <= s or start >= e for s, e in [*tokens, *((s, e) for s, e, _, _ in found)])
 
         if self.glossary:
             english_of = dict(self.glossary.entries)
             for match in _glossary_pattern(self.glossary.entries).finditer(source):
                 term = match.group("term")
-                found.append((match.start(), match.start() + len(term), "glossary", english_of[term]))
+                end = match.start() + len(term)
+                bracket = _BRACKET_AFTER.match(source, end)  # "삼성전자(Samsung Electronics)": the term's English once
+                found.append((match.start(), bracket.end() if bracket else end, "glossary", english_of[term]))
         if auto:
             for start, end, english in _named(source):
                 if free(start, end):
                     found.append((start, end, "named", english))
             for match in _AUTO.finditer(source):
-                english = amount_in_english(match.group(0)) if match.lastgroup == "amount" else match.group(0)
+                english = _english(match.lastgroup, match.group(0))
                 if english and free(*match.span()):
                     found.append((*match.span(), match.lastgroup, english))
         taken = frozenset(m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(source))
@@ -210,11 +256,22 @@ class Protector:
         pieces, position = [], 0
         for start, end, kind, english in sorted(found):
             original = source[start:end]
+            if kind == "glossary":  # the term, with or without its bracket, is one entry with one placeholder
+                original = _BRACKET_END.sub("", original)
             if (original, kind) not in spans:
                 spans[original, kind] = Span(_PLACEHOLDER.format(next(numbers)), original, english, kind)
             pieces += [source[position:start], spans[original, kind].placeholder]
             position = end
         return Protected("".join(pieces) + source[position:], list(spans.values()), taken)
+
+
+def _english(kind: str, text: str) -> str | None:
+    """What the output gets for an automatically protected span: mostly the span as written."""
+    if kind == "amount":
+        return amount_in_english(text)
+    if kind == "time":
+        return f"{_TILDE.sub('-', text[2:].strip())} {_HALF_DAY[text[:2]]}"
+    return _TILDE.sub("-", text.removesuffix("년")) if kind == "range" else text
 
 
 def _named(source: str) -> list[tuple[int, int, str]]:
@@ -251,20 +308,21 @@ def _glossary_pattern(entries: tuple[tuple[str, str], ...]) -> re.Pattern:
     return re.compile(r"(?<!\w)(?P<term>" + "|".join(parts) + ")")
 
 
-_KIND_NAMES = {"url": "URL", "email": "e-mail address", "amount": "amount", "number": "number", "figure": "number",
-               "latin": "Latin-script name", "named": "name given in brackets"}
+MAX_NAMED = 10  # dropped spans named in the report; more are counted
 
 
 def describe(report: list[tuple[Span, bool]]) -> str:
-    """One line on what protection did: each glossary entry applied or not, and how many automatically
-    protected spans (names, numbers, URLs) the model dropped. Empty when there is nothing to say."""
+    """One line on what protection did: each glossary entry applied or not, and each automatically protected
+    span (number, name, URL) the model dropped, named ("127.95", "30억 달러 → $3 billion"). Empty when there is
+    nothing to say."""
     entries: dict[tuple[str, str], list[bool]] = {}
-    kinds: dict[str, list[bool]] = {}
+    dropped: dict[str, int] = {}
     for span, applied in report:
         if span.kind == "glossary":
             entries.setdefault((span.original, span.english), []).append(applied)
-        else:
-            kinds.setdefault(_KIND_NAMES[span.kind], []).append(applied)  # a figure is a number too
+        elif not applied:
+            name = span.original if span.english in span.original else f"{span.original} → {span.english}"
+            dropped[name] = dropped.get(name, 0) + 1
     parts = []
     for (term, english), outcomes in entries.items():
         done = sum(outcomes)
@@ -272,8 +330,10 @@ def describe(report: list[tuple[Span, bool]]) -> str:
                  else "not applied: the model dropped it")
         parts.append(f"{term} → {english} ({state})")
     line = f"Glossary: {'; '.join(parts)}." if parts else ""
-    dropped = [f"{o.count(False)} {k}{'s' if o.count(False) > 1 else ''}" for k, o in kinds.items()
-               if not all(o)]
     if dropped:
-        line += f"{' ' if line else ''}Not kept as written (the model dropped it): {', '.join(dropped)}."
+        names = [f"{name} ({times} times)" if times > 1 else name for name, times in dropped.items()]
+        if len(names) > MAX_NAMED:
+            names = names[:MAX_NAMED] + [f"and {len(names) - MAX_NAMED} more"]
+        them = "them" if len(dropped) > 1 or sum(dropped.values()) > 1 else "it"
+        line += f"{' ' if line else ''}Not kept as written (the model dropped {them}): {', '.join(names)}."
     return line

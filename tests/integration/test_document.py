@@ -2,7 +2,7 @@ import pytest
 from typer.testing import CliRunner
 
 from studio.cli import app
-from studio.document import fit_to_length, split_sentences, translate_lines
+from studio.document import finish_sentence, fit_to_length, split_sentences, translate_lines
 
 
 def translate_cli(bundle, args, **options):
@@ -29,7 +29,9 @@ def test_file_translation_keeps_line_count_order_and_empty_lines(tiny_generator)
     outputs, _ = translate_lines(generator, lines)
     assert len(outputs) == len(lines)
     assert outputs[1] == "" and outputs[3] == ""
-    single = {line: generator(line) for line in ("나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?")}
+    # each sentence as the generator alone gives it, finished as every translation is (`finish_sentence`)
+    single = {line: finish_sentence(line, generator(line))
+              for line in ("나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?")}
     assert outputs[0] == single["나는 커피를 좋아해?"]
     assert outputs[2] == " ".join(t for t in (single["너는 영화를 봤어?"], single["그는 책을 샀어?"]) if t)
 
@@ -103,7 +105,7 @@ def test_cli_scores_give_each_line_its_confidence_and_its_words(tiny_bundle, tin
         assert all(s <= 0 for s in scores) and row["confidence"] == pytest.approx(sum(scores) / len(scores), abs=1e-3)
     # the scores are the model's own log-probabilities of its output (teacher-forced again)
     generation = tiny_generator.generate(["나는 커피를 좋아해?"], scores=True)[0]
-    assert generation.text == rows[0]["translation"]
+    assert finish_sentence("나는 커피를 좋아해?", generation.text) == rows[0]["translation"]
     assert generation.confidence.sentence == pytest.approx(rows[0]["confidence"], abs=1e-3)
 
 
@@ -134,3 +136,16 @@ def test_cli_glossary_terms_reach_the_output_or_are_reported_missing(tiny_bundle
     broken.write_text("커피\tcoffee\n영화 the film\n", encoding="utf-8")
     failed = translate_cli(tiny_bundle, ["--glossary", str(broken), "안녕"])
     assert failed.exit_code != 0 and "broken.tsv:2" in str(failed.exception)
+
+
+def test_cli_alternatives_apply_a_glossary_and_report_it(tiny_bundle, tmp_path):
+    import json
+
+    glossary = tmp_path / "terms.tsv"
+    glossary.write_text("커피\tespresso\n", encoding="utf-8")
+    result = translate_cli(tiny_bundle, ["--alternatives", "2", "--glossary", str(glossary), "나는 커피를 좋아해?"])
+    assert result.exit_code == 0, result.output
+    [row] = [json.loads(line) for line in result.stdout.splitlines()]
+    assert row["alternatives"] and not [t for t, _ in row["alternatives"] if "Xq" in t]
+    state = result.stderr.split("커피 → espresso (")[1].split(")")[0]  # about the best one, the translation
+    assert ("espresso" in row["translation"]) == (state == "applied")

@@ -77,3 +77,8 @@ def test_the_treebank_habits_of_the_training_data_are_undone_on_output_and_targe
 def test_unknown_pipeline_is_refused():
     with pytest.raises(ValueError, match="unknown text pipeline"):
         pipeline_for(TaskConfig(text_pipeline="nope"))
+
+
+def test_east_asian_brackets_become_quotes_and_a_middle_dot_between_words_a_comma():
+    assert clean_text("한국·미국·일본 《기생충》과 「인용」") == "한국, 미국, 일본 “기생충”과 “인용”"
+    assert clean_text("6·25 전쟁 · 항목") == "6.25 전쟁 · 항목"  # digits: a point; a free-standing dot stays

@@ -79,7 +79,7 @@ def test_translate_lines_restores_terms_and_reports_them():
     report, confidences = [], []
     outputs, _ = translate_lines(WordTranslator(), ["회의는 삼성 에서 열린다", "", "가격은 $20"],
                                  protector=protector, report=report, scores=confidences)
-    assert outputs == ["the meeting is Samsung at held", "", "the price is $20"]
+    assert outputs == ["The meeting is Samsung at held", "", "The price is $20"]
     assert [w for w, _ in confidences[0].words] == ["the", "meeting", "is", "Samsung", "at", "held"]
     assert describe(report) == "Glossary: 삼성 → Samsung (applied)."
 
@@ -90,7 +90,7 @@ def test_a_dropped_placeholder_is_retried_with_the_english_written_in():
     outputs, _ = translate_lines(translator, ["회의는 삼성 에서 열린다"], protector=Protector(Glossary.parse("삼성\tSamsung\n")),
                                  report=report)
     assert translator.calls == [["회의는 Xq1 에서 열린다"], ["회의는 Samsung 에서 열린다"]]
-    assert outputs == ["the meeting is Samsung at held"] and report[0][1] is True
+    assert outputs == ["The meeting is Samsung at held"] and report[0][1] is True
 
 
 def test_describe_says_which_entries_did_not_apply():
@@ -101,7 +101,8 @@ def test_describe_says_which_entries_did_not_apply():
                                 "dropped it).")
     assert describe([]) == ""
     url = Protector().protect("자세한 내용은 https://example.com/news/2024/article 참고")
-    assert describe([(url.spans[0], False)]) == "Not kept as written (the model dropped it): 1 URL."
+    assert describe([(url.spans[0], False)]) == ("Not kept as written (the model dropped it): "
+                                                 "https://example.com/news/2024/article.")
 
 
 def test_an_input_that_is_not_korean_is_left_for_the_language_hint():
@@ -117,7 +118,7 @@ def test_a_stopped_translation_keeps_the_lines_done_and_leaves_the_rest_as_they_
                                         on_progress=lambda done, total: batches.append((done, total)),
                                         stop=lambda: batches[-1][0] >= 2)
     assert batches == [(0, 3), (1, 3), (2, 3)]  # the total first, then after each batch
-    assert outputs == ["the meeting is held", "", "the price is met", "무게는 열린다"]
+    assert outputs == ["The meeting is held", "", "The price is met", "무게는 열린다"]
     assert warnings == ["Stopped after 2 of 3 sentences; the rest is left untranslated."]
 
 
@@ -164,7 +165,9 @@ def test_a_misspelt_placeholder_stands_for_its_span_only_where_the_right_one_is_
 def test_a_korean_term_matches_with_particles_not_inside_a_longer_word():
     protector = Protector(Glossary.parse("삼성\tSamsung\n"), auto=False)
     assert protector.protect("삼성은 삼성에서 삼성이다").text == "Xq1은 Xq1에서 Xq1이다"
-    assert protector.protect("삼성전자 삼성동").spans == []
+    chained = "삼성에서는 삼성과의 삼성이라는 삼성으로부터 삼성엔 삼성만의"  # particles one after another
+    assert protector.protect(chained).text == "Xq1에서는 Xq1과의 Xq1이라는 Xq1으로부터 Xq1엔 Xq1만의"
+    assert protector.protect("삼성전자 삼성동 삼성시장").spans == []
     assert Protector().protect("1" * 8000).spans == []  # long runs stay cheap (and unprotected past 2,000 chars)
 
 
@@ -213,8 +216,68 @@ def test_named_spans_are_automatic_protection():
 
 
 def test_decimals_are_kept_as_written_and_other_bare_numbers_left_to_the_model():
-    protected = Protector().protect("규모 6.8의 강진이 2011년에 2개 도시에서 배럴당 124.44달러, 25,000명")
+    protected = Protector().protect("규모 6.8의 강진이 2011년에 2개 도시에서 배럴당 124.44, 25,000명")
     assert [(s.kind, s.english) for s in protected.spans] == [("figure", "6.8"), ("figure", "124.44")]
     assert "2011년" in protected.text and "25,000명" in protected.text
-    # a version is no decimal; a number with its unit was protected before
-    assert [(s.kind, s.english) for s in Protector().protect("버전 1.2.3과 3.5%").spans] == [("number", "3.5%")]
+    # dotted runs too (a version, an IP address, a date); a number with its unit was protected before
+    assert [(s.kind, s.english) for s in Protector().protect("버전 1.2.3과 3.5%, 192.168.0.1에서").spans] == [
+        ("figure", "1.2.3"), ("number", "3.5%"), ("figure", "192.168.0.1")]
+
+
+@pytest.mark.parametrize("korean, english", [
+    ("물가는 3~4% 올랐다", "3-4%"), ("가격은 1.5~2.5배", "1.5-2.5"), ("2020~2023년에", "2020-2023"),
+    ("10:30~11:45에", "10:30-11:45"), ("$10~$20이다", "$10-$20"), ("15 ~ 20℃로", "15-20℃"), ("5∼10kg을", "5-10kg"),
+    ("오전 10:30에", "10:30 a.m."), ("오후 2:00~3:30까지", "2:00-3:30 p.m.")])
+def test_a_range_or_a_time_of_day_is_one_span_as_english_writes_it(korean, english):
+    protected = Protector().protect(korean)
+    assert [s.english for s in protected.spans] == [english]
+    assert not re.search(r"[~∼]", protected.text)
+
+
+@pytest.mark.parametrize("korean, kind, english", [
+    ("배럴당 127.95달러에", "amount", "$127.95"), ("가격은 5달러다", "amount", "$5"), ("1,000원을", "amount", "1,000 won"),
+    ("1,000,000원", "amount", "1 million won"), ("15,000원짜리", "amount", "15,000 won"), ("10유로", "amount", "€10"),
+    ("면적은 605.2 km²이다", "number", "605.2 km²"), ("부피는 3m³", "number", "3m³"),
+    ("좋아요😊👍", "symbol", "😊👍"), ("▲ 첫째", "symbol", "▲")])
+def test_prices_square_units_and_symbols_are_kept(korean, kind, english):
+    protected = Protector().protect(korean)
+    assert [(s.kind, s.english) for s in protected.spans] == [(kind, english)]
+    assert protected.restore(protected.text)[0].replace(" ", "") == korean.replace(protected.spans[0].original,
+                                                                                   english).replace(" ", "")
+
+
+@pytest.mark.parametrize("korean", ["3원칙", "100엔진", "3불안", "위안부 2명"])
+def test_a_currency_word_that_begins_another_word_is_no_price(korean):
+    assert not [s for s in Protector().protect(korean).spans if s.kind == "amount"]
+
+
+class Repeats(WordTranslator):
+    """Writes each placeholder twice the first time it sees a source (a model that repeats a number)."""
+
+    def generate(self, sources, options=None, scores=False):
+        self.calls.append(list(sources))
+        return [Generation(" ".join(f"{w} {w}" if w.startswith("Xq") and len(self.calls) == 1 else WORDS.get(w, w)
+                                    for w in s.split()), []) for s in sources]
+
+
+def test_a_placeholder_written_twice_is_restored_once_and_the_sentence_retried():
+    protected = Protector().protect("제3조에 따르면 100만 원 이하의 벌금")
+    assert protected.restore("For Xq1, below XQ1")[0] == "For 1 million won, below"
+    assert [s.english for s in protected.repeated("Xq1 and Xq1")] == ["1 million won"]
+    assert protected.repeated("Xq1 only") == []
+    twice = Protector().protect("회의는 100만 원 100만 원")  # a term the source has twice: restored twice
+    assert twice.repeated(twice.text) == [] and twice.restore("Xq1 Xq1 Xq1")[0] == "1 million won 1 million won"
+    translator, report = Repeats(), []
+    outputs, _ = translate_lines(translator, ["회의는 100만 원 만났다"], protector=Protector(), report=report)
+    assert translator.calls == [["회의는 Xq1 만났다"], ["회의는 1 million won 만났다"]]
+    assert outputs == ["The meeting is 1 million won met"] and report[0][1] is True
+
+
+def test_a_possessive_after_a_name_ending_in_s_is_written_as_english_writes_it():
+    protected = Protector().protect("브루스터 브라더스(Brewster Brothers)의 가게와 Tiscali의 망")
+    assert protected.restore("Xq1's shop and Xq2's network")[0] == "Brewster Brothers' shop and Tiscali's network"
+
+
+def test_a_glossary_term_with_its_original_in_brackets_gets_its_english_once():
+    protected = Protector(Glossary.parse("삼성전자\tSamsung Electronics\n")).protect("삼성전자(Samsung Electronics)는 삼성전자와")
+    assert protected.text == "Xq1는 Xq1와" and [s.original for s in protected.spans] == ["삼성전자"]

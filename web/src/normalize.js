@@ -47,9 +47,20 @@ function keep(char) {
   return char;
 }
 
-/** NFC, full-width ASCII to ASCII, every kind of space to one space, invisible characters removed. */
+// East Asian brackets as quotation marks; a middle dot between words as a comma, between digits as a point
+const QUOTES = { "「": "“", "『": "“", "《": "“", "〈": "“", "」": "”", "』": "”", "》": "”", "〉": "”" };
+const QUOTE_MARKS = /[「『《〈」』》〉]/g;
+const WORD = "[\\p{L}\\p{N}_]"; // what Python's \w matches
+const MIDDLE_DOT = new RegExp(`(?<=${WORD})[·・∙‧](?=${WORD})`, "gu");
+const DIGIT = /^[0-9]$/;
+
+/** NFC, full-width ASCII to ASCII, East Asian brackets to quotes, a middle dot between words to a comma, every
+ * kind of space to one space, invisible characters removed. */
 export function cleanText(text) {
   text = text.normalize("NFC").replace(FULLWIDTH, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
+  text = text.replace(QUOTE_MARKS, (c) => QUOTES[c]);
+  text = text.replace(MIDDLE_DOT, (dot, at, whole) =>
+    DIGIT.test(whole[at - 1]) && DIGIT.test(whole[at + 1]) ? "." : ", ");
   let kept = "";
   for (const char of text) kept += keep(char); // code points, as Python iterates
   return pyStrip(kept.replace(WHITESPACE_RUNS, " "));

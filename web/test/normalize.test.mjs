@@ -46,6 +46,11 @@ test("full-width ASCII, NFC, spaces", () => {
   assert.equal(normalize("Hello, WORLD!", true), "hello , world !");
 });
 
+test("East Asian brackets to quotes, a middle dot between words to a comma, between digits to a point", () => {
+  assert.equal(cleanText("한국·미국·일본 《기생충》과 「인용」"), "한국, 미국, 일본 “기생충”과 “인용”");
+  assert.equal(cleanText("6·25 전쟁 · 항목"), "6.25 전쟁 · 항목");
+});
+
 test("a config without text_pipeline is the tutorial pipeline", () => {
   assert.equal(pipelineForConfig({ task: {} }).name, "tutorial");
   assert.equal(pipelineForConfig({ task: { text_pipeline: "translator" } }).name, "translator");
