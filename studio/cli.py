@@ -161,13 +161,12 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                           "closer to 0 is surer)"),
               alternatives: int = typer.Option(0, "--alternatives", min=0, max=8,
                                                help="Write one JSON object per line instead: up to N different "
-                                                    "translations from beam search (each line as one input), best "
-                                                    "first, with their scores")):
+                                                    "translations from beam search (each line as one input, its "
+                                                    "terms protected as without it), best first, with their "
+                                                    "scores")):
     """Translate Korean to English."""
     options = decode_options("translator", beam, length_penalty, sample, temperature, top_k, top_p, seed,
                              max_new_tokens, no_repeat_ngram)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from studio.document import translate_lines
 
     if out is not None and file is None:
@@ -175,31 +174,29 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     if text is not None and not text.strip():
         raise StudioError("nothing to translate: the text is empty (give Korean text, a --file, or lines on stdin)")
     if file is not None:
-        if file.is_dir():
-            raise StudioError(f"{file}: is a folder; give a file (.txt, .srt, .md, .html, .docx)")
-        if not file.exists():
-            raise StudioError(f"{file}: file not found")
         from studio.formats import FORMATS, output_name
 
-        if file.suffix.lower() != ".txt" and file.suffix.lower() not in FORMATS:
+        if file.is_dir():
+            raise StudioError(f"{file}: is a folder; give a file ({', '.join(FORMATS)})")
+        if not file.exists():
+            raise StudioError(f"{file}: file not found")
+        if file.suffix.lower() not in FORMATS:
             raise StudioError(f"{file}: cannot translate {file.suffix or 'files without a suffix'}; "
-                              f"choose one of .txt, {', '.join(FORMATS)}")
-
+                              f"choose one of {', '.join(FORMATS)}")
+        if (scores or alternatives) and file.suffix.lower() != ".txt":
+            raise StudioError(f"{file}: --scores and --alternatives write one JSON object per line; with --file "
+                              "they take a .txt (one input per line)")
         out = out or file.with_name(output_name(file.name))
+    document = _read_document(file) if file is not None else None  # a file's fault is named before a model loads
     protector = _protector(glossary, protect)
-    if alternatives and glossary:
-        raise StudioError("--alternatives cannot apply a --glossary (the n-best come from one beam search of the "
-                          "text as written); use one or the other")
     generator = _load_generator(bundle, "translator", backend, export_missing)
-    if file is not None and file.suffix.lower() != ".txt":
-        _translate_document(generator, file, out, options, protector)
+    if document is not None and not (scores or alternatives):
+        _translate_document(generator, document, out, options, protector)
         return
     if text is not None:
         lines = [text]
-    elif file is not None:
-        from studio.data.readers import read_text_lines
-
-        lines = read_text_lines(file)
+    elif document is not None:
+        lines = document.segments  # a .txt's lines
     elif sys.stdin.isatty() and not (alternatives or scores):
         _translate_interactively(generator, options, protector)
         return
@@ -209,23 +206,29 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     if alternatives:
         import json
 
-        rows = []
+        from studio.document import translate_alternatives
+
+        rows, line_warnings, report = [], [], []
         for line in lines:
-            found = generator.alternatives(line, alternatives, options) if line.strip() else []
+            found, warnings = translate_alternatives(generator, line, alternatives, options, protector, report)
+            line_warnings.append(warnings)
             rows.append(json.dumps({"translation": found[0][0] if found else "",
                                     "alternatives": [[t, round(s, 4)] for t, s in found]}, ensure_ascii=False))
+        _show_line_warnings(line_warnings)
+        if protector:
+            _show_protection(report)
         _write_lines(rows, out)
         return
-    with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=console, transient=True, disable=file is None) as progress:
+    with _progress(disable=file is None) as progress:
         job = progress.add_task("translate", total=None)
         confidences = [] if scores else None
         report: list = []
         outputs, warnings = translate_lines(generator, lines, options,
                                             on_progress=_advancing(progress, job), scores=confidences,
                                             protector=protector, report=report)
-    _show_warnings(sorted(set(warnings)))
-    if glossary:
+    _show_warnings(sorted(set(w for w in warnings if not _is_language_hint(w))))
+    _show_line_warnings([[hint] if hint else [] for hint in map(generator.preprocessor.language_hint, lines)])
+    if protector:
         _show_protection(report)
     if scores:
         import json
@@ -234,6 +237,40 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                "words": [[w, round(v, 4)] for w, v in c.words]}, ensure_ascii=False)
                    for o, c in zip(outputs, confidences)]
     _write_lines(outputs, out)
+
+
+def _progress(disable: bool = False):
+    """The translators' progress bar on stderr; none where stderr is not a terminal (a log file would only get
+    the blank line a finished bar leaves)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=console, transient=True, disable=disable or not console.is_terminal)
+
+
+def _is_language_hint(warning: str) -> bool:
+    from studio.text.preprocess import LANGUAGE_HINT
+
+    return LANGUAGE_HINT in warning
+
+
+MAX_LINES_NAMED = 10
+
+
+def _show_line_warnings(per_line: list[list[str]]) -> None:
+    """Each warning once; with more than one input line, prefixed by the lines it is about ("line 3:",
+    "lines 2, 5:")."""
+    lines_of: dict[str, list[int]] = {}
+    for number, warnings in enumerate(per_line, start=1):
+        for warning in warnings:
+            if number not in lines_of.setdefault(warning, []):
+                lines_of[warning].append(number)
+    for warning, numbers in lines_of.items():
+        if len(per_line) > 1:
+            named = ", ".join(map(str, numbers[:MAX_LINES_NAMED])) + (
+                f" and {len(numbers) - MAX_LINES_NAMED} more" if len(numbers) > MAX_LINES_NAMED else "")
+            warning = f"line{'s' if len(numbers) > 1 else ''} {named}: {warning}"
+        _show_warnings([warning])
 
 
 def _translate_interactively(generator, options, protector) -> None:
@@ -245,8 +282,9 @@ def _translate_interactively(generator, options, protector) -> None:
     for line in _typed_lines("[bold cyan]ko>[/bold cyan] "):
         report: list = []
         outputs, warnings = translate_lines(generator, [line], options, protector=protector, report=report)
-        _show_warnings(sorted(set(warnings)))
-        if protector and protector.glossary:
+        hint = generator.preprocessor.language_hint(line)
+        _show_warnings(sorted(set(w for w in warnings if not _is_language_hint(w))) + ([hint] if hint else []))
+        if protector:
             _show_protection(report)
         print(outputs[0], flush=True)
 
@@ -275,37 +313,40 @@ def _write_lines(lines: list[str], out: Optional[Path]) -> None:
             print(line, flush=True)
 
 
-def _translate_document(generator, file: Path, out: Optional[Path], options, protector=None) -> None:
-    """A structured document (.srt, .md, .html, .docx): the same format back, written to `out`."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
+def _translate_document(generator, document, out: Path, options, protector=None) -> None:
+    """A read document (`_read_document`: .txt line by line; .srt, .md, .html, .docx with their structure kept):
+    the same format back, written to `out` (a .txt keeps its line breaks, CRLF or LF, its BOM and each line's
+    indentation)."""
     from studio.document import translate_document
     from studio.files import atomic_write_bytes
-    from studio.formats import FORMATS, read_document
 
-    if file.suffix.lower() not in FORMATS:
-        raise StudioError(f"{file}: cannot translate {file.suffix or 'files without a suffix'}; "
-                          f"choose one of {', '.join(FORMATS)}")
-    try:
-        data = file.read_bytes()
-    except OSError as error:
-        raise StudioError(f"{file}: cannot read it ({error.strerror or error})") from None
-    with Progress(TextColumn("translating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=console, transient=True) as progress:
+    with _progress() as progress:
         job = progress.add_task("translate", total=None)
         report: list = []
-        translated, warnings = translate_document(generator, read_document(file.name, data), options,
+        translated, warnings = translate_document(generator, document, options,
                                                   on_progress=_advancing(progress, job),
                                                   protector=protector, report=report)
     _show_warnings(sorted(set(warnings)))
-    if protector and protector.glossary:
+    if protector:
         _show_protection(report)
     if str(out) == "-":
         sys.stdout.buffer.write(translated)
         sys.stdout.flush()
         return
     atomic_write_bytes(out, translated)
-    console.print(f"Wrote {out}")
+    console.print(f"Wrote {out}", highlight=False, markup=False)
+
+
+def _read_document(file: Path):
+    """`file` read as its suffix says (`studio.formats.read_document`: the app's reader too), with no limit on
+    its size or its number of segments (the app's limits guard a shared server; here the file is the user's own)."""
+    from studio.formats import FormatLimits, read_document
+
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise StudioError(f"{file}: cannot read it ({error.strerror or error})") from None
+    return read_document(str(file), data, FormatLimits(max_bytes=max(len(data), 1), max_segments=sys.maxsize))
 
 
 @app.command()
@@ -474,7 +515,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     recorded = {}
     for name, pairs in test_sets:
         pairs = [p for p in pairs if p.source.strip()][:limit] if limit else pairs
-        with Progress(console=console, transient=True) as progress:
+        with Progress(console=console, transient=True, disable=not console.is_terminal) as progress:
             job = progress.add_task(f"{name} (sentences decoded)", total=None)
             scores = evaluate(generator, pairs, strategies, batch_size,
                               on_progress=_advancing(progress, job),

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from studio.tasks import task_named
 from studio.text.pipelines import pipeline_for
+from studio.text.protect import _ADDRESSES, _ANY_PLACEHOLDER
 from studio.text.script import looks_like
+
+LANGUAGE_HINT = "the input looks like"  # in the warning about an input mostly not in Korean (`language_hint`)
 
 UNREADABLE = ("the input has no characters this model reads (with the tutorial pipeline: Korean, Latin letters, "
               "digits, punctuation; otherwise only invisible characters); the output is a guess from an empty input")
@@ -29,9 +32,9 @@ class Preprocessor:
         normalized = self.pipeline.source(text)
         if not normalized and text.strip():
             warnings.append(UNREADABLE)
-        other = looks_like(text)
-        if other:
-            warnings.append(f"{self.reads}; the input looks like {other}")
+        hint = self.language_hint(text)
+        if hint:
+            warnings.append(hint)
         ids = self.tokenizers.source.encode(normalized)
         if len(ids) > self.source_limit:
             warnings.append(f"input was {len(ids)} tokens; only the first {self.source_limit} were used "
@@ -39,6 +42,18 @@ class Preprocessor:
             ids = ids[: self.source_limit]
         return ids + [self.tokenizers.source.eos_id], warnings
 
+    def language_hint(self, text: str) -> str | None:
+        """The warning for an input mostly not in Korean ("...; the input looks like English..."), or None.
+        Judged without URLs and e-mail addresses (no language's words) and without term protection's
+        placeholders ("Xq1": what they stand for was judged before it was protected, see `Protector.protect`),
+        so "삼성, 삼성!" with a glossary, or a Korean sentence with an e-mail address in it, is Korean."""
+        other = looks_like(_without_placeholders_and_addresses(text))
+        return f"{self.reads}; {LANGUAGE_HINT} {other}" if other else None
+
     def decode(self, ids) -> str:
         """Generated target ids (without `<s>`/`</s>`) as text to show."""
         return self.pipeline.output(self.tokenizers.target.decode(list(ids)))
+
+
+def _without_placeholders_and_addresses(text: str) -> str:
+    return _ADDRESSES.sub(" ", _ANY_PLACEHOLDER.sub(" ", text))

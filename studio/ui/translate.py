@@ -66,7 +66,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
                    protector=None) -> tuple[str, str, list, str]:
     """Translate one or more lines; returns (translation, latency summary, confidence marks: with `scores`,
     which costs one more forced pass over the output, and what the glossary/protection did)."""
-    from studio.document import split_sentences, translate_lines, unprotect
+    from studio.document import finish_sentence, split_sentences, translate_lines, unprotect
     from studio.generate.confidence import Confidence
     from studio.inference import Generation
     from studio.text.protect import describe
@@ -89,6 +89,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
             [restored] = unprotect(generator, [shield], [Generation(output, [], warnings, latency.confidence)],
                                    options, report)
             output, latency.confidence = restored.text, restored.confidence
+        output = finish_sentence(filled[0], output)
         outputs, summary = [output if line.strip() else "" for line in lines], latency.summary()
         confidences = [latency.confidence if line.strip() else Confidence([], 0.0) for line in lines] if scores else []
     else:
@@ -198,9 +199,13 @@ def confidence_api(service: ModelService, default_backend: str):
 def alternatives_api(service: ModelService, default_backend: str):
     """The `/translate_alternatives` endpoint: n-best translations of one input from beam search."""
 
-    def translate_alternatives(text: str, n: int = 4, backend: str = default_backend) -> list[list]:
+    def translate_alternatives(text: str, n: int = 4, backend: str = default_backend, glossary: str = "",
+                               protect: bool = True) -> list[list]:
         """Up to n (1-8) different English translations of Korean text (taken as one input), best first,
-        each as [translation, length-normalized log-probability]."""
+        each as [translation, length-normalized log-probability]. Glossary terms ("korean<TAB>english" lines)
+        and, with protect, URLs, e-mail addresses, numbers and Latin-script names are kept as in /translate."""
+        from studio.document import translate_alternatives as alternatives
+
         try:
             service.check_text(text)
             generator = service.generator(backend)
@@ -209,7 +214,8 @@ def alternatives_api(service: ModelService, default_backend: str):
                 raise InputError("n must be between 1 and 8")
         except (InputError, ValueError, TypeError) as error:
             raise user_error(error) from None
-        return [[t, round(s, 4)] for t, s in generator.alternatives(" ".join(text.split()), n)]
+        found, _ = alternatives(generator, text, n, protector=requested_protection(glossary, protect))
+        return [[t, round(s, 4)] for t, s in found]
 
     return translate_alternatives
 
@@ -262,9 +268,10 @@ class TranslateTab:
         protection_inputs = [self.glossary_text, self.protect]
         glossary_file.upload(self.add_glossary_file, [glossary_file, self.glossary_text],
                              [self.glossary_text, glossary_file], api_visibility="private")
-        alternatives_button.click(self.offer_alternatives, [self.source, self.backend, *self.decoding.listed()],
+        alternatives_button.click(self.offer_alternatives,
+                                  [self.source, self.backend, *protection_inputs, *self.decoding.listed()],
                                   alternatives, api_visibility="private")
-        # a picked alternative was decoded without the glossary: the report no longer describes the output
+        # the report describes the translation, not the picked alternative (protected too, but its own output)
         alternatives.select(lambda choice: (choice, ""), alternatives, [target, protection], api_visibility="private")
         translate_button.click(lambda: gr.Radio(visible=False), None, alternatives, api_visibility="private")
         translate_button.click(self.translate_source,
@@ -301,14 +308,20 @@ class TranslateTab:
                                                            scores=True, protector=protector)
         return output, summary, marks, html.escape(protection, quote=False)  # it quotes the user's terms
 
-    def offer_alternatives(self, text, backend, *settings):
-        """Up to four different translations of the input (taken as one) from beam search, to pick from."""
+    def offer_alternatives(self, text, backend, glossary, protect, *settings):
+        """Up to four different translations of the input (taken as one) from beam search, to pick from; the
+        glossary and the protected terms are kept as in the translation."""
+        from studio.document import translate_alternatives
+
+        protector = requested_protection(glossary, protect)
         try:
             self.service.check_text(text)
-            found = self.service.generator(backend).alternatives(" ".join(text.split()), ALTERNATIVES,
-                                                                 decode_options(**self.decoding.named(settings)))
+            found, warnings = translate_alternatives(self.service.generator(backend), text, ALTERNATIVES,
+                                                     decode_options(**self.decoding.named(settings)), protector)
         except InputError as error:
             raise user_error(error) from None
+        for warning in warnings:
+            warn(warning)
         return gr.Radio(choices=[t for t, _ in found if t], value=None, visible=True)
 
     # Gradio fills in `request` and `progress` only among the parameters before *values

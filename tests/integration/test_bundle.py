@@ -53,6 +53,9 @@ def test_an_input_in_another_language_gets_a_hint_beside_the_reply(tiny_generato
     assert "this chatbot reads Korean; the input looks like English or another language in Latin letters" in \
         english.warnings
     assert not [w for w in korean.warnings if "looks like" in w]
+    # judged without term protection's placeholders ("삼성, 삼성, 삼성!" with a glossary) and without addresses
+    for text in ("Xq1, Xq1, Xq1!", "이메일은 kim.minsu@example.co.kr 입니다.", "자세한 내용은 https://example.com/news/a 참고"):
+        assert not [w for w in tiny_generator.generate([text])[0].warnings if "looks like" in w], text
 
 
 @pytest.mark.parametrize("name", ["config.json", "weights.npz", "tokenizer/shared.spm.model", "checksums.json"])

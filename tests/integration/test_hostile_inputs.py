@@ -4,6 +4,7 @@ crashes, nothing leaks a traceback."""
 
 from __future__ import annotations
 
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -84,10 +85,10 @@ def test_cli_file_translator_rejects_bad_files_by_name(tiny_bundle, tmp_path):
         path.write_bytes(content)
         result = CliRunner().invoke(cli, ["translate", "--bundle", str(tiny_bundle), "--backend", "tf", "--file", str(path),
                                           "--out", str(tmp_path / f"{name}.en")])
-        if result.exit_code == 0:
-            lines = content.decode("utf-8-sig").replace("\r\n", "\n").split("\n")
-            written = (tmp_path / f"{name}.en").read_text(encoding="utf-8").split("\n")
-            assert len(written) == len(lines) + (not content.endswith(b"\n") and bool(content)), name
+        if result.exit_code == 0:  # the same lines, with the file's line breaks (a final one or not) and BOM
+            written = (tmp_path / f"{name}.en").read_bytes()
+            assert re.findall(rb"\r\n|\r|\n", written) == re.findall(rb"\r\n|\r|\n", content), name
+            assert written.startswith(b"\xef\xbb\xbf") == content.startswith(b"\xef\xbb\xbf"), name
         else:
             # `studio` prints a StudioError as "error: <message>" without a traceback
             assert isinstance(result.exception, StudioError) and name in str(result.exception), (name, result)
