@@ -60,6 +60,7 @@ _ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 # or written wrongly ("Seq1", "ETq4", "X Q4", "X-q7"): the span's English where the placeholder itself is missing
 _RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))"
                        r"|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})(?![0-9])", re.IGNORECASE)
+_LEAKED = re.compile(r"Xq\d+", re.IGNORECASE)
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
 # what may follow a Korean glossary term inside its word: particles, one after another ("삼성은", "삼성에서는",
 # "서울이라는", "삼성과의"), and the copula ("삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
@@ -184,7 +185,10 @@ class Protected:
             glued = match.start() and match.string[match.start() - 1].isalpha()
             return (" " if glued else "") + by_placeholder[found].english
 
-        output = " ".join(_RESTORED.sub(english, output).split())
+        output = _RESTORED.sub(english, output)
+        # one glued between digits ("1Xq124") is no placeholder the rules above can read: it never shows through
+        output = " ".join(_LEAKED.sub(lambda m: m.group(0) if m.group(0).casefold() in self.written else "",
+                                      output).split())
         applied = [s for s in self.spans if s.placeholder.casefold() in seen]
         for span in applied:  # "Brewster Brothers's" -> "Brewster Brothers'"
             if span.english.endswith("s") and span.english[-2:-1].isalpha():

@@ -281,3 +281,10 @@ def test_a_possessive_after_a_name_ending_in_s_is_written_as_english_writes_it()
 def test_a_glossary_term_with_its_original_in_brackets_gets_its_english_once():
     protected = Protector(Glossary.parse("삼성전자\tSamsung Electronics\n")).protect("삼성전자(Samsung Electronics)는 삼성전자와")
     assert protected.text == "Xq1는 Xq1와" and [s.original for s in protected.spans] == ["삼성전자"]
+
+
+def test_a_placeholder_glued_between_digits_never_shows_through():
+    protected = Protector().protect("2024년 3월 31일에 Zoran Zaev는 말했다")
+    restored, applied, lost = protected.restore("Under the 1Xq124 bill, he said")
+    assert "Xq" not in restored and lost  # reported dropped: the sentence is decoded again
+    assert Protector().protect("Xq7 회의").restore("Xq7 and 1Xq7")[0] == "Xq7 and 1Xq7"  # the user's own token
