@@ -23,6 +23,7 @@ _CLAUSE_END = re.compile(r"(?<=[,;:，])\s+")
 
 _TERMINAL = ".!?"
 _CLOSING = "\"'”’)]」』"
+_OPENING = "\"'“‘([「『"
 
 
 def finish_sentence(source: str, output: str) -> str:
@@ -33,9 +34,11 @@ def finish_sentence(source: str, output: str) -> str:
     output = output.strip()
     if not output:
         return output
-    first = output.split()[0]
-    if first[0].islower() and first not in source and not any(c.isupper() for c in first):  # not "eBay"
-        output = output[0].upper() + output[1:]
+    first = output.split()[0].lstrip(_OPENING)
+    at = len(output) - len(output.lstrip(_OPENING))  # "“parasite” was seen" -> "“Parasite” …"
+    if (first[:1].islower() and first not in source and not any(c.isupper() for c in first)  # not "eBay"
+            and len(first[0].upper()) == 1):  # "ß" has no one-letter capital
+        output = output[:at] + output[at].upper() + output[at + 1:]
     end = source.rstrip().rstrip(_CLOSING)[-1:]
     if end and end in _TERMINAL and output.rstrip(_CLOSING)[-1:] not in _TERMINAL + "…:;,":
         output += end

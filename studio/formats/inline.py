@@ -7,8 +7,9 @@ markup becomes a placeholder token the model copies through (`Xq51`, a Latin-loo
 - An opening and its closing (`**`…`**`, `[`…`](url)`, `<b>`…`</b>`) that come back in order, and not
   crossing another pair, wrap the English between them; a pair the model dropped, wrote out of order or
   crossed is removed, its text kept.
-- Atoms (inline code, URLs, images' and other tags kept whole) are written back verbatim where the model
-  put them, or at the end of the block if it dropped them: they are never lost.
+- Atoms (inline code, URLs, HTML images and other tags kept whole) are written back verbatim where the model
+  put them, or at the end of the block if it dropped them: they are never lost. A Markdown link or image is a
+  pair (its text is translated): dropped, its destination is lost with its markup.
 - A token is written only once (a second copy is removed), and no token of ours ever shows through.
 
 Tokens are numbered from 51, skipping any `Xq<n>` the block itself contains: the term protector numbers its
@@ -26,8 +27,8 @@ from dataclasses import dataclass
 from studio.formats.base import has_words
 
 FIRST_TOKEN = 51
-_TOKEN = re.compile(r"(?<![0-9])Xq(\d+)(?![0-9])", re.IGNORECASE)
-_TOKEN_START = re.compile(r"(?<![0-9])Xq(\d+)", re.IGNORECASE)
+_TOKEN = re.compile(r"(?<![0-9])Xq(\d{1,6})(?![0-9])", re.IGNORECASE)
+_TOKEN_START = re.compile(r"Xq(\d{1,6})", re.IGNORECASE)  # also glued after a number ("2024Xq51")
 _REMOVED = "\0"  # where a token was removed: no space of its own, none before punctuation
 _SPACE = re.compile(r"[ \t\n\r\f]+")
 _EDGE = " \t\n\r\f"
@@ -104,6 +105,12 @@ class Placeholders:
         for number, start, end in found:
             first.setdefault(number, (number, start, end))
         kept = _placeable(self.marks, [number for number, _, _ in first.values()])
+        for number in list(kept):  # a pair around nothing ("2024 ****") is dropped
+            piece = self.marks[number]
+            if piece.kind == "open":
+                close = next(n for n, p in self.marks.items() if p.kind == "close" and p.pair == piece.pair)
+                if not translation[first[number][2]:first[close][1]].strip():
+                    kept -= {number, close}
         items: list[tuple[str, str]] = []  # (kind, value): "text" or a markup kind
         position = 0
         for number, start, end in found:
@@ -166,7 +173,7 @@ def _join(items: list[tuple[str, str]], escape: Callable[[str, bool], str]) -> s
     for i, (kind, value) in enumerate(merged):
         if kind != "text":
             continue
-        value = _SPACE.sub(" ", value)
+        value = re.sub(f"{_REMOVED}(?: *{_REMOVED})+", _REMOVED, _SPACE.sub(" ", value))  # two removed: one
         value = re.sub(f" *{_REMOVED} *(?=[{re.escape(_NO_SPACE_BEFORE)}]|$)", "", value)
         value = re.sub(f" *{_REMOVED} *", " ", value).replace(_REMOVED, "")
         before = merged[i - 1][0] if i else None

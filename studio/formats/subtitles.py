@@ -25,7 +25,8 @@ _TAG = r"(?:\{\\[^{}\n]*\}|</?(?:[ibus]|font)\b[^<>\n]*>)"
 _LEADING = re.compile(rf"^(?:{_TAG}|\s)*", re.IGNORECASE)
 _TRAILING = re.compile(rf"(?:{_TAG}|\s)*$", re.IGNORECASE)
 _ANY_TAG = re.compile(_TAG, re.IGNORECASE)
-_DASH = re.compile(rf"((?:{_TAG}|\s)*)([-–—])([ \t]*)", re.IGNORECASE)  # a dialogue line: "- 어디 가?"
+# a dialogue line: "- 어디 가?" (not a negative number: "-5도까지")
+_DASH = re.compile(rf"((?:{_TAG}|\s)*)([-–—])(?![\d.,\-–—])([ \t]*)", re.IGNORECASE)
 
 
 def wrap_cue(text: str, width: int = WIDTH) -> list[str]:

@@ -26,8 +26,11 @@ _TAIL = rf"(?<=만)(?:\d{{1,4}}(?![\d.,]?\d)|\s?{_SUBS})"
 _SCALED = (rf"{_GROUP}(?:\s?{_GROUP})*(?:{_TAIL})?"
            rf"(?![\d.,]?\d|\s?[천백십조억만]|(?<=[억조])\s?\d)(?:\s?{_CURRENCY_WORD})?")
 # a number with a currency and no scale, "127.95달러", "1,000원": the model had written "$500" for "5달러" and
-# "1,000 employees" for "1,000원"; only before a particle or a word's end ("3원칙" is three principles)
-_PRICE = rf"{_NUM}(?![\d.,]?\d)\s?{_CURRENCY_WORD}(?=[을를이은는의에로으도만과와까씩짜어대가정선미부쯤밖보며다였]|[^가-힣]|$)"
+# "1,000 employees" for "1,000원"; only before a particle or a word's end ("3원칙" is three principles), and after 원
+# not before 가, 정, 부, 인... ("3원가", "3원정": other words)
+_AFTER_PRICE = "[을를이은는의에로으도만과와까씩짜어대쯤밖보며다였나면라]"
+_PRICE = (rf"{_NUM}(?![\d.,]?\d)\s?(?:원(?={_AFTER_PRICE}|[^가-힣]|$)"
+          rf"|(?!원){_CURRENCY_WORD}(?={_AFTER_PRICE}|[가정선미부인]|[^가-힣]|$))")
 AMOUNT = rf"(?<![제\d.,천백십조억만])(?<!제 )(?:{_SCALED}|{_PRICE})"
 _PARTS = re.compile(rf"(?P<value>{_SUBS}|{_NUM})\s?(?P<scale>[조억만])?")
 _SUB_PARTS = re.compile(r"(\d{1,4})\s?([천백십])")

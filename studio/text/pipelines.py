@@ -3,10 +3,11 @@
 - `tutorial`: the tutorials' normalization (`normalize`: space out `?.!,`, keep Hangul/Latin/digits and a
   little punctuation, optionally lower-case the target) with `tidy` spacing on output. Kept for the tutorial
   presets and for bundles trained before the translator pipeline existed.
-- `translator`: text as people write it. Only Unicode and whitespace are normalized (`clean_text`); case,
-  quotes, brackets, digits, symbols and Latin names pass through, SentencePiece with byte fallback reads
-  anything, and its detokenized output is shown as is (no ` .` spacing to undo) but for the Penn Treebank
-  habits some training data taught it (`untokenize_ptb`).
+- `translator`: text as people write it. Only Unicode and whitespace are normalized (`clean_text`: NFC,
+  full-width ASCII, East Asian brackets as quotes, a middle dot between words as a comma); case, quotes,
+  brackets, digits, symbols and Latin names pass through, SentencePiece with byte fallback reads anything,
+  and its detokenized output is shown as is (no ` .` spacing to undo) but for the Penn Treebank habits some
+  training data taught it (`untokenize_ptb`).
 
 A bundle's `config.task.text_pipeline` names its pipeline; `pipeline_for(config)` is the one place that
 turns that name into behaviour.
@@ -101,8 +102,9 @@ class TextPipeline:
         if self.name == TUTORIAL:
             return ("Input is normalized as in the tutorials: only Hangul, Latin letters, digits and ?.!,'-% "
                     "survive" + (", and English is lower-cased." if self.lowercase_target else "."))
-        return ("Input is read as written: only Unicode (NFC, full-width ASCII) and whitespace are normalized; "
-                "case, quotes, brackets, numbers and symbols pass through.")
+        return ("Input is read as written: only Unicode (NFC, full-width ASCII, East Asian brackets as quotes, a "
+                "middle dot between words as a comma) and whitespace are normalized; case, quotes, brackets, "
+                "numbers and symbols pass through.")
 
 
 def pipeline_for(task_config) -> TextPipeline:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from studio.tasks import task_named
 from studio.text.pipelines import pipeline_for
-from studio.text.protect import _ADDRESSES, _ANY_PLACEHOLDER
+from studio.text.protect import language_sample
 from studio.text.script import looks_like
 
 LANGUAGE_HINT = "the input looks like"  # in the warning about an input mostly not in Korean (`language_hint`)
@@ -47,13 +47,10 @@ class Preprocessor:
         Judged without URLs and e-mail addresses (no language's words) and without term protection's
         placeholders ("Xq1": what they stand for was judged before it was protected, see `Protector.protect`),
         so "삼성, 삼성!" with a glossary, or a Korean sentence with an e-mail address in it, is Korean."""
-        other = looks_like(_without_placeholders_and_addresses(text))
+        other = looks_like(language_sample(text))
         return f"{self.reads}; {LANGUAGE_HINT} {other}" if other else None
 
     def decode(self, ids) -> str:
         """Generated target ids (without `<s>`/`</s>`) as text to show."""
         return self.pipeline.output(self.tokenizers.target.decode(list(ids)))
 
-
-def _without_placeholders_and_addresses(text: str) -> str:
-    return _ADDRESSES.sub(" ", _ANY_PLACEHOLDER.sub(" ", text))

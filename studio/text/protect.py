@@ -1,13 +1,15 @@
 """Terms the translator must not mangle: a user's glossary (Korean term -> the English to use) and, when
-`auto` is on, URLs, e-mail addresses, numbers with units, decimals, Korean amounts ("30억 달러", given in English as
-"$3 billion": `studio.text.numbers`), runs of Latin script ("Zoran Zaev", "iPhone 15") and a Korean name followed
-by its original in brackets, the way Korean news writes foreign names ("도이체반(Deutsche Bahn)": the output gets
-"Deutsche Bahn" once, where the model wrote "Doyvan (Deutsche Bahn)").
+`auto` is on, URLs, e-mail addresses, numbers with units, decimals and dotted numbers, Korean amounts and prices
+("30억 달러", "127.95달러", given in English as "$3 billion", "$127.95": `studio.text.numbers`), ranges ("3~4%" ->
+"3-4%"), times of day ("오후 2:00" -> "2:00 p.m."), emoji and other symbols the tokenizer spells byte by byte, runs
+of Latin script ("Zoran Zaev", "iPhone 15") and a Korean name followed by its original in brackets, the way Korean
+news writes foreign names ("도이체반(Deutsche Bahn)": the output gets "Deutsche Bahn" once, where the model wrote
+"Doyvan (Deutsche Bahn)").
 
 Each matched span is replaced by a placeholder the model copies through ("Xq1", "Xq2": a Latin-looking
 token, which this model passes through far more often than brackets or '#1'), and the output gets the
-span's English back in its place. A placeholder the model dropped is reported as not applied; the caller
-may decode that sentence again with the English written into the source (`Protected.inline`).
+span's English back in its place. A placeholder the model dropped (or a number's it wrote twice) is reported;
+the caller may decode that sentence again with the English written into the source (`Protected.inline`).
 """
 
 from __future__ import annotations
@@ -29,29 +31,32 @@ _EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
 # "km²" before "km": the square would be left behind the placeholder, where the tokenizer reads "Xq1²" as "Xq12"
 _UNIT = r"(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}[²³]|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?)(?![A-Za-z²³])"
 _AMOUNT = r"(?<![\d.,])\d+(?:,\d{3})*(?:\.\d+)?"  # the lookbehind: no rescans inside a long run of digits
-_NUMBER = rf"(?:[$€£¥₩]\s?{_AMOUNT}|{_AMOUNT}\s?{_UNIT}|\d{{1,2}}:\d{{2}}(?::\d{{2}})?)"
-_LATIN_WORD = r"[A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9]|[A-Za-z]{2,}"
-_LATIN = rf"(?:{_LATIN_WORD})(?:[ \-](?:{_LATIN_WORD}|\d+))*"
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?!\d)"
+_NUMBER = rf"(?:[$€£¥₩]\s?{_AMOUNT}|{_AMOUNT}\s?{_UNIT}|{_CLOCK})"
+# words joined by single spaces; a hyphen only inside a word ("Jean-Claude", "COVID-19"): were a hyphen also a
+# separator, a run of Latin words with no closing bracket after it would take exponential time to give up on
+_LATIN_WORD = r"[A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9]"
+_LATIN = rf"{_LATIN_WORD}(?: (?:{_LATIN_WORD}|\d+))*"
 # a decimal without a unit, which the model rewrote more often than not ("규모 6.8의 강진" -> "4.8", "124.44달러" ->
-# "$44.44"); other bare numbers it keeps or writes as words ("2개" -> "two"), and protecting them measured worse
-# "figure"; also dotted runs: an IP address, a version, a date ("2024.03.15")
+# "$44.44"), and dotted runs (an IP address, a version, "2024.03.15"); other bare numbers it keeps or writes as words
+# ("2개" -> "two"), and protecting them measured worse
 _FIGURE = r"(?<![\w.,])\d+(?:\.\d+)+(?![\w.,]?\d)"
 # a Korean range, "3~4%", "1.5~2.5", "10:30~11:45", "$10~$20": both ends and the tilde as one span, given with a
 # hyphen as English writes it (protecting only the ends left "Xq1~Xq2", which the model wrote as "3 --4%")
-_RANGE_END = rf"(?:[$€£¥₩]\s?)?(?:\d{{1,2}}:\d{{2}}|{_AMOUNT}(?:\s?{_UNIT})?)"
+_RANGE_END = rf"(?:[$€£¥₩]\s?)?(?:{_CLOCK}|{_AMOUNT}(?:\s?{_UNIT})?)"
 _RANGE = rf"(?<![\w.,])(?:\d{{4}}\s?[~∼〜]\s?\d{{4}}년|{_RANGE_END}\s?[~∼〜]\s?{_RANGE_END})"  # "1995~2005년": years
 _TILDE = re.compile(r"\s?[~∼〜]\s?")
 # a clock time after 오전/오후 (a.m./p.m.), which protecting only the time lost ("오전 10:30" -> "10:30")
-_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?!\d)"
 _TIME = rf"(?:오전|오후)\s?{_CLOCK}(?:\s?[~∼〜]\s?{_CLOCK})?"
 _HALF_DAY = {"오전": "a.m.", "오후": "p.m."}
-# pictographs, arrows, shapes and math signs (emoji, "▲", "※", "→", "±"): read byte by byte by the tokenizer, they
-# came out as other characters ("😊" -> "😜")
+# pictographs, arrows, shapes and math signs (emoji, "▲", "※", "→", "±"), and a middle dot that is no word's
+# neighbour (a bullet; between words the pipeline makes it a comma): read byte by byte by the tokenizer, they came out
+# as other characters ("😊" -> "😜")
 _SYMBOL = (r"[\U0001F000-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u25A0-\u25FF"
-           r"\u203B\u00B1\u00D7\u00F7\u2264\u2265\u00B7\u30FB\u2219\u2027\uFE0F\u200D]+")
+           r"\u203B\u00B1\u00D7\u00F7\u2264\u2265\uFE0F\u200D]+|(?<!\w)[·・∙‧](?!\w)")
 NUMERIC_KINDS = ("time", "range", "amount", "number", "figure")
-AUTO_KINDS = {"url": _URL, "email": _EMAIL, "time": _TIME, "range": _RANGE, "amount": AMOUNT, "number": _NUMBER, "figure": _FIGURE,
-              "latin": _LATIN, "symbol": _SYMBOL}
+AUTO_KINDS = {"url": _URL, "email": _EMAIL, "time": _TIME, "range": _RANGE, "amount": AMOUNT, "number": _NUMBER,
+              "figure": _FIGURE, "latin": _LATIN, "symbol": _SYMBOL}
 _AUTO = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in AUTO_KINDS.items()))
 _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
 _PLACEHOLDER = "Xq{}"
@@ -61,6 +66,7 @@ _ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 _RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))"
                        r"|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})(?![0-9])", re.IGNORECASE)
 _LEAKED = re.compile(r"Xq\d+", re.IGNORECASE)
+_GLUES = re.compile(r"[A-Za-z0-9]")
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
 # what may follow a Korean glossary term inside its word: particles, one after another ("삼성은", "삼성에서는",
 # "서울이라는", "삼성과의"), and the copula ("삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
@@ -190,8 +196,10 @@ class Protected:
         output = " ".join(_LEAKED.sub(lambda m: m.group(0) if m.group(0).casefold() in self.written else "",
                                       output).split())
         applied = [s for s in self.spans if s.placeholder.casefold() in seen]
-        for span in applied:  # "Brewster Brothers's" -> "Brewster Brothers'"
-            if span.english.endswith("s") and span.english[-2:-1].isalpha():
+        for span in applied:
+            if span.english.endswith("."):  # "at 2:00 p.m.." -> "at 2:00 p.m."
+                output = output.replace(f"{span.english}.", span.english)
+            if span.english.endswith("s") and span.english[-2:-1].isalpha():  # "Brewster Brothers's" -> "…Brothers'"
                 output = output.replace(f"{span.english}'s", f"{span.english}'").replace(f"{span.english}’s",
                                                                                           f"{span.english}’")
         return output, applied, [s for s in self.spans if s.placeholder.casefold() not in seen]
@@ -227,7 +235,7 @@ class Protector:
     def protect(self, source: str) -> Protected:
         if len(source) > MAX_PROTECTED_CHARS:
             return Protected(source)
-        if self.auto and looks_like(_ADDRESSES.sub(" ", source)):
+        if self.auto and looks_like(language_sample(source)):
             return self._protect(source, auto=False)  # not Korean: the language hint needs to see it as written
         return self._protect(source, self.auto)
 
@@ -264,7 +272,14 @@ class Protector:
                 original = _BRACKET_END.sub("", original)
             if (original, kind) not in spans:
                 spans[original, kind] = Span(_PLACEHOLDER.format(next(numbers)), original, english, kind)
-            pieces += [source[position:start], spans[original, kind].placeholder]
+            # a placeholder touching a Latin letter, a digit or another placeholder ("▲3.5%", "±5") would be read
+            # as another one ("Xq15")
+            pieces.append(source[position:start])
+            if _GLUES.match(next((piece[-1] for piece in reversed(pieces) if piece), "")):
+                pieces.append(" ")
+            pieces.append(spans[original, kind].placeholder)
+            if _GLUES.match(source[end:end + 1]):
+                pieces.append(" ")
             position = end
         return Protected("".join(pieces) + source[position:], list(spans.values()), taken)
 
@@ -276,6 +291,12 @@ def _english(kind: str, text: str) -> str | None:
     if kind == "time":
         return f"{_TILDE.sub('-', text[2:].strip())} {_HALF_DAY[text[:2]]}"
     return _TILDE.sub("-", text.removesuffix("년")) if kind == "range" else text
+
+
+def language_sample(text: str) -> str:
+    """The text a language guess should read: without URLs and e-mail addresses (no language's words) and without
+    placeholders ("Xq1": term protection's, or a document format's markup tokens)."""
+    return _ADDRESSES.sub(" ", _ANY_PLACEHOLDER.sub(" ", text))
 
 
 def _named(source: str) -> list[tuple[int, int, str]]:

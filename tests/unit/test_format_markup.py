@@ -213,3 +213,14 @@ def test_srt_dialogue_lines_are_translated_and_written_one_per_speaker():
 def test_srt_cue_without_dialogue_dashes_stays_one_segment():
     document = read_document("a.srt", "1\n00:00:01,000 --> 00:00:03,000\n오늘은 날씨가 좋네요.\n산책하러 갈까요?\n".encode())
     assert document.segments == ["오늘은 날씨가 좋네요. 산책하러 갈까요?"]
+    negative = read_document("a.srt", "1\n00:00:01,000 --> 00:00:03,000\n내일 기온은\n-5도까지 떨어진다.\n".encode())
+    assert negative.segments == ["내일 기온은 -5도까지 떨어진다."]  # a minus sign is no speaker's dash
+
+
+def test_md_a_token_glued_after_a_number_or_around_nothing_never_shows():
+    source = "삼성은 **2024년**에 [발표](http://a.com)했다."
+    _, segment = one("a.md", source)
+    bold, end_bold, link, end_link = tokens(segment)
+    assert rendered("a.md", source, f"In 2024{bold} {end_bold}, Samsung {link} announced {end_link} it.") == (
+        "In 2024, Samsung [announced](http://a.com) it.")
+    assert rendered("a.md", source, "In 2024Xq" + "1" * 5000 + " it.").startswith("In 2024")  # no int() overflow

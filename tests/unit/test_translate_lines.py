@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from studio.document import translate_lines
+from studio.document import finish_sentence, split_sentences, translate_lines
 from studio.errors import DataError
 from studio.generate.confidence import Confidence
 from studio.inference import Generation
@@ -288,3 +288,35 @@ def test_a_placeholder_glued_between_digits_never_shows_through():
     restored, applied, lost = protected.restore("Under the 1Xq124 bill, he said")
     assert "Xq" not in restored and lost  # reported dropped: the sentence is decoded again
     assert Protector().protect("Xq7 회의").restore("Xq7 and 1Xq7")[0] == "Xq7 and 1Xq7"  # the user's own token
+
+
+@pytest.mark.parametrize("source, output, finished", [
+    ("삼성전자는 30억 달러를 투자했다.", "samsung invested $3 billion", "Samsung invested $3 billion."),
+    ("《기생충》을 봤다!", "“parasite” was seen", "“Parasite” was seen!"),
+    ("아이폰이다.", "iPhone is here", "iPhone is here."),  # a capital inside: written so on purpose
+    ("회의는 오후 2시다.", "The meeting is at 2 p.m.", "The meeting is at 2 p.m."),
+    ("왜?", "why.", "Why."), ("그는 \"안녕\"이라고 했다.", "He said \"hello\"", "He said \"hello\"."), ("", "", "")])
+def test_finish_sentence_gives_a_capital_and_the_sources_final_mark(source, output, finished):
+    assert finish_sentence(source, output) == finished
+
+
+def test_sentences_are_not_cut_after_abbreviations_initials_or_a_lines_list_marker():
+    assert split_sentences("그는 Dr. Smith를 만났다. U.S. Steel은 컸다. J. Kim도 왔다!") == [
+        "그는 Dr. Smith를 만났다.", "U.S. Steel은 컸다.", "J. Kim도 왔다!"]
+    assert split_sentences("가. 서론이다. 다음 문장.") == ["가. 서론이다.", "다음 문장."]
+    assert split_sentences("12. 개요다. 끝.") == ["12. 개요다.", "끝."]
+
+
+@pytest.mark.parametrize("korean, english", [("수출은 ▲3.5% 증가했다", "▲ 3.5%"), ("기온은 ±5도 변동했다", "± 5도"),
+                                             ("크기 3×4 입니다", "3 × 4"), ("😊5개를 샀다", "😊 5개")])
+def test_a_symbol_next_to_a_number_keeps_the_number(korean, english):
+    protected = Protector().protect(korean)
+    assert english in protected.restore(protected.text)[0]  # a model that copies every placeholder
+
+
+def test_a_long_run_of_latin_words_with_no_closing_bracket_is_quick():
+    import time
+
+    started = time.perf_counter()
+    Protector(Glossary.parse("국민보건서비스\tNHS\n")).protect("국민보건서비스(" + "ab-cd ef " * 300)
+    assert time.perf_counter() - started < 5.0  # a hang guard, not a speed claim: it was exponential in the words

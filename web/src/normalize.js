@@ -4,8 +4,9 @@
 //
 // - "tutorial": the tutorials' normalization (space out ?.!, keep Hangul, Latin letters, digits and a little
 //   punctuation, optionally lower-case the target), with `tidy` spacing on output.
-// - "translator": only Unicode and whitespace are normalized (`cleanText`); the output is shown as is but for the
-//   Penn Treebank habits some training data taught the model (`untokenizePtb`).
+// - "translator": only Unicode and whitespace are normalized (`cleanText`: NFC, full-width ASCII, East Asian
+//   brackets as quotes, a middle dot between words as a comma); the output is shown as is but for the Penn
+//   Treebank habits some training data taught the model (`untokenizePtb`).
 //
 // Where JavaScript and Python differ, and what this file does about it:
 // - Python iterates code points, JS strings are UTF-16: `for (const ch of text)` and the `u` regex flag
@@ -59,8 +60,12 @@ const DIGIT = /^[0-9]$/;
 export function cleanText(text) {
   text = text.normalize("NFC").replace(FULLWIDTH, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
   text = text.replace(QUOTE_MARKS, (c) => QUOTES[c]);
-  text = text.replace(MIDDLE_DOT, (dot, at, whole) =>
-    DIGIT.test(whole[at - 1]) && DIGIT.test(whole[at + 1]) ? "." : ", ");
+  text = text.replace(MIDDLE_DOT, (dot, at, whole) => {
+    const before = whole.codePointAt(at - 1 - (/[\udc00-\udfff]/.test(whole[at - 1]) ? 1 : 0));
+    const after = whole.codePointAt(at + 1);
+    if (isUnassignedInUnicode14(before) || isUnassignedInUnicode14(after)) return dot; // no letter to Python 3.11
+    return DIGIT.test(whole[at - 1]) && DIGIT.test(whole[at + 1]) ? "." : ", ";
+  });
   let kept = "";
   for (const char of text) kept += keep(char); // code points, as Python iterates
   return pyStrip(kept.replace(WHITESPACE_RUNS, " "));
