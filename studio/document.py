@@ -45,6 +45,17 @@ def finish_sentence(source: str, output: str) -> str:
     return output
 
 
+def finish_generation(source: str, generation):
+    """`finish_sentence` on a generation: its text, and its confidence's words alike (the first letter, the final
+    mark), so that the words marked as unsure read as the text does."""
+    text = finish_sentence(source, generation.text)
+    confidence = generation.confidence
+    if confidence is not None and len(text.split()) == len(confidence.words):
+        confidence = Confidence([(word, score) for word, (_, score) in zip(text.split(), confidence.words)],
+                                confidence.sentence)
+    return replace(generation, text=text, confidence=confidence)
+
+
 def split_sentences(paragraph: str) -> list[str]:
     return [s for s in (part.strip() for part in _SENTENCE_END.split(paragraph.strip())) if s]
 
@@ -180,7 +191,8 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
         if shielded:
             results = unprotect(generator, shielded, results, options, report)
         for source, result in zip(batch, results):
-            translated.append(finish_sentence(source, result.text))
+            result = finish_generation(source, result)
+            translated.append(result.text)
             warnings += result.warnings
             confidences.append(result.confidence)
         if on_progress:

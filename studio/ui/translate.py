@@ -66,7 +66,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
                    protector=None) -> tuple[str, str, list, str]:
     """Translate one or more lines; returns (translation, latency summary, confidence marks: with `scores`,
     which costs one more forced pass over the output, and what the glossary/protection did)."""
-    from studio.document import finish_sentence, split_sentences, translate_lines, unprotect
+    from studio.document import finish_generation, split_sentences, translate_lines, unprotect
     from studio.generate.confidence import Confidence
     from studio.inference import Generation
     from studio.text.protect import describe
@@ -89,7 +89,8 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
             [restored] = unprotect(generator, [shield], [Generation(output, [], warnings, latency.confidence)],
                                    options, report)
             output, latency.confidence = restored.text, restored.confidence
-        output = finish_sentence(filled[0], output)
+        finished = finish_generation(filled[0], Generation(output, [], warnings, latency.confidence))
+        output, latency.confidence = finished.text, finished.confidence
         outputs, summary = [output if line.strip() else "" for line in lines], latency.summary()
         confidences = [latency.confidence if line.strip() else Confidence([], 0.0) for line in lines] if scores else []
     else:

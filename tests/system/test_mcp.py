@@ -19,6 +19,7 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.sse import sse_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
+from studio.document import finish_sentence  # noqa: E402
 from studio.ui.service import Limits, ModelService, decode_options  # noqa: E402
 from studio.tasks import TRANSLATOR  # noqa: E402
 
@@ -162,7 +163,8 @@ def test_tools_answer_what_the_model_and_the_http_api_answer(server, bundle):
     translator = ModelService("translator", bundle, limits).generator("tf")
     chatbot = ModelService("chatbot", bundle, limits).generator("tf")
     translation, latency = texts(sentence)
-    assert translation == list(translator.stream(SENTENCE, decode_options(**TRANSLATOR.default_decoding)))[-1][0]
+    raw = list(translator.stream(SENTENCE, decode_options(**TRANSLATOR.default_decoding)))[-1][0]
+    assert translation == finish_sentence(SENTENCE, raw)  # capitalized, the source's final mark
     assert latency.startswith("tf") and "ms/token" in latency
     reply, latency = texts(greedy)
     assert reply == list(chatbot.stream(MESSAGE, decode_options(**CHAT_DEFAULTS)))[-1][0]

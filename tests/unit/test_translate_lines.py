@@ -80,7 +80,7 @@ def test_translate_lines_restores_terms_and_reports_them():
     outputs, _ = translate_lines(WordTranslator(), ["회의는 삼성 에서 열린다", "", "가격은 $20"],
                                  protector=protector, report=report, scores=confidences)
     assert outputs == ["The meeting is Samsung at held", "", "The price is $20"]
-    assert [w for w, _ in confidences[0].words] == ["the", "meeting", "is", "Samsung", "at", "held"]
+    assert [w for w, _ in confidences[0].words] == ["The", "meeting", "is", "Samsung", "at", "held"]  # as the text
     assert describe(report) == "Glossary: 삼성 → Samsung (applied)."
 
 
