@@ -66,6 +66,8 @@ _ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 _RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))"
                        r"|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})(?![0-9])", re.IGNORECASE)
 _LEAKED = re.compile(r"Xq\d+", re.IGNORECASE)
+_GONE = "\0"  # where a placeholder was removed
+_GONE_BEFORE_MARK = re.compile(r"\s*\0\s*(?=[.,;:!?)\]])")
 _GLUES = re.compile(r"[A-Za-z0-9]")
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
 # what may follow a Korean glossary term inside its word: particles, one after another ("삼성은", "삼성에서는",
@@ -179,13 +181,13 @@ class Protected:
             if match.group("exact"):
                 found = match.group(0).casefold()
                 if found not in by_placeholder:
-                    return "" if found not in self.written else match.group(0)
+                    return _GONE if found not in self.written else match.group(0)
                 if not left[found] and by_placeholder[found].kind in NUMERIC_KINDS:
-                    return ""
+                    return _GONE
             else:  # a misspelt placeholder stands for its span only where the right one is missing
                 found = _PLACEHOLDER.format(int(match.group("number"))).casefold()
                 if found not in by_placeholder or found in written_right or found in seen:
-                    return match.group(0) if match.group(0).casefold() in self.text.casefold() else ""
+                    return match.group(0) if match.group(0).casefold() in self.text.casefold() else _GONE
             seen.add(found)
             left[found] -= 1
             glued = match.start() and match.string[match.start() - 1].isalpha()
@@ -193,8 +195,9 @@ class Protected:
 
         output = _RESTORED.sub(english, output)
         # one glued between digits ("1Xq124") is no placeholder the rules above can read: it never shows through
-        output = " ".join(_LEAKED.sub(lambda m: m.group(0) if m.group(0).casefold() in self.written else "",
-                                      output).split())
+        output = _LEAKED.sub(lambda m: m.group(0) if m.group(0).casefold() in self.written else _GONE, output)
+        # where one was removed, no space is left before punctuation ("the cell line of ." -> "of.")
+        output = " ".join(_GONE_BEFORE_MARK.sub("", output).replace(_GONE, " ").split())
         applied = [s for s in self.spans if s.placeholder.casefold() in seen]
         for span in applied:
             if span.english.endswith("."):  # "at 2:00 p.m.." -> "at 2:00 p.m."

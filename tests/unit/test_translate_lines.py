@@ -263,6 +263,7 @@ class Repeats(WordTranslator):
 def test_a_placeholder_written_twice_is_restored_once_and_the_sentence_retried():
     protected = Protector().protect("제3조에 따르면 100만 원 이하의 벌금")
     assert protected.restore("For Xq1, below XQ1")[0] == "For 1 million won, below"
+    assert protected.restore("Xq1 is below Xq1 .")[0] == "1 million won is below."  # no space left before the mark
     assert [s.english for s in protected.repeated("Xq1 and Xq1")] == ["1 million won"]
     assert protected.repeated("Xq1 only") == []
     twice = Protector().protect("회의는 100만 원 100만 원")  # a term the source has twice: restored twice
