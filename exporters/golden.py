@@ -40,6 +40,7 @@ NORMALIZATION_CASES = (
     "unassigned \U000e0001 tag char", "Hangul filler \u3164 and \u115f",
     "`` Solar Tree '' is the film 's 1995 --2005 hit, 'House '' and film 's Nike' premiere `` open",
     "한국·미국·일본 《기생충》 〈뉴스룸〉 「인용」 『책』 6·25 전쟁 · 항목 ①·②",
+    "Obama says: “Do not think it is a solution.\" and `` fine ''",
 )
 
 

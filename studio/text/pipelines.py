@@ -63,7 +63,8 @@ def clean_text(text: str) -> str:
 
 def untokenize_ptb(text: str) -> str:
     """``quoted'' -> “quoted” (a '' with no `` open is a closing single quote), "film 's" -> "film's",
-    "1995 --2005" -> "1995-2005"."""
+    "1995 --2005" -> "1995-2005"; and one style of double quotes: where straight and curly ones are mixed
+    ("“Do not think…\"", as the model writes a quote it opened one way and closed the other), straight."""
     opened = False
 
     def quote(match: re.Match) -> str:
@@ -76,6 +77,8 @@ def untokenize_ptb(text: str) -> str:
 
     text = _PTB_QUOTE.sub(quote, text)
     text = _SPACED_POSSESSIVE.sub(lambda m: m.group(0) if _CLOSING_QUOTE.search(text, m.end()) else "'s", text)
+    if '"' in text:
+        text = text.replace("“", '"').replace("”", '"')
     return _RANGE_DASH.sub("-", text)
 
 

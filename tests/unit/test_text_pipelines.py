@@ -82,3 +82,9 @@ def test_unknown_pipeline_is_refused():
 def test_east_asian_brackets_become_quotes_and_a_middle_dot_between_words_a_comma():
     assert clean_text("한국·미국·일본 《기생충》과 「인용」") == "한국, 미국, 일본 “기생충”과 “인용”"
     assert clean_text("6·25 전쟁 · 항목") == "6.25 전쟁 · 항목"  # digits: a point; a free-standing dot stays
+
+
+def test_double_quotes_mixed_in_one_output_become_straight_ones():
+    pipeline = pipeline_for(TaskConfig(task="translator", text_pipeline="translator"))
+    assert pipeline.output('He said: “Do not think it is a solution."') == 'He said: "Do not think it is a solution."'
+    assert pipeline.output("The film “Parasite” won.") == "The film “Parasite” won."  # one style: kept

@@ -111,6 +111,7 @@ export function untokenizePtb(text) {
   });
   text = text.replace(SPACED_POSSESSIVE, (match, offset) =>
     CLOSING_QUOTE.test(text.slice(offset + match.length)) ? match : "'s");
+  if (text.includes('"')) text = text.replace(/[“”]/g, '"'); // mixed double quotes: straight ones
   return text.replace(RANGE_DASH, "-");
 }
 

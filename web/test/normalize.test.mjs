@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { test } from "node:test";
 
 import { NORMALIZATION_CASES, readJson } from "../scripts/golden-data.mjs";
-import { cleanText, normalize, pipeline, pipelineForConfig, pyStrip, tidy } from "../src/normalize.js";
+import { cleanText, normalize, pipeline, pipelineForConfig, pyStrip, tidy, untokenizePtb } from "../src/normalize.js";
 
 const missing = existsSync(NORMALIZATION_CASES) ? false : `no normalization cases at ${NORMALIZATION_CASES}`;
 
@@ -49,6 +49,11 @@ test("full-width ASCII, NFC, spaces", () => {
 test("East Asian brackets to quotes, a middle dot between words to a comma, between digits to a point", () => {
   assert.equal(cleanText("한국·미국·일본 《기생충》과 「인용」"), "한국, 미국, 일본 “기생충”과 “인용”");
   assert.equal(cleanText("6·25 전쟁 · 항목"), "6.25 전쟁 · 항목");
+});
+
+test("double quotes mixed in one output become straight ones", () => {
+  assert.equal(untokenizePtb('He said: “Do not think it is a solution."'), 'He said: "Do not think it is a solution."');
+  assert.equal(untokenizePtb("The film “Parasite” won."), "The film “Parasite” won.");
 });
 
 test("a config without text_pipeline is the tutorial pipeline", () => {
