@@ -25,10 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from studio.formats.base import has_words
+from studio.text.protect import PLACEHOLDER_PREFIX
 
 FIRST_TOKEN = 51
-_TOKEN = re.compile(r"(?<![0-9])Xq(\d{1,6})(?![0-9])", re.IGNORECASE)
-_TOKEN_START = re.compile(r"Xq(\d{1,6})", re.IGNORECASE)  # also glued after a number ("2024Xq51")
+_TOKEN = re.compile(rf"(?<![0-9]){PLACEHOLDER_PREFIX}(\d{{1,6}})(?![0-9])", re.IGNORECASE)
+# also one glued after a number ("2024Xq51")
+_TOKEN_START = re.compile(rf"{PLACEHOLDER_PREFIX}(\d{{1,6}})", re.IGNORECASE)
 _REMOVED = "\0"  # where a token was removed: no space of its own, none before punctuation
 _SPACE = re.compile(r"[ \t\n\r\f]+")
 _EDGE = " \t\n\r\f"
@@ -94,7 +96,7 @@ class Placeholders:
             else:
                 number = next(numbers)
                 self.marks[number] = piece
-                parts.append(f"  Xq{number}  ")
+                parts.append(f"  {PLACEHOLDER_PREFIX}{number}  ")
         self.segment = re.sub(" {3,}", "  ", "".join(parts)).strip(" ")
 
     def restore(self, translation: str, escape: Callable[[str, bool], str]) -> str:

@@ -59,7 +59,8 @@ AUTO_KINDS = {"url": _URL, "email": _EMAIL, "time": _TIME, "range": _RANGE, "amo
               "figure": _FIGURE, "latin": _LATIN, "symbol": _SYMBOL}
 _AUTO = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in AUTO_KINDS.items()))
 _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
-_PLACEHOLDER = "Xq{}"
+PLACEHOLDER_PREFIX = "Xq"  # a Latin-looking token the model copies through; document formats' markup tokens too
+_PLACEHOLDER = PLACEHOLDER_PREFIX + "{}"
 # also where the model glued one to a word ("IXq1)"): left there, it would show through
 _ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 # or written wrongly ("Seq1", "ETq4", "X Q4", "X-q7"): the span's English where the placeholder itself is missing
