@@ -126,7 +126,7 @@ def translate_alternatives(generator, text: str, n: int, options: DecodeOptions 
     text = " ".join(text.split())
     if not text:
         return [], []
-    shield = protector.protect(text) if protector else Protected(text)
+    shield = protector.remembering(text).protect(text) if protector else Protected(text)
     _, warnings = generator.preprocessor.encode(shield.text)
     sentences = len(split_sentences(text))
     if sentences > 1:
@@ -177,6 +177,7 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
     the others are left as they were (a warning says how far it got)."""
     plan = plan_lines(generator.preprocessor, lines)
     flat = [piece for pieces in plan for piece in pieces]
+    protector = protector.remembering("\n".join(lines)) if protector else None
     translated, warnings, confidences = [], [], []
     if on_progress:
         on_progress(0, len(flat))

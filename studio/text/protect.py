@@ -4,7 +4,8 @@
 "3-4%"), times of day ("오후 2:00" -> "2:00 p.m."), emoji and other symbols the tokenizer spells byte by byte, runs
 of Latin script ("Zoran Zaev", "iPhone 15") and a Korean name followed by its original in brackets, the way Korean
 news writes foreign names ("도이체반(Deutsche Bahn)": the output gets "Deutsche Bahn" once, where the model wrote
-"Doyvan (Deutsche Bahn)").
+"Doyvan (Deutsche Bahn)"); such a name is remembered through a document (`Protector.remembering`) and given in
+English where it is written alone later ("도이체반은 …").
 
 Each matched span is replaced by a placeholder the model copies through ("Xq1", "Xq2": a Latin-looking
 token, which this model passes through far more often than brackets or '#1'), and the output gets the
@@ -16,12 +17,13 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from studio.errors import DataError
 from studio.text.numbers import AMOUNT, amount_in_english
 from studio.text.script import looks_like
+from studio.text.transliteration import sounds_like
 
 MAX_GLOSSARY_ENTRIES = 5000
 MAX_TERM_CHARS = 200
@@ -67,6 +69,8 @@ _ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 _RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))"
                        r"|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})(?![0-9])", re.IGNORECASE)
 _LEAKED = re.compile(r"Xq\d+", re.IGNORECASE)
+# one written twice in a row, only spaces, quotes or a comma between ("'Xq1 'Xq1'"): the English once
+_TWICE_IN_A_ROW = re.compile(r"(?<![0-9])(Xq\d+)[\s'\"“”‘’,]{0,3}\1(?![0-9])", re.IGNORECASE)
 _GONE = "\0"  # where a placeholder was removed
 _GONE_BEFORE_MARK = re.compile(r"\s*\0\s*(?=[.,;:!?)\]])")
 _GLUES = re.compile(r"[A-Za-z0-9]")
@@ -85,10 +89,11 @@ _NAMED = re.compile(rf"(?<=[가-힣]) ?\(\s*(?P<latin>{_LATIN})\s*\)")
 _BRACKET_AFTER = re.compile(rf" ?\(\s*{_LATIN}\s*\)")
 _BRACKET_END = re.compile(rf"{_BRACKET_AFTER.pattern}$")
 _ACRONYM = re.compile(r"[A-Z0-9][A-Z0-9&.\-]*[A-Z0-9]s?")
-_HANGUL_WORD_BEFORE = re.compile(r"(?:^|(?<=\s))[가-힣]+ ?$")
+_HANGUL_WORD_BEFORE = re.compile(r"(?:^|(?<=[\s\"'“‘(\[「『《〈]))[가-힣]+ ?$")  # a word, or one after an opening mark
 # a word ending like these is not part of the name before it ("국영 철도 회사인 도이체반(Deutsche Bahn)")
 _NOT_IN_NAME = ("인", "의", "은", "는", "을", "를", "에", "에서", "와", "과", "한", "된", "및", "등", "로", "으로", "이자")
 MAX_PROTECTED_CHARS = 2000  # longer pieces (one enormous "word") are decoded unprotected: regexes stay cheap
+_LONGEST_WORD = 100  # characters of a Hangul word in a name
 
 
 @dataclass(frozen=True)
@@ -194,7 +199,7 @@ class Protected:
             glued = match.start() and match.string[match.start() - 1].isalpha()
             return (" " if glued else "") + by_placeholder[found].english
 
-        output = _RESTORED.sub(english, output)
+        output = _RESTORED.sub(english, _TWICE_IN_A_ROW.sub(r"\1", output))
         # one glued between digits ("1Xq124") is no placeholder the rules above can read: it never shows through
         output = _LEAKED.sub(lambda m: m.group(0) if m.group(0).casefold() in self.written else _GONE, output)
         # where one was removed, no space is left before punctuation ("the cell line of ." -> "of.")
@@ -232,9 +237,19 @@ class Protected:
 class Protector:
     glossary: Glossary = Glossary()
     auto: bool = True
+    names: Glossary = Glossary()  # foreign names a document introduced with their original: see `remembering`
 
     def __bool__(self) -> bool:
         return bool(self.glossary) or self.auto
+
+    def remembering(self, text: str) -> "Protector":
+        """This protector, also giving each foreign name that `text` (a whole document) introduces with its original
+        in brackets ("도이체반(Deutsche Bahn)") that original wherever the name is written alone ("도이체반은 …"):
+        Korean news brackets a name's original once, and the model garbles the name alone ("Doyvan"). Only with
+        automatic protection; the user's glossary wins for a term in both."""
+        if not self.auto:
+            return self
+        return replace(self, names=self.names.extended(introduced_names(text)))
 
     def protect(self, source: str) -> Protected:
         if len(source) > MAX_PROTECTED_CHARS:
@@ -259,6 +274,13 @@ class Protector:
                 bracket = _BRACKET_AFTER.match(source, end)  # "삼성전자(Samsung Electronics)": the term's English once
                 found.append((match.start(), bracket.end() if bracket else end, "glossary", english_of[term]))
         if auto:
+            names = self.names.extended(introduced_names(source))
+            for match in _glossary_pattern(names.entries).finditer(source) if names else ():
+                term = match.group("term")
+                end = match.start() + len(term)
+                bracket = _BRACKET_AFTER.match(source, end)
+                if free(match.start(), end):
+                    found.append((match.start(), bracket.end() if bracket else end, "named", dict(names.entries)[term]))
             for start, end, english in _named(source):
                 if free(start, end):
                     found.append((start, end, "named", english))
@@ -272,7 +294,7 @@ class Protector:
         pieces, position = [], 0
         for start, end, kind, english in sorted(found):
             original = source[start:end]
-            if kind == "glossary":  # the term, with or without its bracket, is one entry with one placeholder
+            if kind in ("glossary", "named"):  # the term, with or without its bracket, is one span with one placeholder
                 original = _BRACKET_END.sub("", original)
             if (original, kind) not in spans:
                 spans[original, kind] = Span(_PLACEHOLDER.format(next(numbers)), original, english, kind)
@@ -303,6 +325,19 @@ def language_sample(text: str) -> str:
     return _ADDRESSES.sub(" ", _ANY_PLACEHOLDER.sub(" ", text))
 
 
+def introduced_names(text: str) -> Glossary:
+    """The foreign names `text` writes in Hangul with their original in brackets, Hangul -> original, where the
+    Hangul sounds like the original (`studio.text.transliteration`): not a translated name ("녹색 일자리 펀드(Green
+    Jobs Fund)"), a word before an original that is not its transliteration, or an original in lower case (a term,
+    not a name)."""
+    names = {}
+    for start, end, latin in _named(text):
+        korean = _BRACKET_END.sub("", text[start:end])
+        if len(korean) >= 2 and latin[:1].isupper() and sounds_like(korean, latin):
+            names[korean] = latin
+    return Glossary.of(names)
+
+
 def _named(source: str) -> list[tuple[int, int, str]]:
     """(start, end, the Latin) for each Korean name written with its original in brackets. The Korean taken is
     as many words as the Latin has, walking back over whole Hangul words and stopping at one that ends like a
@@ -314,7 +349,7 @@ def _named(source: str) -> list[tuple[int, int, str]]:
             continue
         start = match.start()
         for taken in range(len(latin.split())):
-            word = _HANGUL_WORD_BEFORE.search(source, 0, start)
+            word = _HANGUL_WORD_BEFORE.search(source, max(0, start - _LONGEST_WORD), start)  # linear in all
             if word is None or (taken and word.group(0).rstrip().endswith(_NOT_IN_NAME)):
                 break
             start = word.start()
