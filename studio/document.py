@@ -93,13 +93,9 @@ def unprotect(generator, shielded: Sequence[Protected], results: list, options: 
                                  scores=any(r.confidence is not None for r in results)) if again else []
     results = list(results)
     for i, result in zip(again, retried):
-        # their English was in the retry's source, not a placeholder
-        text, applied, dropped = _restored(shielded[i], result.text, restored[i][2] + repeated[i])
-        once = not shielded[i].repeated(result.text) and all(
-            text.casefold().count(span.english.casefold()) <= 1 for span in repeated[i])
-        # keep whichever pass applied more of the spans; on a tie, the one that wrote none of them twice
-        if len(applied) > len(restored[i][1]) or (repeated[i] and once and len(applied) == len(restored[i][1])):
-            restored[i] = (text, applied, dropped)
+        second = _restored(shielded[i], result.text, restored[i][2] + repeated[i])
+        if _second_pass_wins(shielded[i], restored[i], second, result.text, repeated[i]):
+            restored[i] = second
             results[i] = result
     for i, (shield, (text, applied, lost)) in enumerate(zip(shielded, restored)):
         confidence = results[i].confidence
@@ -136,17 +132,27 @@ def translate_alternatives(generator, text: str, n: int, options: DecodeOptions 
     found = generator.alternatives(shield.text, n, options)
     restored = [(_restored(shield, t, []), s) for t, s in found]
     if restored and shield.spans:
-        (_, applied, lost), best = restored[0][0], found[0][0]
-        written_in = lost + shield.repeated(best)
+        repeated = shield.repeated(found[0][0])
+        written_in = restored[0][0][2] + repeated
         if written_in:
-            again = [(_restored(shield, t, written_in), s)
-                     for t, s in generator.alternatives(shield.inline(written_in), n, options)]
-            if again and (len(again[0][0][1]) > len(applied) or (not lost and len(again[0][0][1]) == len(applied))):
-                restored = again
+            again = generator.alternatives(shield.inline(written_in), n, options)
+            if again and _second_pass_wins(shield, restored[0][0], _restored(shield, again[0][0], written_in),
+                                           again[0][0], repeated):
+                restored = [(_restored(shield, t, written_in), s) for t, s in again]
         if report is not None:
             _, applied, dropped = restored[0][0]
             report += [(span, True) for span in applied] + [(span, False) for span in dropped]
     return distinct_outputs([(finish_sentence(text, t), s) for (t, _, _), s in restored], n), warnings
+
+
+def _second_pass_wins(shield: Protected, first: tuple, second: tuple, second_output: str, repeated: list[Span]) -> bool:
+    """Whether the pass decoded with spans' English written in (`second`, as `_restored` gives it, from the
+    model's `second_output`) is kept over the first: it applied more of the spans, or as many where the first
+    wrote a number twice (`repeated`) and it wrote none of them twice."""
+    if len(second[1]) != len(first[1]):
+        return len(second[1]) > len(first[1])
+    return bool(repeated) and not shield.repeated(second_output) and all(
+        second[0].casefold().count(span.english.casefold()) <= 1 for span in repeated)
 
 
 def _restored(shield: Protected, output: str, written_in: list[Span]) -> tuple[str, list[Span], list[Span]]:
