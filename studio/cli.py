@@ -209,6 +209,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         from studio.document import translate_alternatives
 
         rows, line_warnings, report = [], [], []
+        protector = protector.remembering("\n".join(lines)) if protector else None  # one document's names
         for line in lines:
             found, warnings = translate_alternatives(generator, line, alternatives, options, protector, report)
             line_warnings.append(warnings)
@@ -281,6 +282,7 @@ def _translate_interactively(generator, options, protector) -> None:
                   "leave.")
     for line in _typed_lines("[bold cyan]ko>[/bold cyan] "):
         report: list = []
+        protector = protector.remembering(line) if protector else None  # names bracketed on earlier lines too
         outputs, warnings = translate_lines(generator, [line], options, protector=protector, report=report)
         hint = generator.preprocessor.language_hint(line)
         _show_warnings(sorted(set(w for w in warnings if not _is_language_hint(w))) + ([hint] if hint else []))

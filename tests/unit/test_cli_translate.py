@@ -203,3 +203,15 @@ def test_the_apps_alternatives_protect_terms_as_its_translation_does():
     radio = TranslateTab.offer_alternatives(tab, "규모 6.8의 지진이 발생했다.", "tf", "지진\tearthquake", True)
     assert radio.choices[0][0] == "규모 6.8의 earthquake이 발생했다."
     assert translator.sources[-1] == "규모 Xq1의 Xq2이 발생했다."
+
+
+NAMED_LINES = ["국영 철도 회사인 도이체반(Deutsche Bahn)은 파업했다", "도이체반은 협상했다"]
+
+
+def test_a_terminal_session_and_alternatives_remember_names_bracketed_on_earlier_lines(fake, monkeypatch, capsys):
+    translator = fake(FakeTranslator())
+    monkeypatch.setattr(cli, "_typed_lines", lambda prompt: iter(NAMED_LINES))
+    cli._translate_interactively(translator, None, Protector())
+    assert capsys.readouterr().out.splitlines()[-1] == "Deutsche Bahn은 협상했다"
+    result = studio_translate("--alternatives", "2", input="\n".join(NAMED_LINES) + "\n")
+    assert json.loads(result.stdout.splitlines()[1])["translation"] == "Deutsche Bahn은 협상했다"
