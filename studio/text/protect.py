@@ -275,12 +275,13 @@ class Protector:
                 found.append((match.start(), bracket.end() if bracket else end, "glossary", english_of[term]))
         if auto:
             names = self.names.extended(introduced_names(source))
+            original_of = dict(names.entries)
             for match in _glossary_pattern(names.entries).finditer(source) if names else ():
                 term = match.group("term")
                 end = match.start() + len(term)
                 bracket = _BRACKET_AFTER.match(source, end)
                 if free(match.start(), end):
-                    found.append((match.start(), bracket.end() if bracket else end, "named", dict(names.entries)[term]))
+                    found.append((match.start(), bracket.end() if bracket else end, "named", original_of[term]))
             for start, end, english in _named(source):
                 if free(start, end):
                     found.append((start, end, "named", english))

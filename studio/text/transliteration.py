@@ -5,8 +5,8 @@ the first time ("도이체반(Deutsche Bahn)") and in Hangul alone after that; a
 
 Both sides are reduced to their consonants in coarse sound classes (ㄱ/ㅋ/ㄲ, c/k/g/q are one class; ㄹ is l and
 r; ㅅ/ㅈ/ㅊ are s, z, j, ch and ts, which Korean writes either way; vowels, ㅎ/h and a silent ㅇ are left out,
-doubled classes squeezed), and compared by their longest common
-subsequence (Dice: 2·LCS / total length): a transliteration keeps the consonants' order and most of their sounds."""
+doubled classes squeezed), and compared by their longest common subsequence (Dice: 2·LCS / total length): a
+transliteration keeps the consonants' order and most of their sounds."""
 
 from __future__ import annotations
 
