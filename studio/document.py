@@ -30,7 +30,8 @@ def finish_sentence(source: str, output: str) -> str:
     """The model's English with the two things it most often leaves undone: a first letter in lower case
     ("magnitude 6.8 earthquake hits") is capitalized unless the source has that word as written or it has a
     capital inside ("iPhone"), and a sentence that stops where the source ends with . ! or ? (it tends to,
-    right after a protected span: "Samsung invested $3 billion") gets the source's mark."""
+    right after a protected span: "Samsung invested $3 billion") gets the source's mark; a comma or semicolon
+    that ends it ("Hello,") is dropped unless the source ends with one."""
     output = output.strip()
     if not output:
         return output
@@ -40,6 +41,8 @@ def finish_sentence(source: str, output: str) -> str:
             and len(first[0].upper()) == 1):  # "ß" has no one-letter capital
         output = output[:at] + output[at].upper() + output[at + 1:]
     end = source.rstrip().rstrip(_CLOSING)[-1:]
+    if output[-1] in ",;" and end not in (",", ";"):  # "안녕하세요" -> "Hello,": no sentence ends so
+        output = output[:-1].rstrip()
     if end and end in _TERMINAL and output.rstrip(_CLOSING)[-1:] not in _TERMINAL + "…:;,":
         output += end
     return output

@@ -297,7 +297,8 @@ def test_a_placeholder_glued_between_digits_never_shows_through():
     ("《기생충》을 봤다!", "“parasite” was seen", "“Parasite” was seen!"),
     ("아이폰이다.", "iPhone is here", "iPhone is here."),  # a capital inside: written so on purpose
     ("회의는 오후 2시다.", "The meeting is at 2 p.m.", "The meeting is at 2 p.m."),
-    ("왜?", "why.", "Why."), ("그는 \"안녕\"이라고 했다.", "He said \"hello\"", "He said \"hello\"."), ("", "", "")])
+    ("왜?", "why.", "Why."), ("그는 \"안녕\"이라고 했다.", "He said \"hello\"", "He said \"hello\"."), ("", "", ""),
+    ("안녕하세요", "Hello,", "Hello"), ("안녕하세요.", "hello ,", "Hello."), ("사과, 배,", "apples, pears,", "Apples, pears,")])
 def test_finish_sentence_gives_a_capital_and_the_sources_final_mark(source, output, finished):
     assert finish_sentence(source, output) == finished
 

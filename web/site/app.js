@@ -1,7 +1,8 @@
 // The static page: one tab per model listed in site.json, each running its .tflite with LiteRT.js (WASM)
 // in the browser. Text goes through the same pipeline, tokenizer and decode loop as in Python
 // (src/normalize.js, src/tokenizer.js, src/decode.js); greedy and sampled outputs stream token by token,
-// beam search's shows when the search ends.
+// beam search's shows when the search ends. A translator translates as the Python app does (src/sentences.js):
+// line by line, one sentence (or piece of a long one) at a time, each finished; a chatbot reads its input whole.
 //
 // site.json: {"title"?, "litert"?: {"wasm"?: folder of LiteRT.js' wasm files, "accelerator"?: "wasm"|"webgpu"},
 //             "models": [{"name", "title"?, "dir"?: "<name>/", "tflite": file in dir (static shapes, batch 1),
@@ -20,6 +21,7 @@ import { finishOutput, generate, prepareSource } from "./src/decode.js";
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
+import { finishSentence, joinPieces, planLines } from "./src/sentences.js";
 import { loadTokenizer } from "./src/tokenizer.js";
 
 const params = new URLSearchParams(location.search);
@@ -109,13 +111,20 @@ function loadModel(entry, onStatus = () => {}) {
 
 // ---- the chat / translate tabs ----
 
-function addLine(list, className, text = "") {
+function lineItem(className, text = "") {
   const item = document.createElement("li");
   item.className = className;
   item.textContent = text;
+  return item;
+}
+
+function addLine(list, className, text = "") {
+  const item = lineItem(className, text);
   list.append(item);
   return item;
 }
+
+const isTranslator = (model) => (model.config.task?.task ?? "").includes("translat");
 
 function decodeOptions(form) {
   const { strategy, temperature, topP, topK, beamSize, lengthPenalty } = form.elements;
@@ -148,6 +157,82 @@ function statsLine(result, options) {
   return `first token ${t.firstTokenMs?.toFixed(0)} ms · ${t.msPerToken?.toFixed(1)} ms/token · ${tail}`;
 }
 
+/** The line under a translation: statsLine for one piece; for several, tokens and time over all of them. */
+function translationStats(results, total, options) {
+  if (total === 1 && results.length === 1) return statsLine(results[0], options);
+  const sum = (value) => results.reduce((s, result) => s + value(result), 0);
+  const tokens = sum((result) => result.ids.length);
+  const ms = sum((result) => result.timings.totalMs);
+  const finished = results.filter((result) => result.stop !== "aborted").length;
+  const cut = results.filter((result) => result.stop === "length").length;
+  const beam = options.strategy === "beam" && options.beamSize > 1;
+  return [
+    beam ? `beam ${options.beamSize}` : null,
+    `${total} sentences`,
+    beam || !results.length ? null : `first token ${results[0].timings.firstTokenMs?.toFixed(0)} ms`,
+    `${tokens} tokens in ${ms.toFixed(0)} ms`,
+    tokens ? `${(ms / tokens).toFixed(1)} ms/token overall` : null,
+    cut ? `${cut} stopped (length)` : null,
+    finished < total ? `stopped after ${finished} of ${total}` : null,
+  ].filter(Boolean).join(" · ");
+}
+
+/** generate() with the page's options; greedy and sampled tokens go to show(text so far) as they come. */
+function decode(model, sourceIds, options, show) {
+  const { bos, eos } = model.manifest.special_ids;
+  return generate(model.runtime, sourceIds, {
+    ...options, bosId: bos, eosId: eos,
+    onToken: async (id, ids) => { // greedy and sampling only
+      show(finishOutput(ids, model.pipeline, model.target));
+      await yieldToBrowser();
+    },
+    onStep: yieldToBrowser, // beam: the page stays responsive (Stop) during the search
+  });
+}
+
+/** A chatbot's reply: the text as one input. Returns the stats line. */
+async function reply(model, text, options, show, warn) {
+  const { eos } = model.manifest.special_ids;
+  const prepared = prepareSource(text, model.pipeline, model.source, model.runtime.maxSourceLen, eos);
+  prepared.warnings.forEach(warn);
+  const result = await decode(model, prepared.ids, options, show);
+  show(finishOutput(result.ids, model.pipeline, model.target));
+  return statsLine(result, options);
+}
+
+/**
+ * A translation as studio/document.py's translate_lines makes it: each line's sentences, those too long for
+ * the model split further (planLines), decoded one at a time and finished (finishSentence), a line's pieces
+ * joined by a space. show() gets the pieces done and the one being written; a Stop keeps what is written.
+ * Returns the stats line.
+ */
+async function translate(model, text, options, show, warn) {
+  const { eos } = model.manifest.special_ids;
+  const { maxSourceLen } = model.runtime;
+  const countTokens = (piece) => model.source.encode(model.pipeline.source(piece)).length;
+  const plan = planLines(text, countTokens, maxSourceLen - 1); // Preprocessor.source_limit: room for </s>
+  const pieces = plan.flat();
+  const done = [];
+  const results = [];
+  let stopped = null; // the output of a piece Stop cut short
+  for (const piece of pieces) {
+    if (options.signal.aborted) break;
+    const prepared = prepareSource(piece, model.pipeline, model.source, maxSourceLen, eos);
+    prepared.warnings.forEach(warn);
+    show(joinPieces(plan, [...done, options.strategy === "beam" ? "searching…" : "…"]));
+    const result = await decode(model, prepared.ids, options, (partial) => show(joinPieces(plan, [...done, partial])));
+    results.push(result);
+    const output = finishOutput(result.ids, model.pipeline, model.target);
+    if (result.stop === "aborted") {
+      stopped = output;
+      break;
+    }
+    done.push(finishSentence(piece, output));
+  }
+  show(joinPieces(plan, stopped === null ? done : [...done, stopped]));
+  return translationStats(results, pieces.length, options);
+}
+
 function setUpPanel(entry, panel) {
   const status = $(".status", panel);
   const transcript = $(".transcript", panel);
@@ -159,8 +244,7 @@ function setUpPanel(entry, panel) {
 
   const ready = loadModel(entry, (text) => { status.textContent = text; });
   ready.then((model) => {
-    const translates = (model.config.task?.task ?? "").includes("translat");
-    button.dataset.label = translates ? "Translate" : "Send";
+    button.dataset.label = isTranslator(model) ? "Translate" : "Send";
     button.textContent = button.dataset.label;
     button.disabled = false;
   }, (error) => {
@@ -175,6 +259,12 @@ function setUpPanel(entry, panel) {
     }
   });
 
+  button.addEventListener("click", (event) => { // Stop: no form submission, which the emptied text area would fail
+    if (!running) return;
+    event.preventDefault();
+    running.abort();
+  });
+
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (running) { // the button reads "Stop" while an answer is written
@@ -184,27 +274,22 @@ function setUpPanel(entry, panel) {
     const text = form.elements.text.value;
     if (button.disabled || !text.trim()) return; // the model is not loaded (yet)
     const model = await ready;
-    const { bos, eos } = model.manifest.special_ids;
-    const prepared = prepareSource(text, model.pipeline, model.source, model.runtime.maxSourceLen, eos);
     addLine(transcript, "input", text);
-    for (const warning of prepared.warnings) addLine(transcript, "warning", warning);
     const options = decodeOptions(form);
     const output = addLine(transcript, "output", options.strategy === "beam" ? "searching…" : "…");
     const stats = addLine(transcript, "stats");
+    const warned = new Set();
+    const warn = (warning) => { // once each, above the output
+      if (!warned.has(warning)) output.before(lineItem("warning", warning));
+      warned.add(warning);
+    };
+    const show = (answer) => { output.textContent = answer; };
     form.elements.text.value = "";
     running = new AbortController();
     button.textContent = "Stop";
     try {
-      const result = await generate(model.runtime, prepared.ids, {
-        ...options, bosId: bos, eosId: eos, signal: running.signal,
-        onToken: async (id, ids) => { // greedy and sampling only
-          output.textContent = finishOutput(ids, model.pipeline, model.target);
-          await yieldToBrowser();
-        },
-        onStep: yieldToBrowser, // beam: the page stays responsive (Stop) during the search
-      });
-      output.textContent = finishOutput(result.ids, model.pipeline, model.target);
-      stats.textContent = statsLine(result, options);
+      const answer = isTranslator(model) ? translate : reply;
+      stats.textContent = await answer(model, text, { ...options, signal: running.signal }, show, warn);
     } catch (error) {
       output.textContent = `Error: ${error.message}`;
       console.error(error);

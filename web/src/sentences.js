@@ -1,0 +1,132 @@
+// Translating more than one sentence, as the Python app does (studio/document.py): a text's lines are split into
+// sentences (splitSentences), a sentence too long for the model into pieces (fitToLength); each piece is
+// decoded alone, finished (finishSentence), and the pieces of a line joined by a space (joinPieces).
+// test/sentences.test.mjs holds these to Python's answers (test/sentences-cases.json, written by
+// scripts/sentences-fixture.py).
+//
+// Where JavaScript's regexes and strings differ from Python's:
+// - `\s`, str.split(), str.strip(): Python's whitespace (PY_SPACE: as normalize.js), not JS's `\s` and trim().
+// - `\b` and `\d` are Unicode in Python (a Korean letter is a word character; "１２" are digits), ASCII in JS:
+//   WORD and `\p{Nd}` below.
+// - str.islower()/isupper() of one character are the Unicode properties Lowercase/Uppercase; upper() and
+//   toUpperCase() both map fully ("ß" -> "SS"); lengths count code points, as Python's len() does.
+
+import { pyStrip } from "./normalize.js";
+
+// str.isspace() in Python 3.11, the same set as normalize.js' PY_WHITESPACE
+const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const SPACE_RUN = new RegExp(`[${PY_SPACE}]+`, "u");
+const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`, "u");
+const WORD = "[\\p{L}\\p{N}_]"; // Python's \w
+const START = `(?<!${WORD})`; // Python's \b before a word character
+
+// not after a Latin abbreviation or initial ("Dr. Smith", "U.S. Steel", "J. Kim"), nor after a list marker that
+// starts the line ("가. 서론", "1. 개요"): document.py's _SENTENCE_END
+const SENTENCE_END = new RegExp(
+  `(?<=[.!?。？！])(?<!${START}[A-Z]\\.)(?<!${START}[A-Z][a-z]\\.)(?<!${START}[A-Z][a-z]{2}\\.)` +
+  `(?<!^[가-힣]\\.)(?<!^\\p{Nd}\\.)(?<!^\\p{Nd}\\p{Nd}\\.)[${PY_SPACE}]+`, "u");
+const CLAUSE_END = new RegExp(`(?<=[,;:，])[${PY_SPACE}]+`, "u");
+
+const TERMINAL = ".!?";
+const CLOSING = "\"'”’)]」』";
+const OPENING = "\"'“‘([「『";
+
+/** Python's str.split(): the words between whitespace runs. */
+const words = (text) => text.split(SPACE_RUN).filter(Boolean);
+
+/** Python's str.lstrip(chars) / str.rstrip(chars) for characters of the Basic Multilingual Plane. */
+function stripStart(text, chars) {
+  let at = 0;
+  while (at < text.length && chars.includes(text[at])) at++;
+  return text.slice(at);
+}
+
+function stripEnd(text, chars) {
+  let end = text.length;
+  while (end > 0 && chars.includes(text[end - 1])) end--;
+  return text.slice(0, end);
+}
+
+/** The last code point of `text` ("" for ""): Python's text[-1:]. */
+function lastChar(text) {
+  const code = text.codePointAt(text.length - 2);
+  return code > 0xffff ? text.slice(-2) : text.slice(-1);
+}
+
+export function splitSentences(paragraph) {
+  return pyStrip(paragraph).split(SENTENCE_END).map(pyStrip).filter(Boolean);
+}
+
+/** Split a sentence whose token count exceeds `limit`: first at clause punctuation, then by words. */
+export function fitToLength(sentence, countTokens, limit) {
+  if (countTokens(sentence) <= limit) return [sentence];
+  const clauses = sentence.split(CLAUSE_END).filter((clause) => pyStrip(clause));
+  const units = clauses.length > 1 ? clauses : words(sentence);
+  const pieces = [];
+  let current = "";
+  for (const unit of units) {
+    const candidate = pyStrip(`${current} ${unit}`);
+    if (current && countTokens(candidate) > limit) {
+      pieces.push(current);
+      current = unit;
+    } else {
+      current = candidate;
+    }
+  }
+  if (current) pieces.push(current);
+  if (pieces.length === 1 && units.length === 1) return pieces; // one enormous "word": truncated, with a warning
+  return pieces.flatMap((piece) => fitToLength(piece, countTokens, limit));
+}
+
+/**
+ * The model's English with the two things it most often leaves undone: a first letter in lower case is
+ * capitalized unless the source has that word as written or it has a capital inside ("iPhone"), and a
+ * sentence that stops where the source ends with . ! or ? gets the source's mark; a comma or semicolon that
+ * ends it ("Hello,") is dropped unless the source ends with one.
+ */
+export function finishSentence(source, output) {
+  output = pyStrip(output);
+  if (!output) return output;
+  const first = stripStart(words(output)[0], OPENING);
+  const at = output.length - stripStart(output, OPENING).length; // "“parasite” was seen" -> "“Parasite” …"
+  if (/^\p{Lowercase}/u.test(first) && !source.includes(first) && !/\p{Uppercase}/u.test(first)) { // not "eBay"
+    const letter = String.fromCodePoint(output.codePointAt(at)); // first's first letter
+    const upper = letter.toUpperCase();
+    if ([...upper].length === 1) output = output.slice(0, at) + upper + output.slice(at + letter.length); // not "ß"
+  }
+  const end = lastChar(stripEnd(source.replace(TRAILING_SPACE, ""), CLOSING));
+  if (",;".includes(output.at(-1)) && end !== "," && end !== ";") { // "Hello,": no sentence ends so
+    output = output.slice(0, -1).replace(TRAILING_SPACE, "");
+  }
+  if (end && TERMINAL.includes(end) && !(TERMINAL + "…:;,").includes(lastChar(stripEnd(output, CLOSING)))) {
+    output += end;
+  }
+  return output;
+}
+
+/** Per line of `text` (split at "\n"), the pieces the model decodes: its sentences, each split further when
+ * longer than `limit` tokens by `countTokens`; none for a blank line (document.py's plan_lines). */
+export function planLines(text, countTokens, limit) {
+  return text.split("\n").map((line) => (pyStrip(line)
+    ? splitSentences(line).flatMap((sentence) => fitToLength(sentence, countTokens, limit))
+    : []));
+}
+
+/**
+ * The translation of a planned text (planLines) as translate_lines joins it: each line's outputs joined by a
+ * space (empty ones left out), the lines by "\n". `outputs` are the first outputs.length pieces' (the last may
+ * be one being written); until every piece has one, the lines after the last with an output are left out.
+ */
+export function joinPieces(plan, outputs) {
+  const lines = [];
+  let position = 0;
+  let shown = 0; // lines up to the last one with an output
+  for (const pieces of plan) {
+    if (pieces.length && position >= outputs.length) break;
+    lines.push(outputs.slice(position, position + pieces.length).filter(Boolean).join(" "));
+    position += pieces.length;
+    if (pieces.length) shown = lines.length;
+  }
+  const complete = outputs.length >= plan.reduce((sum, pieces) => sum + pieces.length, 0);
+  return (complete ? lines : lines.slice(0, shown)).join("\n");
+}

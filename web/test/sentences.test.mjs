@@ -1,0 +1,70 @@
+// src/sentences.js answers as studio/document.py does for every case of sentences-cases.json (written by
+// scripts/sentences-fixture.py; rerun it when document.py changes).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { finishSentence, fitToLength, joinPieces, planLines, splitSentences } from "../src/sentences.js";
+
+const cases = JSON.parse(readFileSync(new URL("./sentences-cases.json", import.meta.url), "utf8"));
+
+const TOKENIZERS = {
+  words: (text) => text.split(/[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u)
+    .filter(Boolean).length,
+  characters: (text) => [...text].length,
+};
+
+/** The fixture's fake model (fake_translation there): the source without its final marks, an ASCII first letter
+ * in lower case. */
+function fakeTranslation(source) {
+  const text = source.replace(/[.!?]+$/, "");
+  return /^[\x00-\x7f]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
+}
+
+/** Each case whose `got` differs from Python's `expected`, for one assertion that lists them all. */
+function differences(list, got, expected) {
+  return list.map((c) => ({ case: c, js: got(c), python: expected(c) }))
+    .filter(({ js, python }) => JSON.stringify(js) !== JSON.stringify(python));
+}
+
+test("the fixture has cases for every function", () => {
+  assert.equal(cases.format, "transformer-studio-web-sentences/1");
+  for (const key of ["split_sentences", "fit_to_length", "finish_sentence", "plan_lines"]) {
+    assert.ok(cases[key].length > 0, key);
+  }
+});
+
+test("splitSentences equals split_sentences", () => {
+  assert.deepEqual(differences(cases.split_sentences, (c) => splitSentences(c.paragraph), (c) => c.sentences), []);
+});
+
+test("fitToLength equals fit_to_length", () => {
+  assert.deepEqual(differences(cases.fit_to_length,
+    (c) => fitToLength(c.sentence, TOKENIZERS[c.tokenizer], c.limit), (c) => c.pieces), []);
+});
+
+test("finishSentence equals finish_sentence", () => {
+  assert.deepEqual(differences(cases.finish_sentence, (c) => finishSentence(c.source, c.output), (c) => c.finished),
+    []);
+});
+
+test("planLines equals plan_lines, and the finished pieces joined equal translate_lines' output", () => {
+  assert.deepEqual(differences(cases.plan_lines, (c) => planLines(c.text, TOKENIZERS.words, c.limit), (c) => c.plan),
+    []);
+  const translated = (c) => {
+    const plan = planLines(c.text, TOKENIZERS.words, c.limit);
+    return joinPieces(plan, plan.flat().map((piece) => finishSentence(piece, fakeTranslation(piece))));
+  };
+  assert.deepEqual(differences(cases.plan_lines, translated, (c) => c.translation), []);
+});
+
+test("joinPieces shows the lines reached so far", () => {
+  const plan = [["a.", "b."], [], ["c."], []];
+  assert.equal(joinPieces(plan, []), "");
+  assert.equal(joinPieces(plan, ["A."]), "A.");
+  assert.equal(joinPieces(plan, ["A.", "B."]), "A. B.");
+  assert.equal(joinPieces(plan, ["A.", "B.", "C"]), "A. B.\n\nC\n");
+  assert.equal(joinPieces(plan, ["A.", "", "C."]), "A.\n\nC.\n");
+  assert.equal(joinPieces([[], ["a."], []], []), "");
+  assert.equal(joinPieces([[], []], []), "\n");
+});
