@@ -37,7 +37,9 @@ _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?!\d)"
 _NUMBER = rf"(?:[$€£¥₩]\s?{_AMOUNT}|{_AMOUNT}\s?{_UNIT}|{_CLOCK})"
 # words joined by single spaces; a hyphen only inside a word ("Jean-Claude", "COVID-19"): were a hyphen also a
 # separator, a run of Latin words with no closing bracket after it would take exponential time to give up on
-_LATIN_WORD = r"[A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9]"
+# letters with diacritics too ("Köln", "José"): without them a name was cut into pieces around the letter
+_LETTER = "A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F"
+_LATIN_WORD = rf"[{_LETTER}][{_LETTER}0-9&'’.\-]*[{_LETTER}0-9]"
 _LATIN = rf"{_LATIN_WORD}(?: (?:{_LATIN_WORD}|\d+))*"
 # a decimal without a unit, which the model rewrote more often than not ("규모 6.8의 강진" -> "4.8", "124.44달러" ->
 # "$44.44"), and dotted runs (an IP address, a version, "2024.03.15"); other bare numbers it keeps or writes as words
@@ -65,15 +67,18 @@ PLACEHOLDER_PREFIX = "Xq"  # a Latin-looking token the model copies through; doc
 _PLACEHOLDER = PLACEHOLDER_PREFIX + "{}"
 # also where the model glued one to a word ("IXq1)"): left there, it would show through
 _ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
-# or written wrongly ("Seq1", "ETq4", "X Q4", "X-q7"): the span's English where the placeholder itself is missing
+# or written wrongly ("Seq1", "ETq4", "X Q4", "X-q7"; "X1q1", "X23" in capitals): the span's English where the
+# placeholder itself is missing
 _RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))"
-                       r"|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})(?![0-9])", re.IGNORECASE)
+                       r"|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})(?![0-9])"
+                       r"|(?<![A-Za-z0-9])(?-i:X(?:\dq)?)(?P<bare>\d{1,5})(?![0-9A-Za-z])", re.IGNORECASE)
 _LEAKED = re.compile(r"Xq\d+", re.IGNORECASE)
 # one written twice in a row, only spaces, quotes or a comma between ("'Xq1 'Xq1'"): the English once
 _TWICE_IN_A_ROW = re.compile(r"(?<![0-9])(Xq\d+)[\s'\"“”‘’,]{0,3}\1(?![0-9])", re.IGNORECASE)
 _GONE = "\0"  # where a placeholder was removed
 _GONE_BEFORE_MARK = re.compile(r"\s*\0\s*(?=[.,;:!?)\]])")
-_GLUES = re.compile(r"[A-Za-z0-9]")
+_GONE_IN_BRACKETS = re.compile(r"\s*\(\s*\0\s*\)")  # "the franc (X23)" -> "the franc", not "the franc ()"
+_GLUES = re.compile(rf"[{_LETTER}0-9]")
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
 # what may follow a Korean glossary term inside its word: particles, one after another ("삼성은", "삼성에서는",
 # "서울이라는", "삼성과의"), and the copula ("삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
@@ -191,7 +196,7 @@ class Protected:
                 if not left[found] and by_placeholder[found].kind in NUMERIC_KINDS:
                     return _GONE
             else:  # a misspelt placeholder stands for its span only where the right one is missing
-                found = _PLACEHOLDER.format(int(match.group("number"))).casefold()
+                found = _PLACEHOLDER.format(int(match.group("number") or match.group("bare"))).casefold()
                 if found not in by_placeholder or found in written_right or found in seen:
                     return match.group(0) if match.group(0).casefold() in self.text.casefold() else _GONE
             seen.add(found)
@@ -203,7 +208,7 @@ class Protected:
         # one glued between digits ("1Xq124") is no placeholder the rules above can read: it never shows through
         output = _LEAKED.sub(lambda m: m.group(0) if m.group(0).casefold() in self.written else _GONE, output)
         # where one was removed, no space is left before punctuation ("the cell line of ." -> "of.")
-        output = " ".join(_GONE_BEFORE_MARK.sub("", output).replace(_GONE, " ").split())
+        output = " ".join(_GONE_BEFORE_MARK.sub("", _GONE_IN_BRACKETS.sub("", output)).replace(_GONE, " ").split())
         applied = [s for s in self.spans if s.placeholder.casefold() in seen]
         for span in applied:
             if span.english.endswith("."):  # "at 2:00 p.m.." -> "at 2:00 p.m."

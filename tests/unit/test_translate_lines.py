@@ -359,3 +359,15 @@ def test_a_name_the_model_wrote_twice_in_a_row_is_given_once():
     protected = Protector().protect("ITV의 드라마 '베이트 씨 대 우체국(Mr Bates Vs The Post Office)'은 놀라운 일을 해내고 있다")
     assert protected.restore("Xq1's drama 'Xq2 'Xq2' is surprising")[0] == (
         "ITV's drama 'Mr Bates Vs The Post Office' is surprising")
+
+
+def test_latin_names_with_diacritics_are_one_span():
+    protected = Protector().protect("프랑스 대통령 François Hollande는 독일 총리의 보좌관 José Müller와 함께 쾰른(Köln)에서 만났다")
+    assert [s.english for s in protected.spans] == ["François Hollande", "José Müller", "Köln"]
+
+
+def test_placeholders_written_as_x_and_digits_stand_for_their_spans_and_made_up_ones_leave_no_brackets():
+    protected = Protector().protect("미 합동태풍경보센터(Joint Typhoon Warning Center, JTWC)가 전했다")
+    restored = protected.restore("the center (X1q1, X2) said, as the franc (X23) did")[0]
+    assert restored == "the center (Joint Typhoon Warning Center, JTWC) said, as the franc did"
+    assert protected.restore("Xq1 and Xq2 saw X2q and x2")[0] == "Joint Typhoon Warning Center and JTWC saw X2q and x2"
