@@ -125,7 +125,7 @@ def translate_alternatives(generator, text: str, n: int, options: DecodeOptions 
     text = " ".join(text.split())
     if not text:
         return [], []
-    shield = protector.remembering(text).protect(text) if protector else Protected(text)
+    shield = protector.protect(text) if protector else Protected(text)  # protect() knows the text's own names
     _, warnings = generator.preprocessor.encode(shield.text)
     sentences = len(split_sentences(text))
     if sentences > 1:

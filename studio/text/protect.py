@@ -73,8 +73,9 @@ _RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))"
                        r"|(?<![A-Za-z0-9])(?:X[ -]|[A-WYZ](?:[A-Z]?[A-WYZ])?-?)q(?P<number>\d{1,5})(?![0-9])"
                        r"|(?<![A-Za-z0-9])(?-i:X(?:\dq)?)(?P<bare>\d{1,5})(?![0-9A-Za-z])", re.IGNORECASE)
 _LEAKED = re.compile(r"Xq\d+", re.IGNORECASE)
-# one written twice in a row, only spaces, quotes or a comma between ("'Xq1 'Xq1'"): the English once
-_TWICE_IN_A_ROW = re.compile(r"(?<![0-9])(Xq\d+)[\s'\"“”‘’,]{0,3}\1(?![0-9])", re.IGNORECASE)
+# one written twice in a row, only spaces, quotes or a comma between ("'Xq1 'Xq1'"): the English once (see `_once`)
+_TWICE_IN_A_ROW = re.compile(r"(?<![0-9])(Xq\d+)([\s'\"“”‘’,]{0,3})\1(?![0-9])", re.IGNORECASE)
+_QUOTES = "'\"“”‘’"
 _GONE = "\0"  # where a placeholder was removed
 _GONE_BEFORE_MARK = re.compile(r"\s*\0\s*(?=[.,;:!?)\]])")
 _GONE_IN_BRACKETS = re.compile(r"\s*\(\s*\0\s*\)")  # "the franc (X23)" -> "the franc", not "the franc ()"
@@ -99,6 +100,7 @@ _HANGUL_WORD_BEFORE = re.compile(r"(?:^|(?<=[\s\"'“‘(\[「『《〈]))[가-�
 _NOT_IN_NAME = ("인", "의", "은", "는", "을", "를", "에", "에서", "와", "과", "한", "된", "및", "등", "로", "으로", "이자")
 MAX_PROTECTED_CHARS = 2000  # longer pieces (one enormous "word") are decoded unprotected: regexes stay cheap
 _LONGEST_WORD = 100  # characters of a Hangul word in a name
+_MOST_NAME_WORDS = 8  # a longer bracket is no name to remember (and comparing its sounds would cost its square)
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,7 @@ class Protected:
             glued = match.start() and match.string[match.start() - 1].isalpha()
             return (" " if glued else "") + by_placeholder[found].english
 
-        output = _RESTORED.sub(english, _TWICE_IN_A_ROW.sub(r"\1", output))
+        output = _RESTORED.sub(english, self._once(output))
         # one glued between digits ("1Xq124") is no placeholder the rules above can read: it never shows through
         output = _LEAKED.sub(lambda m: m.group(0) if m.group(0).casefold() in self.written else _GONE, output)
         # where one was removed, no space is left before punctuation ("the cell line of ." -> "of.")
@@ -217,6 +219,24 @@ class Protected:
                 output = output.replace(f"{span.english}'s", f"{span.english}'").replace(f"{span.english}’s",
                                                                                           f"{span.english}’")
         return output, applied, [s for s in self.spans if s.placeholder.casefold() not in seen]
+
+    def _once(self, output: str) -> str:
+        """`output` with a span's placeholder written twice in a row given once, where the output has it more
+        often than the source: "'Xq1 'Xq1'" -> "'Xq1'", "the drama Xq2 “Xq2”" -> "the drama “Xq2”" (a quote between
+        them is kept unless one comes before the first)."""
+        spans = {span.placeholder.casefold() for span in self.spans} - self.written
+        written = [m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(output)]
+        counts = self._counts()
+
+        def once(match: re.Match) -> str:
+            found = match.group(1).casefold()
+            if found not in spans or written.count(found) <= counts[found]:
+                return match.group(0)
+            before = match.string[match.start() - 1:match.start()]
+            quotes = "" if before and before in _QUOTES else "".join(c for c in match.group(2) if c in _QUOTES)
+            return quotes + match.group(1)
+
+        return _TWICE_IN_A_ROW.sub(once, output)
 
     def repeated(self, output: str) -> list[Span]:
         """The numbers (amounts, figures, ranges, times) whose placeholder `output` has more often than the source:
@@ -254,7 +274,7 @@ class Protector:
         automatic protection; the user's glossary wins for a term in both."""
         if not self.auto:
             return self
-        return replace(self, names=self.names.extended(introduced_names(text)))
+        return replace(self, names=introduced_names(text).extended(self.names))  # the first introduction wins
 
     def protect(self, source: str) -> Protected:
         if len(source) > MAX_PROTECTED_CHARS:
@@ -279,14 +299,18 @@ class Protector:
                 bracket = _BRACKET_AFTER.match(source, end)  # "삼성전자(Samsung Electronics)": the term's English once
                 found.append((match.start(), bracket.end() if bracket else end, "glossary", english_of[term]))
         if auto:
-            names = self.names.extended(introduced_names(source))
+            names = introduced_names(source).extended(self.names) if "(" in source else self.names
             original_of = dict(names.entries)
             for match in _glossary_pattern(names.entries).finditer(source) if names else ():
                 term = match.group("term")
                 end = match.start() + len(term)
+                # its bracket too when it holds this original ("도이체반(Deutsche Bahn)"); another ("(HRW)") stays
                 bracket = _BRACKET_AFTER.match(source, end)
+                if bracket and bracket.group(0).strip(" ()").casefold() == original_of[term].casefold() and free(
+                        match.start(), bracket.end()):
+                    end = bracket.end()
                 if free(match.start(), end):
-                    found.append((match.start(), bracket.end() if bracket else end, "named", original_of[term]))
+                    found.append((match.start(), end, "named", original_of[term]))
             for start, end, english in _named(source):
                 if free(start, end):
                     found.append((start, end, "named", english))
@@ -335,12 +359,21 @@ def introduced_names(text: str) -> Glossary:
     """The foreign names `text` writes in Hangul with their original in brackets, Hangul -> original, where the
     Hangul sounds like the original (`studio.text.transliteration`): not a translated name ("녹색 일자리 펀드(Green
     Jobs Fund)"), a word before an original that is not its transliteration, or an original in lower case (a term,
-    not a name)."""
-    names = {}
+    not a name). A one-word name needs three syllables: two-syllable words are too often Korean words as well ("나라
+    (Nara)" is also "country", "우리(Uri)" "we"), left to the bracket they stand before. The first introduction of a
+    name wins."""
+    names: dict[str, str] = {}
     for start, end, latin in _named(text):
-        korean = _BRACKET_END.sub("", text[start:end])
-        if len(korean) >= 2 and latin[:1].isupper() and sounds_like(korean, latin):
-            names[korean] = latin
+        if (len(names) >= MAX_GLOSSARY_ENTRIES or not latin[:1].isupper() or len(latin.split()) > _MOST_NAME_WORDS
+                or len(latin) > MAX_TERM_CHARS):
+            continue
+        words = _BRACKET_END.sub("", text[start:end]).split()
+        # the longest run of the words before the bracket that sounds like it: "국제 인권단체 휴먼라이츠워치(Human
+        # Rights Watch)" introduces "휴먼라이츠워치"
+        for korean in (" ".join(words[first:]) for first in range(len(words))):
+            if (len(korean) >= 3 or " " in korean) and sounds_like(korean, latin):
+                names.setdefault(korean, latin)  # the first introduction wins
+                break
     return Glossary.of(names)
 
 

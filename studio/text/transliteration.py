@@ -4,9 +4,9 @@ the first time ("도이체반(Deutsche Bahn)") and in Hangul alone after that; a
 (Green Jobs Fund)") or a phrase before a bracket that is not its original must not be taken for it.
 
 Both sides are reduced to their consonants in coarse sound classes (ㄱ/ㅋ/ㄲ, c/k/g/q are one class; ㄹ is l and
-r; ㅅ/ㅈ/ㅊ are s, z, j, ch and ts, which Korean writes either way; vowels, ㅎ/h and a silent ㅇ are left out,
-doubled classes squeezed), and compared by their longest common subsequence (Dice: 2·LCS / total length): a
-transliteration keeps the consonants' order and most of their sounds."""
+r; ㅅ/ㅈ/ㅊ are s, z, j, ch and ts, which Korean writes either way; a final ㅅ is a t; vowels, ㅎ/h, a silent ㅇ
+and an r after a vowel are left out, doubled classes squeezed), and compared by their longest common subsequence
+(Dice: 2·LCS / total length): a transliteration keeps the consonants' order and most of their sounds."""
 
 from __future__ import annotations
 
@@ -14,13 +14,15 @@ import re
 
 # the initial consonant (19) and the final (28) of a Hangul syllable, in sound classes ("" = silent or none)
 _INITIAL = ("K", "K", "N", "T", "T", "L", "M", "P", "P", "S", "S", "", "S", "S", "S", "K", "T", "P", "")
+# a final ㅅ is how loanwords write a final t ("로봇" robot, "인터넷" internet, "스콧" Scott)
 _FINAL = ("", "K", "K", "KS", "N", "NS", "N", "T", "L", "LK", "LM", "LP", "LS", "LT", "LP", "L", "M", "P", "PS",
-          "S", "S", "N", "T", "T", "K", "T", "P", "T")
+          "T", "T", "N", "T", "T", "K", "T", "P", "")
 # Latin spellings, longest first where one contains another ("tsch" before "ts", "ch", "t")
-_LATIN = {"tsch": "S", "tch": "S", "sch": "S", "ch": "S", "sh": "S", "ph": "P", "th": "T", "ck": "K", "ts": "S",
+_LATIN = {"chr": "KL", "chl": "KL", "tsch": "S", "tch": "S", "sch": "S", "ch": "S", "sh": "S", "ph": "P", "th": "T", "ck": "K", "ts": "S",
           "tz": "S", "ng": "N", "x": "KS", "qu": "K", "c": "K", "k": "K", "q": "K", "g": "K", "d": "T", "t": "T",
           "b": "P", "p": "P", "f": "P", "v": "P", "s": "S", "z": "S", "j": "S", "l": "L", "r": "L", "m": "M", "n": "N"}
 _LATIN_SPELLING = re.compile("|".join(sorted(map(re.escape, _LATIN), key=len, reverse=True)))
+_SILENT_R = re.compile(r"(?<=[aeiouy])r(?![aeiouy])")  # Korean writes no r after a vowel: "Twitter" 트위터
 _SQUEEZE = re.compile(r"(.)\1+")
 _SYLLABLES, _FIRST_SYLLABLE, _FINALS, _PER_INITIAL = 11172, 0xAC00, 28, 588
 
@@ -41,7 +43,8 @@ def korean_sounds(text: str) -> str:
 
 def latin_sounds(text: str) -> str:
     """The consonant classes of the Latin letters in `text` ("Deutsche Bahn" -> "TSPN")."""
-    return _SQUEEZE.sub(r"\1", "".join(_LATIN[m.group(0)] for m in _LATIN_SPELLING.finditer(text.lower())))
+    spelt = _SILENT_R.sub("", text.lower())
+    return _SQUEEZE.sub(r"\1", "".join(_LATIN[m.group(0)] for m in _LATIN_SPELLING.finditer(spelt)))
 
 
 def _common_subsequence(a: str, b: str) -> int:

@@ -371,3 +371,33 @@ def test_placeholders_written_as_x_and_digits_stand_for_their_spans_and_made_up_
     restored = protected.restore("the center (X1q1, X2) said, as the franc (X23) did")[0]
     assert restored == "the center (Joint Typhoon Warning Center, JTWC) said, as the franc did"
     assert protected.restore("Xq1 and Xq2 saw X2q and x2")[0] == "Joint Typhoon Warning Center and JTWC saw X2q and x2"
+
+
+def test_a_remembered_name_takes_only_a_bracket_that_holds_its_own_original():
+    remembered = Protector().remembering("국제 인권단체 휴먼라이츠워치(Human Rights Watch)가 성명을 냈다.")
+    protected = remembered.protect("휴먼라이츠워치(HRW)는 중국 정부를 다시 비판했다.")
+    assert protected.text == "Xq1(Xq2)는 중국 정부를 다시 비판했다."  # the acronym is kept
+    assert protected.restore(protected.text)[0] == "Human Rights Watch(HRW)는 중국 정부를 다시 비판했다."
+    glossary = Protector(Glossary.parse("Deutsche Bahn\tDB\n")).protect("국영 철도 회사인 도이체반(Deutsche Bahn)은 파업했다")
+    assert glossary.restore(glossary.text)[0] == "국영 철도 회사인 Deutsche Bahn(DB)은 파업했다"
+
+
+def test_two_syllable_words_are_not_remembered_and_the_first_introduction_wins():
+    remembered = Protector().remembering("일본 나라(Nara)현의 사슴. 빵집 그레그스(Greggs). 다시 그레그스(Gregs).")
+    assert remembered.names == Glossary.of({"그레그스": "Greggs"})
+    assert remembered.protect("이 나라의 경제는 그레그스를 닮았다").text == "이 나라의 경제는 Xq1를 닮았다"
+
+
+def test_a_span_the_source_has_twice_in_a_row_stays_twice():
+    protected = Protector().protect("수출 비중은 3%, 3%, 5% 순이다")
+    assert protected.restore("Xq1, Xq1, Xq2 in order")[0] == "3%, 3%, 5% in order"
+    drama = Protector().protect("ITV의 드라마 '베이트 씨 대 우체국(Mr Bates Vs The Post Office)'은 놀라운 일을 해내고 있다")
+    assert drama.restore("the drama Xq2 “Xq2” is")[0] == "the drama “Mr Bates Vs The Post Office” is"
+
+
+def test_a_long_bracket_is_no_name_and_costs_little():
+    import time
+
+    started = time.perf_counter()
+    remembered = Protector().remembering("가나 " * 4000 + "(" + " ".join(["Gana"] * 4000) + ")")
+    assert remembered.names == Glossary() and time.perf_counter() - started < 5.0  # a hang guard: it was quadratic

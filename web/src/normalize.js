@@ -28,11 +28,22 @@ export const TRANSLATOR = "translator";
 // str.isspace() in Python 3.11 (the same set as `\s` in a str regex)
 const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const WHITESPACE_RUNS = new RegExp(`[${PY_WHITESPACE}]+`, "g");
-const EDGE_WHITESPACE = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, "g");
+const ONE_WHITESPACE = new RegExp(`^[${PY_WHITESPACE}]$`);
+const isPySpace = (unit) => ONE_WHITESPACE.test(unit); // every Python whitespace is one UTF-16 unit
+
+// loops, not a `[…]+$` regex: that one rescans a long run of spaces from each of its starts (quadratic)
+/** Python's str.rstrip(): whitespace off the end. */
+export function pyRstrip(text) {
+  let end = text.length;
+  while (end > 0 && isPySpace(text[end - 1])) end--;
+  return text.slice(0, end);
+}
 
 /** Python's str.strip(): whitespace off both ends. */
 export function pyStrip(text) {
-  return text.replace(EDGE_WHITESPACE, "");
+  let start = 0;
+  while (start < text.length && isPySpace(text[start])) start++;
+  return pyRstrip(text.slice(start));
 }
 
 // ---- translator pipeline (pipelines.py) ----

@@ -10,13 +10,13 @@
 //   WORD and `\p{Nd}` below.
 // - str.islower()/isupper() of one character are the Unicode properties Lowercase/Uppercase; upper() and
 //   toUpperCase() both map fully ("ß" -> "SS"); lengths count code points, as Python's len() does.
+// - Node's Unicode is newer than Python 3.11's 14.0: some 55 rare letters ("ƛ") capitalize differently.
 
-import { pyStrip } from "./normalize.js";
+import { pyRstrip, pyStrip } from "./normalize.js";
 
 // str.isspace() in Python 3.11, the same set as normalize.js' PY_WHITESPACE
 const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const SPACE_RUN = new RegExp(`[${PY_SPACE}]+`, "u");
-const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`, "u");
 const WORD = "[\\p{L}\\p{N}_]"; // Python's \w
 const START = `(?<!${WORD})`; // Python's \b before a word character
 
@@ -94,9 +94,9 @@ export function finishSentence(source, output) {
     const upper = letter.toUpperCase();
     if ([...upper].length === 1) output = output.slice(0, at) + upper + output.slice(at + letter.length); // not "ß"
   }
-  const end = lastChar(stripEnd(source.replace(TRAILING_SPACE, ""), CLOSING));
+  const end = lastChar(stripEnd(pyRstrip(source), CLOSING));
   if (",;".includes(output.at(-1)) && end !== "," && end !== ";") { // "Hello,": no sentence ends so
-    output = output.slice(0, -1).replace(TRAILING_SPACE, "");
+    output = pyRstrip(output.slice(0, -1));
   }
   if (end && TERMINAL.includes(end) && !(TERMINAL + "…:;,").includes(lastChar(stripEnd(output, CLOSING)))) {
     output += end;
