@@ -103,3 +103,33 @@ def test_the_page_decodes_every_golden_sentence_with_litert_js_in_chromium(site)
     assert result["ids"] == expected
     assert result["beamIds"] == expected_beam
     assert all(r.startswith(url) for r in requests), [r for r in requests if not r.startswith(url)]
+
+
+@pytest.mark.browser
+def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(site):
+    """The tiny bundle's config, served as a translator's: a paragraph's sentences are decoded one by one (as
+    many pieces as Python's plan_lines makes of it), a blank line is kept (the tiny model's words are noise)."""
+    from studio.bundle import load_bundle
+    from studio.document import plan_lines
+    from studio.text.preprocess import Preprocessor
+
+    bundle_dir, _, url = site
+    text = "나는 커피를 좋아해. 너는 영화를 봤어?\n\n오늘 날씨는 어때?"
+    bundle = load_bundle(bundle_dir)
+    pieces = sum(map(len, plan_lines(Preprocessor(bundle.config, bundle.tokenizers), text.split("\n"))))
+    config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
+    config["task"]["task"] = "translator"
+    with chromium() as browser:
+        page = browser.new_page()
+        page.route("**/config.json", lambda route: route.fulfill(json=config))
+        page.goto(url + "index.html")
+        button = page.locator(".panel:not([hidden]) button[type=submit]")
+        page.wait_for_function("b => b.textContent === 'Translate' && !b.disabled", arg=button.element_handle(),
+                               timeout=120_000)
+        page.locator(".panel:not([hidden]) textarea").fill(text)
+        button.click()
+        stats = page.locator(".panel:not([hidden]) .transcript .stats")
+        page.wait_for_function("s => s.textContent.includes('sentences')", arg=stats.element_handle(), timeout=120_000)
+        output = page.locator(".panel:not([hidden]) .transcript .output").inner_text()
+        assert f"{pieces} sentences" in stats.inner_text() and button.inner_text() == "Translate"
+    assert len(output.split("\n")) == 3 and output.split("\n")[1] == ""
