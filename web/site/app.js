@@ -2,7 +2,9 @@
 // in the browser. Text goes through the same pipeline, tokenizer and decode loop as in Python
 // (src/normalize.js, src/tokenizer.js, src/decode.js); greedy and sampled outputs stream token by token,
 // beam search's shows when the search ends. A translator translates as the Python app does (src/sentences.js):
-// line by line, one sentence (or piece of a long one) at a time, each finished; a chatbot reads its input whole.
+// line by line, one sentence (or piece of a long one) at a time, each finished, with its automatic term protection
+// (src/protect.js: numbers, amounts, URLs, Latin and bracketed names pass through placeholders); a chatbot reads
+// its input whole.
 //
 // site.json: {"title"?, "litert"?: {"wasm"?: folder of LiteRT.js' wasm files, "accelerator"?: "wasm"|"webgpu"},
 //             "models": [{"name", "title"?, "dir"?: "<name>/", "tflite": file in dir (static shapes, batch 1),
@@ -21,6 +23,7 @@ import { finishOutput, generate, prepareSource } from "./src/decode.js";
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
+import { decodeProtected, describe, Protector } from "./src/protect.js";
 import { finishSentence, joinPieces, planLines } from "./src/sentences.js";
 import { loadTokenizer } from "./src/tokenizer.js";
 
@@ -157,10 +160,15 @@ function statsLine(result, options) {
   return `first token ${t.firstTokenMs?.toFixed(0)} ms · ${t.msPerToken?.toFixed(1)} ms/token · ${tail}`;
 }
 
-/** The line under a translation: statsLine for one piece; for several, tokens and time over all of them. */
-function translationStats(results, total, options) {
-  if (total === 1 && results.length === 1) return statsLine(results[0], options);
-  const sum = (value) => results.reduce((s, result) => s + value(result), 0);
+/**
+ * The line under a translation: statsLine for one piece; for several, tokens and time over all of them. `results`:
+ * each piece's decoding (the pass kept); `passes`: every decoding, a piece decoded again included; `again`: how
+ * many pieces were decoded again with a protected term's English written in.
+ */
+function translationStats(results, total, options, passes = results, again = 0) {
+  const retried = again ? `${total > 1 ? `${again} ` : ""}decoded again (a protected term dropped or repeated)` : null;
+  if (total === 1 && results.length === 1) return [statsLine(results[0], options), retried].filter(Boolean).join(" · ");
+  const sum = (value) => passes.reduce((s, result) => s + value(result), 0);
   const tokens = sum((result) => result.ids.length);
   const ms = sum((result) => result.timings.totalMs);
   const finished = results.filter((result) => result.stop !== "aborted").length;
@@ -173,6 +181,7 @@ function translationStats(results, total, options) {
     `${tokens} tokens in ${ms.toFixed(0)} ms`,
     tokens ? `${(ms / tokens).toFixed(1)} ms/token overall` : null,
     cut ? `${cut} stopped (length)` : null,
+    retried,
     finished < total ? `stopped after ${finished} of ${total}` : null,
   ].filter(Boolean).join(" · ");
 }
@@ -200,11 +209,22 @@ async function reply(model, text, options, show, warn) {
   return statsLine(result, options);
 }
 
+// the start of a placeholder whose digits are still to come ("… at X", "… at Xq"): not shown while streaming
+const PLACEHOLDER_BEGUN = /(?<![\p{L}\p{N}])Xq?$/iu;
+
+/** A streaming output with its placeholders restored as far as they go (Protected.restore), so none shows. */
+function restoredSoFar(shield, partial) {
+  return shield.spans.length ? shield.restore(partial.replace(PLACEHOLDER_BEGUN, "")).text : partial;
+}
+
 /**
- * A translation as studio/document.py's translate_lines makes it: each line's sentences, those too long for
- * the model split further (planLines), decoded one at a time and finished (finishSentence), a line's pieces
- * joined by a space. show() gets the pieces done and the one being written; a Stop keeps what is written.
- * Returns the stats line.
+ * A translation as studio/document.py's translate_lines makes it with automatic term protection: each line's
+ * sentences, those too long for the model split further (planLines), each protected (Protector, remembering the
+ * names the whole text introduces with their original), decoded one at a time with its placeholders restored (and
+ * decoded again with the English written in where the model dropped one or wrote a number twice: decodeProtected),
+ * and finished (finishSentence); a line's pieces joined by a space. show() gets the pieces done and the one being
+ * written; a Stop keeps what is written (a Stop during a second pass keeps the first). Returns the stats line;
+ * what protection could not keep is said by warn().
  */
 async function translate(model, text, options, show, warn) {
   const { eos } = model.manifest.special_ids;
@@ -212,25 +232,45 @@ async function translate(model, text, options, show, warn) {
   const countTokens = (piece) => model.source.encode(model.pipeline.source(piece)).length;
   const plan = planLines(text, countTokens, maxSourceLen - 1); // Preprocessor.source_limit: room for </s>
   const pieces = plan.flat();
+  const protector = new Protector().remembering(text);
   const done = [];
-  const results = [];
+  const results = []; // per piece, the decoding kept
+  const passes = []; // every decoding
+  const report = []; // [span, applied] for describe()
+  let again = 0;
   let stopped = null; // the output of a piece Stop cut short
   for (const piece of pieces) {
     if (options.signal.aborted) break;
-    const prepared = prepareSource(piece, model.pipeline, model.source, maxSourceLen, eos);
-    prepared.warnings.forEach(warn);
-    show(joinPieces(plan, [...done, options.strategy === "beam" ? "searching…" : "…"]));
-    const result = await decode(model, prepared.ids, options, (partial) => show(joinPieces(plan, [...done, partial])));
-    results.push(result);
-    const output = finishOutput(result.ids, model.pipeline, model.target);
-    if (result.stop === "aborted") {
-      stopped = output;
+    const shield = protector.protect(piece);
+    const decoded = {}; // pass -> {result, output, prepared}
+    const kept = await decodeProtected(shield, async (source, pass) => {
+      const prepared = prepareSource(source, model.pipeline, model.source, maxSourceLen, eos);
+      if (pass === 1) {
+        prepared.warnings.forEach(warn);
+        show(joinPieces(plan, [...done, options.strategy === "beam" ? "searching…" : "…"]));
+      }
+      // a second pass is not streamed: the first's output stays on show until the better one is known
+      const result = await decode(model, prepared.ids, options,
+        (partial) => pass === 1 && show(joinPieces(plan, [...done, restoredSoFar(shield, partial)])));
+      passes.push(result);
+      decoded[pass] = { result, output: finishOutput(result.ids, model.pipeline, model.target), prepared };
+      return result.stop === "aborted" ? null : decoded[pass].output;
+    });
+    if (kept === null) { // stopped in the first pass
+      results.push(decoded[1].result);
+      stopped = restoredSoFar(shield, decoded[1].output);
       break;
     }
-    done.push(finishSentence(piece, output));
+    if (kept.pass === 2) decoded[2].prepared.warnings.forEach(warn);
+    if (kept.again) again++;
+    results.push(decoded[kept.pass].result);
+    report.push(...kept.applied.map((span) => [span, true]), ...kept.dropped.map((span) => [span, false]));
+    done.push(finishSentence(piece, kept.text));
   }
   show(joinPieces(plan, stopped === null ? done : [...done, stopped]));
-  return translationStats(results, pieces.length, options);
+  const lost = describe(report); // "Not kept as written (the model dropped it): 127.95달러 → $127.95."
+  if (lost) warn(lost);
+  return translationStats(results, pieces.length, options, passes, again);
 }
 
 function setUpPanel(entry, panel) {

@@ -1,0 +1,651 @@
+// Terms the translator must not mangle, a port of studio/text/protect.py (and of the retry in studio/document.py's
+// unprotect): a user's glossary (Korean term -> the English to use) and, with `auto`, URLs, e-mail addresses,
+// numbers with units, decimals and dotted numbers, Korean amounts and prices ("30억 달러" -> "$3 billion":
+// src/numbers.js), ranges ("3~4%" -> "3-4%"), times of day ("오후 2:00" -> "2:00 p.m."), emoji and other symbols,
+// runs of Latin script ("Zoran Zaev") and a Korean name followed by its original in brackets ("도이체반(Deutsche
+// Bahn)": the output gets "Deutsche Bahn" once), remembered through a text (Protector.remembering) and given in
+// English where it is written alone later. Each span becomes a placeholder the model copies ("Xq1", "Xq2"), and the
+// output gets the span's English back (Protected.restore); a sentence whose placeholder the model dropped, or
+// whose number it wrote twice, is decoded once more with the English written in (decodeProtected).
+// test/protect.test.mjs holds all of it to Python's answers (test/protect-cases.json, scripts/protect-fixture.py).
+//
+// Where JavaScript's regexes and strings differ from Python's:
+// - `\s`, `\d`, `\w` are Unicode in Python's str patterns: SPACE (str.isspace()), \p{Nd} and WORD ([\p{L}\p{N}_])
+//   here; str.split()/strip() use Python's whitespace.
+// - re.IGNORECASE also folds "İ", "ı", "ſ" and the Kelvin sign into [A-Za-z], JS's `iu` only the last two; the one
+//   pattern that needs it (RESTORED) spells its classes out. It also has a scoped `(?-i:X…)`, which Node 20's V8
+//   lacks (regexp modifiers came in V8 12.5): without the `i` flag, its case-insensitive parts are spelt out.
+// - casefold(): JS has no full case folding; toUpperCase().toLowerCase() agrees with it on every letter these
+//   comparisons meet ("ß" -> "ss", "ſ" -> "s"), not on a few (Cherokee lower case).
+// - str.isalpha() is \p{L} of Unicode 14.0 (src/unicode14.js); lengths (MAX_PROTECTED_CHARS, a name's 3 syllables)
+//   count code points, as Python's len() does. Node's \p{Nd} is Unicode 17's: digits added after 14.0 (Kawi,
+//   Garay…) are digits here, not in Python.
+// - looks_like (studio/text/script.py) reads Unicode names ("HANGUL …"): HANGUL_LETTERS are the letters so named.
+
+import { AMOUNT, amountInEnglish, asciiDigits, DIGIT, PY_SPACE, SPACE } from "./numbers.js";
+import { soundsLike } from "./transliteration.js";
+import { isUnassignedInUnicode14 } from "./unicode14.js";
+
+export { amountInEnglish } from "./numbers.js";
+
+export const MAX_GLOSSARY_ENTRIES = 5000;
+export const MAX_TERM_CHARS = 200;
+
+const S = SPACE;
+const D = DIGIT;
+const WORD = "\\p{L}\\p{N}_"; // Python's \w, inside a character class
+
+const URL = `(?:https?://|www\\.)[^${PY_SPACE}<>"'()\\[\\]{}가-힣]+[^${PY_SPACE}<>"'()\\[\\]{}가-힣.,;:!?]`;
+const EMAIL = "[A-Za-z0-9._%+\\-]+@[A-Za-z0-9\\-]+(?:\\.[A-Za-z0-9\\-]+)+";
+// "km²" before "km": the square would be left behind the placeholder, where the tokenizer reads "Xq1²" as "Xq12"
+const UNIT = "(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}[²³]|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?)(?![A-Za-z²³])";
+const NUMERAL = `(?<![${D}.,])${D}+(?:,${D}{3})*(?:\\.${D}+)?`; // the lookbehind: no rescans inside a run of digits
+const CLOCK = `${D}{1,2}:${D}{2}(?::${D}{2})?(?!${D})`;
+const NUMBER = `(?:[$€£¥₩]${S}?${NUMERAL}|${NUMERAL}${S}?${UNIT}|${CLOCK})`;
+// words joined by single spaces; a hyphen only inside a word ("Jean-Claude", "COVID-19"): were a hyphen also a
+// separator, a run of Latin words with no closing bracket after it would take exponential time to give up on;
+// letters with diacritics too ("Köln", "José"): without them a name was cut into pieces around the letter
+const LETTER = "A-Za-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u024F";
+const LATIN_WORD = `[${LETTER}][${LETTER}0-9&'’.\\-]*[${LETTER}0-9]`;
+const LATIN = `${LATIN_WORD}(?: (?:${LATIN_WORD}|${D}+))*`;
+// a decimal without a unit, which the model rewrote more often than not, and dotted runs (an IP address, a version,
+// "2024.03.15"); other bare numbers it keeps or writes as words ("2개" -> "two")
+const FIGURE = `(?<![${WORD}.,])${D}+(?:\\.${D}+)+(?![${WORD}.,]?${D})`;
+// a Korean range, "3~4%", "1.5~2.5", "10:30~11:45", "$10~$20": both ends and the tilde as one span, given with a
+// hyphen as English writes it
+const RANGE_END = `(?:[$€£¥₩]${S}?)?(?:${CLOCK}|${NUMERAL}(?:${S}?${UNIT})?)`;
+const RANGE = `(?<![${WORD}.,])(?:${D}{4}${S}?[~∼〜]${S}?${D}{4}년|${RANGE_END}${S}?[~∼〜]${S}?${RANGE_END})`;
+const TILDE = new RegExp(`${S}?[~∼〜]${S}?`, "gu");
+// a clock time after 오전/오후 (a.m./p.m.)
+const TIME = `(?:오전|오후)${S}?${CLOCK}(?:${S}?[~∼〜]${S}?${CLOCK})?`;
+const HALF_DAY = { 오전: "a.m.", 오후: "p.m." };
+// pictographs, arrows, shapes and math signs (emoji, "▲", "※", "→", "±"), and a middle dot that is no word's
+// neighbour (a bullet): read byte by byte by the tokenizer, they came out as other characters ("😊" -> "😜")
+const SYMBOL = "[\\u{1F000}-\\u{1FAFF}\\u2600-\\u27BF\\u2190-\\u21FF\\u25A0-\\u25FF" +
+  `\\u203B\\u00B1\\u00D7\\u00F7\\u2264\\u2265\\uFE0F\\u200D]+|(?<![${WORD}])[·・∙‧](?![${WORD}])`;
+export const NUMERIC_KINDS = ["time", "range", "amount", "number", "figure"];
+const AUTO_KINDS = { url: URL, email: EMAIL, time: TIME, range: RANGE, amount: AMOUNT, number: NUMBER,
+  figure: FIGURE, latin: LATIN, symbol: SYMBOL };
+const AUTO = new RegExp(Object.entries(AUTO_KINDS).map(([kind, pattern]) => `(?<${kind}>${pattern})`).join("|"), "gu");
+const ADDRESSES = new RegExp(`${URL}|${EMAIL}`, "gu"); // not words of any language
+const ADDRESS_WHOLE = new RegExp(`^(?:${URL}|${EMAIL})$`, "u");
+export const PLACEHOLDER_PREFIX = "Xq";
+const placeholder = (number) => `${PLACEHOLDER_PREFIX}${number}`;
+// also where the model glued one to a word ("IXq1)"): left there, it would show through
+const ANY_PLACEHOLDER = new RegExp(`(?<![0-9])Xq${D}+(?![0-9])`, "giu");
+// or written wrongly ("Seq1", "ETq4", "X Q4", "X-q7"; "X1q1", "X23" in capitals): the span's English where the
+// placeholder itself is missing. Python compiles it with re.IGNORECASE around a case-sensitive "(?-i:X(?:\dq)?)":
+// here without the flag, [A-Za-z] under IGNORECASE spelt out (CASELESS)
+const CASELESS = "A-Za-z\\u0130\\u0131\\u017F\\u212A";
+const CASELESS_NOT_X = "A-WYZa-wyz\\u0130\\u0131\\u017F\\u212A";
+const RESTORED = new RegExp(`(?<exact>(?<![0-9])[Xx][Qq]${D}+(?![0-9]))` +
+  `|(?<![${CASELESS}0-9])(?:[Xx][ \\-]|[${CASELESS_NOT_X}](?:[${CASELESS}]?[${CASELESS_NOT_X}])?-?)[Qq]` +
+  `(?<number>${D}{1,5})(?![0-9])` +
+  `|(?<![${CASELESS}0-9])X(?:${D}q)?(?<bare>${D}{1,5})(?![0-9${CASELESS}])`, "gu");
+const LEAKED = new RegExp(`Xq${D}+`, "giu");
+// one written twice in a row, only spaces, quotes or a comma between ("'Xq1 'Xq1'"): the English once (see once())
+const TWICE_IN_A_ROW = new RegExp(`(?<![0-9])(Xq${D}+)([${PY_SPACE}'"“”‘’,]{0,3})\\1(?![0-9])`, "giu");
+const QUOTES = "'\"“”‘’";
+const GONE = "\0"; // where a placeholder was removed
+const GONE_BEFORE_MARK = new RegExp(`${S}*\\0${S}*(?=[.,;:!?)\\]])`, "gu");
+const GONE_IN_BRACKETS = new RegExp(`${S}*\\(${S}*\\0${S}*\\)`, "gu"); // "the franc (X23)" -> "the franc"
+const GLUES = new RegExp(`^[${LETTER}0-9]`, "u");
+const HANGUL = /[가-힣ㄱ-ㅎㅏ-ㅣ]/u;
+// what may follow a Korean glossary term inside its word: particles, one after another ("삼성은", "삼성에서는",
+// "서울이라는", "삼성과의"), and the copula ("삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
+const PARTICLES = ["은", "는", "이", "가", "을", "를", "의", "에", "엔", "에서", "서", "에게", "한테", "께", "께서", "와", "과",
+  "도", "만", "로", "으로", "부터", "로부터", "으로부터", "랑", "이랑", "하고", "까지", "보다", "처럼", "조차",
+  "마저", "밖에", "뿐", "이나", "나", "이며", "며", "이란", "란", "이라는", "라는", "이라고", "라고", "이다",
+  "다", "였다", "이었다", "입니다", "이에요", "예요", "들", "측"];
+const KOREAN_TAIL = `(?:${[...PARTICLES].sort((a, b) => b.length - a.length).join("|")}){0,3}(?![가-힣])`;
+// "도이체반(Deutsche Bahn)": Latin in brackets right after a Korean word. An acronym ("국민 보건 서비스(NHS)") is not
+// the name's original but its short form: left to the model, with the acronym protected as Latin.
+const NAMED = new RegExp(`(?<=[가-힣]) ?\\(${S}*(?<latin>${LATIN})${S}*\\)`, "gu");
+const BRACKET = ` ?\\(${S}*${LATIN}${S}*\\)`;
+const BRACKET_AFTER = new RegExp(BRACKET, "uy"); // Python's _BRACKET_AFTER.match(source, end): lastIndex = end
+const BRACKET_END = new RegExp(`${BRACKET}$`, "u");
+const ACRONYM = /^(?:[A-Z0-9][A-Z0-9&.\-]*[A-Z0-9]s?)$/u;
+const OPENERS = `${PY_SPACE}"'“‘(\\[「『《〈`; // what may come before a Hangul word of a name (_HANGUL_WORD_BEFORE)
+const OPENER = new RegExp(`^[${OPENERS}]$`, "u");
+// a word ending like these is not part of the name before it ("국영 철도 회사인 도이체반(Deutsche Bahn)")
+const NOT_IN_NAME = ["인", "의", "은", "는", "을", "를", "에", "에서", "와", "과", "한", "된", "및", "등", "로", "으로", "이자"];
+export const MAX_PROTECTED_CHARS = 2000; // longer pieces (one enormous "word") are decoded unprotected
+const LONGEST_WORD = 100; // characters of a Hangul word in a name
+const MOST_NAME_WORDS = 8; // a longer bracket is no name to remember (and comparing its sounds would cost its square)
+// looks_like: a text is "not Korean" when it has 3 letters or more, fewer than 30% of them Hangul (named HANGUL …)
+const MIN_LETTERS = 3;
+const KOREAN_SHARE = 0.3;
+export const HANGUL_LETTERS = [[0x1100, 0x11ff], [0x3131, 0x318e], [0xa960, 0xa97c], [0xac00, 0xd7a3],
+  [0xd7b0, 0xd7c6], [0xd7cb, 0xd7fb]];
+
+// ---- Python's strings ----
+
+const SPACE_RUN = new RegExp(`${S}+`, "u");
+const SPACE_EDGES = new RegExp(`^${S}+|${S}+$`, "gu");
+const SPACE_END = new RegExp(`${S}+$`, "u");
+const LETTER_CHAR = /^\p{L}$/u;
+
+/** Python's str.split(). */
+const pyWords = (text) => text.split(SPACE_RUN).filter(Boolean);
+/** Python's str.strip() / rstrip(). */
+const pyStrip = (text) => text.replace(SPACE_EDGES, "");
+const pyRstrip = (text) => text.replace(SPACE_END, "");
+/** Python's len(): code points. */
+const codePoints = (text) => [...text].length;
+
+/** Python's str.strip(chars) for characters of the Basic Multilingual Plane. */
+function stripChars(text, chars) {
+  let start = 0;
+  let end = text.length;
+  while (start < end && chars.includes(text[start])) start++;
+  while (end > start && chars.includes(text[end - 1])) end--;
+  return text.slice(start, end);
+}
+
+/** Python's str.casefold(), as far as this module needs it (see the top of the file). */
+export const casefold = (text) => text.toUpperCase().toLowerCase();
+
+/** Python's str.isalpha() of one code point (Unicode 14.0). */
+function isAlpha(code) {
+  return code !== undefined && LETTER_CHAR.test(String.fromCodePoint(code)) && !isUnassignedInUnicode14(code);
+}
+
+/** The code point that ends at `index` of `text`. */
+function codePointBefore(text, index) {
+  const low = text.charCodeAt(index - 1);
+  const high = text.charCodeAt(index - 2);
+  if (low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff) return text.codePointAt(index - 2);
+  return text.codePointAt(index - 1);
+}
+
+/** How often `needle` occurs in `text`, not overlapping (Python's str.count). */
+function countOf(text, needle) {
+  let count = 0;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+/** Python's str.replace(old, new): every occurrence, left to right, the new text taken literally. */
+const replaceText = (text, old, replacement) => text.split(old).join(replacement);
+
+/** Python's re.sub(pattern, function, text) for a global regex. */
+function substitute(regex, text, replacement) {
+  let out = "";
+  let position = 0;
+  for (const match of text.matchAll(regex)) {
+    out += text.slice(position, match.index) + replacement(match);
+    position = match.index + match[0].length;
+  }
+  return out + text.slice(position);
+}
+
+const placeholdersIn = (text) => [...text.matchAll(ANY_PLACEHOLDER)].map((m) => casefold(m[0]));
+const escapeRegex = (text) => text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+
+// ---- the glossary ----
+
+/** (Korean term, English) pairs, longest term first so "삼성전자" wins over "삼성". */
+export class Glossary {
+  constructor(entries = []) {
+    this.entries = Object.freeze(entries.map((entry) => Object.freeze([...entry])));
+    Object.freeze(this);
+  }
+
+  /** Entries from a Map (its order: Python's dict), an array of pairs or a plain object. */
+  static of(entries) {
+    const pairs = entries instanceof Map ? [...entries] : Array.isArray(entries) ? [...new Map(entries)]
+      : Object.entries(entries);
+    const keyed = pairs.map((pair) => [codePoints(pair[0]), pair]);
+    return new Glossary(keyed.sort((a, b) => b[0] - a[0]).map(([, pair]) => pair));
+  }
+
+  /** TSV: `korean<TAB>english` per line; blank lines and lines starting with # are skipped. Errors (thrown as
+   * Error) read as Python's DataError does: "NAME:LINE: …". */
+  static parse(text, name = "glossary") {
+    const entries = new Map();
+    const lines = splitLines(text);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (!pyStrip(line) || pyStrip(line).startsWith("#")) continue;
+      const parts = line.split("\t");
+      if (parts.length !== 2 || !pyStrip(parts[0]) || !pyStrip(parts[1])) {
+        throw new Error(`${name}:${i + 1}: expected two columns, the Korean term and its English, separated by a ` +
+          `tab, got ${pyRepr([...line].slice(0, 60).join(""))}`);
+      }
+      const term = pyStrip(parts[0]);
+      const english = pyWords(parts[1]).join(" ");
+      if (codePoints(term) > MAX_TERM_CHARS || codePoints(english) > MAX_TERM_CHARS) {
+        throw new Error(`${name}:${i + 1}: a glossary entry is limited to ${MAX_TERM_CHARS} characters`);
+      }
+      entries.set(term, english);
+      if (entries.size > MAX_GLOSSARY_ENTRIES) {
+        throw new Error(`${name}: more than ${String(MAX_GLOSSARY_ENTRIES).replace(/\B(?=(\d{3})+$)/g, ",")} entries`);
+      }
+    }
+    return Glossary.of(entries);
+  }
+
+  /** Both glossaries' entries; `other`'s English wins for a term in both. */
+  extended(other) {
+    return Glossary.of(new Map([...this.entries, ...other.entries]));
+  }
+
+  get size() {
+    return this.entries.length;
+  }
+}
+
+/** Python's str.splitlines(). */
+const splitLines = (text) => {
+  const lines = text.split(/\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/u);
+  if (lines.length && lines.at(-1) === "") lines.pop();
+  return lines;
+};
+
+/** Python's repr() of a str. */
+function pyRepr(text) {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = "";
+  for (const char of text) {
+    const code = char.codePointAt(0);
+    if (char === quote || char === "\\") out += `\\${char}`;
+    else if (char === "\t") out += "\\t";
+    else if (char === "\n") out += "\\n";
+    else if (char === "\r") out += "\\r";
+    else if (char !== " " && (/^[\p{C}\p{Z}]$/u.test(char) || isUnassignedInUnicode14(code))) {
+      out += code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}`
+        : code < 0x10000 ? `\\u${code.toString(16).padStart(4, "0")}` : `\\U${code.toString(16).padStart(8, "0")}`;
+    } else out += char;
+  }
+  return quote + out + quote;
+}
+
+const glossaryPatterns = new WeakMap();
+
+/** One regex for every term, longest first, compiled once per glossary. A term starts a word; a Korean term may be
+ * followed by a particle, a Latin one ends its word. */
+function glossaryPattern(glossary) {
+  if (!glossaryPatterns.has(glossary)) {
+    const lastIsHangul = (term) => HANGUL.test(String.fromCodePoint(codePointBefore(term, term.length)));
+    const korean = glossary.entries.map(([term]) => term).filter(lastIsHangul);
+    const other = glossary.entries.map(([term]) => term).filter((term) => !lastIsHangul(term));
+    const parts = [];
+    if (korean.length) parts.push(`(?:${korean.map(escapeRegex).join("|")})(?=${KOREAN_TAIL})`);
+    if (other.length) parts.push(`(?:${other.map(escapeRegex).join("|")})(?![A-Za-z0-9])`);
+    glossaryPatterns.set(glossary, new RegExp(`(?<![${WORD}])(?<term>${parts.join("|")})`, "gu"));
+  }
+  return glossaryPatterns.get(glossary);
+}
+
+// ---- protected text ----
+
+/** A span: {placeholder, original (as written in the source), english (what the output gets), kind ("glossary",
+ * "named", or one of the automatic kinds)}. */
+const makeSpan = (placeholder, original, english, kind) => Object.freeze({ placeholder, original, english, kind });
+
+/** A source with its protected spans replaced by placeholders. */
+export class Protected {
+  constructor(text, spans = [], written = new Set()) {
+    this.text = text;
+    this.spans = spans;
+    this.written = written; // "Xq…" tokens the user's own text has (casefolded): never removed
+  }
+
+  /**
+   * {text: the output with every placeholder replaced by its English, applied: spans applied, dropped: spans the
+   * model dropped}. One pass over the output, so an English that looks like a placeholder is never replaced again;
+   * a placeholder the model made up, or a number's written more often than the source has it, is removed.
+   */
+  restore(output) {
+    if (!this.spans.length && output.search(ANY_PLACEHOLDER) < 0) return { text: output, applied: [], dropped: [] };
+    const byPlaceholder = new Map(this.spans.map((span) => [casefold(span.placeholder), span]));
+    const writtenRight = new Set(placeholdersIn(output));
+    const left = this.counts();
+    const seen = new Set();
+    const source = casefold(this.text);
+    const once = this.once(output);
+    output = substitute(RESTORED, once, (match) => {
+      let found;
+      if (match.groups.exact !== undefined) {
+        found = casefold(match[0]);
+        if (!byPlaceholder.has(found)) return this.written.has(found) ? match[0] : GONE;
+        if (!left.get(found) && NUMERIC_KINDS.includes(byPlaceholder.get(found).kind)) return GONE;
+      } else { // a misspelt placeholder stands for its span only where the right one is missing
+        found = casefold(placeholder(Number(asciiDigits(match.groups.number ?? match.groups.bare))));
+        if (!byPlaceholder.has(found) || writtenRight.has(found) || seen.has(found)) {
+          return source.includes(casefold(match[0])) ? match[0] : GONE;
+        }
+      }
+      seen.add(found);
+      left.set(found, left.get(found) - 1);
+      const glued = match.index > 0 && isAlpha(codePointBefore(once, match.index));
+      return (glued ? " " : "") + byPlaceholder.get(found).english;
+    });
+    // one glued between digits ("1Xq124") is no placeholder the rules above can read: it never shows through
+    output = substitute(LEAKED, output, (match) => (this.written.has(casefold(match[0])) ? match[0] : GONE));
+    // where one was removed, no space is left before punctuation ("the cell line of ." -> "of.")
+    output = pyWords(output.replace(GONE_IN_BRACKETS, "").replace(GONE_BEFORE_MARK, "").replaceAll(GONE, " "))
+      .join(" ");
+    const applied = this.spans.filter((span) => seen.has(casefold(span.placeholder)));
+    for (const { english } of applied) {
+      if (english.endsWith(".")) output = replaceText(output, `${english}.`, english); // "p.m.." -> "p.m."
+      const chars = [...english];
+      if (english.endsWith("s") && chars.length > 1 && isAlpha(chars.at(-2).codePointAt(0))) { // "Brothers's"
+        output = replaceText(replaceText(output, `${english}'s`, `${english}'`), `${english}’s`, `${english}’`);
+      }
+    }
+    return { text: output, applied, dropped: this.spans.filter((span) => !seen.has(casefold(span.placeholder))) };
+  }
+
+  /** `output` with a span's placeholder written twice in a row given once, where the output has it more often than
+   * the source: "'Xq1 'Xq1'" -> "'Xq1'" (a quote between them is kept unless one comes before the first). */
+  once(output) {
+    const spans = new Set(this.spans.map((span) => casefold(span.placeholder)).filter((p) => !this.written.has(p)));
+    const written = placeholdersIn(output);
+    const counts = this.counts();
+    return substitute(TWICE_IN_A_ROW, output, (match) => {
+      const found = casefold(match[1]);
+      if (!spans.has(found) || written.filter((p) => p === found).length <= counts.get(found)) return match[0];
+      const before = match.index > 0 ? output[match.index - 1] : "";
+      const quotes = before && QUOTES.includes(before) ? "" : [...match[2]].filter((c) => QUOTES.includes(c)).join("");
+      return quotes + match[1];
+    });
+  }
+
+  /** The numbers (amounts, figures, ranges, times) whose placeholder `output` has more often than the source: a
+   * number written twice is a wrong number; a name written twice is English ("Smith ... Mr Smith"). */
+  repeated(output) {
+    const written = placeholdersIn(output);
+    const counts = this.counts();
+    return this.spans.filter((span) => NUMERIC_KINDS.includes(span.kind)
+      && written.filter((p) => p === casefold(span.placeholder)).length > counts.get(casefold(span.placeholder)));
+  }
+
+  /** How often the source has each span's placeholder (a term written twice shares one): casefolded -> count. */
+  counts() {
+    const written = placeholdersIn(this.text);
+    return new Map(this.spans.map((span) => {
+      const key = casefold(span.placeholder);
+      return [key, written.filter((p) => p === key).length];
+    }));
+  }
+
+  /** The source with `spans` written as their English instead of placeholders (the fallback for a sentence whose
+   * placeholders the model dropped: it copies Latin text more often than not). */
+  inline(spans) {
+    const chosen = new Map(spans.map((span) => [casefold(span.placeholder), span.english]));
+    return substitute(ANY_PLACEHOLDER, this.text, (m) => chosen.get(casefold(m[0])) ?? m[0]);
+  }
+}
+
+// ---- the protector ----
+
+export class Protector {
+  /** `glossary`: the user's terms; `auto`: the automatic protection of URLs, numbers and names; `names`: foreign
+   * names a text introduced with their original (see remembering). */
+  constructor({ glossary = new Glossary(), auto = true, names = new Glossary() } = {}) {
+    this.glossary = glossary;
+    this.auto = auto;
+    this.names = names;
+    Object.freeze(this);
+  }
+
+  /** Whether it does anything (Python's bool(protector)). */
+  get enabled() {
+    return this.glossary.size > 0 || this.auto;
+  }
+
+  /** This protector, also giving each foreign name that `text` (a whole document) introduces with its original in
+   * brackets ("도이체반(Deutsche Bahn)") that original wherever the name is written alone ("도이체반은 …"). Only
+   * with automatic protection; the user's glossary wins for a term in both; the first introduction wins. */
+  remembering(text) {
+    if (!this.auto) return this;
+    return new Protector({ glossary: this.glossary, auto: this.auto, names: introducedNames(text).extended(this.names) });
+  }
+
+  protect(source) {
+    if (source.length > MAX_PROTECTED_CHARS && codePoints(source) > MAX_PROTECTED_CHARS) return new Protected(source);
+    if (this.auto && looksLikeAnotherLanguage(languageSample(source))) return this.#protect(source, false);
+    return this.#protect(source, this.auto);
+  }
+
+  #protect(source, auto) {
+    const found = []; // [start, end, kind, english], not overlapping
+    // "Xq…" tokens already in the source (the user's, or a document format's markup) pass through as they are
+    const tokens = [...source.matchAll(ANY_PLACEHOLDER)].map((m) => [m.index, m.index + m[0].length]);
+    const free = (start, end) => [...tokens, ...found].every(([s, e]) => end <= s || start >= e);
+    const bracketAt = (end) => {
+      BRACKET_AFTER.lastIndex = end;
+      return BRACKET_AFTER.exec(source);
+    };
+
+    if (this.glossary.size) {
+      const englishOf = new Map(this.glossary.entries);
+      for (const match of source.matchAll(glossaryPattern(this.glossary))) {
+        const { term } = match.groups;
+        const end = match.index + term.length;
+        const bracket = bracketAt(end); // "삼성전자(Samsung Electronics)": the term's English once
+        found.push([match.index, bracket ? end + bracket[0].length : end, "glossary", englishOf.get(term)]);
+      }
+    }
+    if (auto) {
+      const names = source.includes("(") ? introducedNames(source).extended(this.names) : this.names;
+      const originalOf = new Map(names.entries);
+      for (const match of names.size ? source.matchAll(glossaryPattern(names)) : []) {
+        const { term } = match.groups;
+        let end = match.index + term.length;
+        // its bracket too when it holds this original ("도이체반(Deutsche Bahn)"); another ("(HRW)") stays
+        const bracket = bracketAt(end);
+        if (bracket && casefold(stripChars(bracket[0], " ()")) === casefold(originalOf.get(term))
+            && free(match.index, end + bracket[0].length)) {
+          end += bracket[0].length;
+        }
+        if (free(match.index, end)) found.push([match.index, end, "named", originalOf.get(term)]);
+      }
+      for (const [start, end, english] of named(source)) {
+        if (free(start, end)) found.push([start, end, "named", english]);
+      }
+      for (const match of source.matchAll(AUTO)) {
+        const kind = Object.keys(AUTO_KINDS).find((name) => match.groups[name] !== undefined);
+        const english = autoEnglish(kind, match[0]);
+        const end = match.index + match[0].length;
+        if (english && free(match.index, end)) found.push([match.index, end, kind, english]);
+      }
+    }
+    const taken = new Set(placeholdersIn(source));
+    let number = 0;
+    const nextPlaceholder = () => {
+      do number++; while (taken.has(casefold(placeholder(number))));
+      return placeholder(number);
+    };
+    const spans = new Map(); // the same term twice in a sentence shares one placeholder
+    const pieces = [];
+    let position = 0;
+    found.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    for (const [start, end, kind, english] of found) {
+      let original = source.slice(start, end);
+      if (kind === "glossary" || kind === "named") original = original.replace(BRACKET_END, "");
+      const key = JSON.stringify([original, kind]);
+      if (!spans.has(key)) spans.set(key, makeSpan(nextPlaceholder(), original, english, kind));
+      // a placeholder touching a Latin letter, a digit or another placeholder ("▲3.5%", "±5") would be read as
+      // another one ("Xq15")
+      pieces.push(source.slice(position, start));
+      const last = pieces.findLast((piece) => piece) ?? "";
+      if (GLUES.test(last.slice(-1))) pieces.push(" ");
+      pieces.push(spans.get(key).placeholder);
+      if (GLUES.test(source.slice(end, end + 1))) pieces.push(" ");
+      position = end;
+    }
+    return new Protected(pieces.join("") + source.slice(position), [...spans.values()], taken);
+  }
+}
+
+/** What the output gets for an automatically protected span: mostly the span as written. */
+function autoEnglish(kind, text) {
+  if (kind === "amount") return amountInEnglish(text);
+  if (kind === "time") return `${pyStrip(text.slice(2)).replace(TILDE, "-")} ${HALF_DAY[text.slice(0, 2)]}`;
+  return kind === "range" ? (text.endsWith("년") ? text.slice(0, -1) : text).replace(TILDE, "-") : text;
+}
+
+/** The text a language guess should read: without URLs and e-mail addresses and without placeholders. */
+export function languageSample(text) {
+  return text.replace(ANY_PLACEHOLDER, " ").replace(ADDRESSES, " ");
+}
+
+/** Whether studio/text/script.py's looks_like(text) says the text is mostly not Korean: 3 letters or more, fewer
+ * than 30% of them Hangul. */
+export function looksLikeAnotherLanguage(text) {
+  let letters = 0;
+  let hangul = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0);
+    if (!isAlpha(code)) continue;
+    letters++;
+    if (HANGUL_LETTERS.some(([first, last]) => code >= first && code <= last)) hangul++;
+  }
+  return letters >= MIN_LETTERS && hangul < KOREAN_SHARE * letters;
+}
+
+/**
+ * The foreign names `text` writes in Hangul with their original in brackets, Hangul -> original, where the Hangul
+ * sounds like the original (src/transliteration.js): not a translated name, a word before an original that is not
+ * its transliteration, or an original in lower case. A one-word name needs three syllables ("나라(Nara)" is also
+ * "country"). The first introduction of a name wins.
+ */
+export function introducedNames(text) {
+  const names = new Map();
+  for (const [start, end, latin] of named(text)) {
+    if (names.size >= MAX_GLOSSARY_ENTRIES || !/^\p{Uppercase}/u.test(latin) || pyWords(latin).length > MOST_NAME_WORDS
+        || codePoints(latin) > MAX_TERM_CHARS) {
+      continue;
+    }
+    const words = pyWords(text.slice(start, end).replace(BRACKET_END, ""));
+    // the longest run of the words before the bracket that sounds like it
+    for (let first = 0; first < words.length; first++) {
+      const korean = words.slice(first).join(" ");
+      if ((codePoints(korean) >= 3 || korean.includes(" ")) && soundsLike(korean, latin)) {
+        if (!names.has(korean)) names.set(korean, latin); // the first introduction wins
+        break;
+      }
+    }
+  }
+  return Glossary.of(names);
+}
+
+/**
+ * Python's _HANGUL_WORD_BEFORE.search(source, from, end), the pattern being
+ * `(?:^|(?<=[\s"'“‘(\[「『《〈]))[가-힣]+ ?$`: a Hangul word (and a space) that ends at `end` (or at a "\n" just
+ * before it: Python's `$`), after the text's start or an opening mark, starting no earlier than `from`.
+ */
+function hangulWordBefore(source, from, end) {
+  const isHangul = (i) => i >= 0 && i < end && source[i] >= "가" && source[i] <= "힣";
+  let stop = end; // where `$` holds
+  if (!isHangul(stop - 1) && source[stop - 1] === "\n" && (isHangul(stop - 2) || source[stop - 2] === " ")) stop--;
+  const last = source[stop - 1] === " " ? stop - 1 : stop; // the end of the word, its space after it
+  if (!isHangul(last - 1)) return null;
+  let start = last - 1;
+  while (start > from && isHangul(start - 1)) start--;
+  if (start < from || (start > 0 && !OPENER.test(source[start - 1]))) return null;
+  return { start, text: source.slice(start, stop) };
+}
+
+/**
+ * [start, end, the Latin] for each Korean name written with its original in brackets. The Korean taken is as many
+ * words as the Latin has, walking back over whole Hangul words and stopping at one that ends like a particle or a
+ * modifier: "비센테 시소(Vicente Siso)" whole, only "도이체반" of "회사인 도이체반(Deutsche Bahn)".
+ */
+function named(source) {
+  const spans = [];
+  for (const match of source.matchAll(NAMED)) {
+    const { latin } = match.groups;
+    if (ACRONYM.test(latin) || ADDRESS_WHOLE.test(latin)) continue;
+    let start = match.index;
+    const wanted = pyWords(latin).length;
+    for (let taken = 0; taken < wanted; taken++) {
+      const word = hangulWordBefore(source, Math.max(0, start - LONGEST_WORD), start);
+      if (word === null || (taken && NOT_IN_NAME.some((ending) => pyRstrip(word.text).endsWith(ending)))) break;
+      start = word.start;
+    }
+    if (start < match.index) spans.push([start, match.index + match[0].length, latin]);
+  }
+  return spans;
+}
+
+// ---- decoding with protection (studio/document.py's unprotect, for one sentence) ----
+
+/** (document.py's _restored) {text, applied, dropped} of `output`; the spans `writtenIn` the source as English,
+ * not as placeholders, count as applied where their English is in the output. */
+export function restoredWith(shield, output, writtenIn) {
+  const { text, applied } = shield.restore(output);
+  const folded = casefold(text);
+  const all = [...applied, ...writtenIn.filter((span) => folded.includes(casefold(span.english))
+    && !applied.some((a) => a.placeholder === span.placeholder))];
+  const kept = new Set(all.map((span) => span.placeholder));
+  return { text, applied: all, dropped: shield.spans.filter((span) => !kept.has(span.placeholder)) };
+}
+
+/** (document.py's _second_pass_wins) Whether the pass decoded with spans' English written in (`second`, as
+ * restoredWith gives it, from the model's `secondOutput`) is kept over the `first`: it applied more of the spans,
+ * or as many where the first wrote a number twice (`repeated`) and it wrote none of them twice. */
+export function secondPassWins(shield, first, second, secondOutput, repeated) {
+  if (second.applied.length !== first.applied.length) return second.applied.length > first.applied.length;
+  return repeated.length > 0 && shield.repeated(secondOutput).length === 0 && repeated.every(
+    (span) => countOf(casefold(second.text), casefold(span.english)) <= 1);
+}
+
+/**
+ * One protected sentence decoded as document.py's unprotect does: `decode(source, pass)` (pass 1, then 2) returns a
+ * promise of the model's output for `source`, or null when it was stopped. The first pass decodes the placeholder
+ * text; when it dropped a span or wrote a number twice, a second pass decodes the source with those spans' English
+ * written in, kept when secondPassWins. Returns {text, applied, dropped, pass: the pass kept, again: whether a second
+ * ran}, or null when the first pass was stopped (a second stopped keeps the first).
+ */
+export async function decodeProtected(shield, decode) {
+  const output = await decode(shield.text, 1);
+  if (output === null) return null;
+  const first = shield.restore(output);
+  const repeated = shield.repeated(output);
+  const writtenIn = [...first.dropped, ...repeated];
+  if (!writtenIn.length) return { ...first, pass: 1, again: false };
+  const secondOutput = await decode(shield.inline(writtenIn), 2);
+  if (secondOutput === null) return { ...first, pass: 1, again: true };
+  const second = restoredWith(shield, secondOutput, writtenIn);
+  return secondPassWins(shield, first, second, secondOutput, repeated) ? { ...second, pass: 2, again: true }
+    : { ...first, pass: 1, again: true };
+}
+
+export const MAX_NAMED = 10; // dropped spans named in the report; more are counted
+
+/** One line on what protection did (studio/text/protect.py's describe): each glossary entry applied or not, and each
+ * automatically protected span the model dropped, named. `report`: [span, applied] pairs. Empty when nothing. */
+export function describe(report) {
+  const entries = new Map();
+  const dropped = new Map();
+  for (const [span, applied] of report) {
+    if (span.kind === "glossary") {
+      const key = JSON.stringify([span.original, span.english]);
+      if (!entries.has(key)) entries.set(key, []);
+      entries.get(key).push(applied);
+    } else if (!applied) {
+      const name = span.original.includes(span.english) ? span.original : `${span.original} → ${span.english}`;
+      dropped.set(name, (dropped.get(name) ?? 0) + 1);
+    }
+  }
+  const parts = [];
+  for (const [key, outcomes] of entries) {
+    const [term, english] = JSON.parse(key);
+    const done = outcomes.filter(Boolean).length;
+    const state = done === outcomes.length ? "applied" : done ? `applied ${done} of ${outcomes.length} times`
+      : "not applied: the model dropped it";
+    parts.push(`${term} → ${english} (${state})`);
+  }
+  let line = parts.length ? `Glossary: ${parts.join("; ")}.` : "";
+  if (dropped.size) {
+    let names = [...dropped].map(([name, times]) => (times > 1 ? `${name} (${times} times)` : name));
+    if (names.length > MAX_NAMED) names = [...names.slice(0, MAX_NAMED), `and ${names.length - MAX_NAMED} more`];
+    const total = [...dropped.values()].reduce((sum, times) => sum + times, 0);
+    const them = dropped.size > 1 || total > 1 ? "them" : "it";
+    line += `${line ? " " : ""}Not kept as written (the model dropped ${them}): ${names.join(", ")}.`;
+  }
+  return line;
+}
