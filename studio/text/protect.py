@@ -297,7 +297,8 @@ class Protector:
                 term = match.group("term")
                 end = match.start() + len(term)
                 bracket = _BRACKET_AFTER.match(source, end)  # "삼성전자(Samsung Electronics)": the term's English once
-                found.append((match.start(), bracket.end() if bracket else end, "glossary", english_of[term]))
+                if free(match.start(), bracket.end() if bracket else end):  # not a term inside that bracket
+                    found.append((match.start(), bracket.end() if bracket else end, "glossary", english_of[term]))
         if auto:
             names = introduced_names(source).extended(self.names) if "(" in source else self.names
             original_of = dict(names.entries)

@@ -65,4 +65,7 @@ def likeness(korean: str, latin: str) -> float:
 
 def sounds_like(korean: str, latin: str) -> bool:
     """Whether `korean` reads as a transliteration of `latin` (not a translation of it)."""
-    return likeness(korean, latin) >= MIN_LIKENESS
+    a, b = korean_sounds(korean), latin_sounds(latin)
+    if not a or not b or 2 * min(len(a), len(b)) / len(a + b) < MIN_LIKENESS:
+        return False  # the likeness is at most that: lengths too unlike to compare (and to pay the quadratic cost)
+    return 2 * _common_subsequence(a, b) / len(a + b) >= MIN_LIKENESS

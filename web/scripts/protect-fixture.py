@@ -25,6 +25,8 @@ PROTECT = [
     ("Xq1 회의는 Xq1", "회의\tsummit\n", True),
     ("Zoran Zaev 5kg", None, False),
     ("삼성 원자로 삼성", "삼성\tSamsung\n원자로\treactor\n", True),
+    ("삼성(Samsung) 회의에서 만났다", "삼성\tSamsung\nSamsung\t삼성전자\n", True),  # a term inside another's bracket
+    ("터키의 Yıldız Holding은 투자를 발표했다", None, True),
     ("자세한 내용은 https://example.com/news/2024/article 참고", None, True),
     ("How are you doing today?", None, True),
     ("I love Seoul in May", "Seoul\t서울\n", True),
@@ -95,6 +97,7 @@ PROTECT = [
 
 # (document, glossary TSV or None, auto, later sentences to protect)
 REMEMBER = [
+    ("터키 기업 일디즈(Yıldız)가 발표했다. 일디즈(YILDIZ)는 컸다.", None, True, ["일디즈(YILDIZ)는 컸다.", "일디즈는 컸다."]),
     ("국영 철도 회사인 도이체반(Deutsche Bahn)은 파업했다.\n\n도이체반과 그레그스는 만났다\n"
      "녹색 일자리 펀드 (Green Jobs Fund)를 받았다. 녹색 일자리 펀드는 컸다.\n그레그스(Greggs)의 가격은 올랐다.", None, True,
      ["도이체반과 그레그스는 만났다", "녹색 일자리 펀드는 컸다.", "그레그스(Greggs)의 가격은 올랐다."]),
@@ -154,6 +157,8 @@ RESTORE = [
 MEETING = "회의는 100만 원 만났다"
 # (source, glossary TSV or None, the first pass's output, the second's)
 SECOND_PASS = [
+    ("터키의 Yıldız Holding은 투자를 발표했다", None, "Turkey's company announced an investment",
+     "Turkey's Yildiz Holding announced an investment"),
     (MEETING, None, "the meeting is Xq1 Xq1 met", "the meeting is 1 million won met"),
     (MEETING, None, "the meeting is Xq1 Xq1 met", "the meeting is 1 million won and 1 million won met"),
     (MEETING, None, "the meeting is Xq1 Xq1 met", "the meeting is met"),

@@ -209,12 +209,12 @@ async function reply(model, text, options, show, warn) {
   return statsLine(result, options);
 }
 
-// the start of a placeholder whose digits are still to come ("… at X", "… at Xq"): not shown while streaming
-const PLACEHOLDER_BEGUN = /(?<![\p{L}\p{N}])Xq?$/iu;
+// a placeholder still being written ("… at X", "… at X q", "… at Xq1" that may become "Xq12"): not shown yet
+const PLACEHOLDER_BEGUN = /(?<![\p{L}\p{N}])(?:X[ -]?q?|Xq\p{Nd}*)$/iu;
 
 /** A streaming output with its placeholders restored as far as they go (Protected.restore), so none shows. */
 function restoredSoFar(shield, partial) {
-  return shield.spans.length ? shield.restore(partial.replace(PLACEHOLDER_BEGUN, "")).text : partial;
+  return shield.restore(partial.replace(PLACEHOLDER_BEGUN, "")).text;
 }
 
 /**
@@ -258,7 +258,7 @@ async function translate(model, text, options, show, warn) {
     });
     if (kept === null) { // stopped in the first pass
       results.push(decoded[1].result);
-      stopped = restoredSoFar(shield, decoded[1].output);
+      stopped = shield.restore(decoded[1].output).text; // what was written, its placeholders restored
       break;
     }
     if (kept.pass === 2) decoded[2].prepared.warnings.forEach(warn);

@@ -26,7 +26,7 @@ export const TUTORIAL = "tutorial";
 export const TRANSLATOR = "translator";
 
 // str.isspace() in Python 3.11 (the same set as `\s` in a str regex)
-const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+export const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const WHITESPACE_RUNS = new RegExp(`[${PY_WHITESPACE}]+`, "g");
 const ONE_WHITESPACE = new RegExp(`^[${PY_WHITESPACE}]$`);
 const isPySpace = (unit) => ONE_WHITESPACE.test(unit); // every Python whitespace is one UTF-16 unit

@@ -10,8 +10,10 @@
 //   can have 30: "123456789012,345,678,901,234.123456만"): Dec below does the same on BigInts.
 // - `$` in Python also matches before a final "\n"; every `$` here follows `[^가-힣]|`, which matches that "\n".
 
-/** Python 3.11's str.isspace() (as src/normalize.js' PY_WHITESPACE), for character classes. */
-export const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+import { PY_WHITESPACE, pyStrip } from "./normalize.js";
+
+/** Python 3.11's str.isspace(), for character classes (src/normalize.js is its one home). */
+export const PY_SPACE = PY_WHITESPACE;
 export const SPACE = `[${PY_SPACE}]`; // Python's \s
 export const DIGIT = "\\p{Nd}"; // Python's \d, also inside a character class
 const S = SPACE;
@@ -46,7 +48,6 @@ const MULTIPLIER = { 십: 10n, 백: 100n, 천: 1000n };
 const SCALE = { 조: 10n ** 12n, 억: 10n ** 8n, 만: 10n ** 4n };
 const NAMES = [[10n ** 12n, "trillion"], [10n ** 9n, "billion"], [10n ** 6n, "million"]];
 const ONE_DIGIT = new RegExp(`^${D}$`, "u");
-const PY_SPACE_EDGES = new RegExp(`^${S}+|${S}+$`, "gu");
 
 /** A Unicode decimal digit's value: decimal digits come in runs of ten, 0 to 9, one run after another. */
 function digitValue(code) {
@@ -86,7 +87,7 @@ class Dec {
 
   /** Decimal(text): exact, whatever its length. */
   static parse(text) {
-    const match = /^([0-9]*)(?:\.([0-9]*))?$/.exec(asciiDigits(text).replace(PY_SPACE_EDGES, ""));
+    const match = /^([0-9]*)(?:\.([0-9]*))?$/.exec(pyStrip(asciiDigits(text)));
     if (!match || !(match[1] || match[2])) throw new Error(`decimal.InvalidOperation: ${JSON.stringify(text)}`);
     const fraction = match[2] ?? "";
     return new Dec(BigInt((match[1] || "0") + fraction), -fraction.length);
@@ -168,7 +169,7 @@ const grouped = (digits) => digits.replace(/\B(?=(\d{3})+$)/g, ",");
  */
 export function amountInEnglish(text) {
   const currency = [...CURRENCY.keys()].find((word) => text.endsWith(word)) ?? null;
-  const number = (currency ? text.slice(0, text.length - currency.length) : text).replace(PY_SPACE_EDGES, "");
+  const number = pyStrip(currency ? text.slice(0, text.length - currency.length) : text);
   let total = ZERO;
   const scales = [];
   for (const part of number.matchAll(PARTS)) {
@@ -191,7 +192,7 @@ function subMyriad(value) {
   for (const [, digits, multiplier] of value.matchAll(SUB_PARTS)) {
     total = total.plus(Dec.parse(digits).times(big(MULTIPLIER[multiplier])));
   }
-  const rest = value.replace(SUB_PARTS, "").replace(PY_SPACE_EDGES, "").replaceAll(",", "");
+  const rest = pyStrip(value.replace(SUB_PARTS, "")).replaceAll(",", "");
   return total.plus(rest ? Dec.parse(rest) : ZERO);
 }
 

@@ -15,18 +15,17 @@
 // - re.IGNORECASE also folds "İ", "ı", "ſ" and the Kelvin sign into [A-Za-z], JS's `iu` only the last two; the one
 //   pattern that needs it (RESTORED) spells its classes out. It also has a scoped `(?-i:X…)`, which Node 20's V8
 //   lacks (regexp modifiers came in V8 12.5): without the `i` flag, its case-insensitive parts are spelt out.
-// - casefold(): JS has no full case folding; toUpperCase().toLowerCase() agrees with it on every letter these
-//   comparisons meet ("ß" -> "ss", "ſ" -> "s"), not on a few (Cherokee lower case).
+// - casefold(): JS has no full case folding; toUpperCase().toLowerCase(), corrected where it differs ("ı", "ẞ", a
+//   final "ς", Cherokee), equals it on every code point assigned in Unicode 14.0.
 // - str.isalpha() is \p{L} of Unicode 14.0 (src/unicode14.js); lengths (MAX_PROTECTED_CHARS, a name's 3 syllables)
 //   count code points, as Python's len() does. Node's \p{Nd} is Unicode 17's: digits added after 14.0 (Kawi,
 //   Garay…) are digits here, not in Python.
 // - looks_like (studio/text/script.py) reads Unicode names ("HANGUL …"): HANGUL_LETTERS are the letters so named.
 
 import { AMOUNT, amountInEnglish, asciiDigits, DIGIT, PY_SPACE, SPACE } from "./numbers.js";
+import { pyRstrip, pyStrip } from "./normalize.js";
 import { soundsLike } from "./transliteration.js";
 import { isUnassignedInUnicode14 } from "./unicode14.js";
-
-export { amountInEnglish } from "./numbers.js";
 
 export const MAX_GLOSSARY_ENTRIES = 5000;
 export const MAX_TERM_CHARS = 200;
@@ -121,15 +120,10 @@ export const HANGUL_LETTERS = [[0x1100, 0x11ff], [0x3131, 0x318e], [0xa960, 0xa9
 // ---- Python's strings ----
 
 const SPACE_RUN = new RegExp(`${S}+`, "u");
-const SPACE_EDGES = new RegExp(`^${S}+|${S}+$`, "gu");
-const SPACE_END = new RegExp(`${S}+$`, "u");
 const LETTER_CHAR = /^\p{L}$/u;
 
 /** Python's str.split(). */
 const pyWords = (text) => text.split(SPACE_RUN).filter(Boolean);
-/** Python's str.strip() / rstrip(). */
-const pyStrip = (text) => text.replace(SPACE_EDGES, "");
-const pyRstrip = (text) => text.replace(SPACE_END, "");
 /** Python's len(): code points. */
 const codePoints = (text) => [...text].length;
 
@@ -142,8 +136,14 @@ function stripChars(text, chars) {
   return text.slice(start, end);
 }
 
-/** Python's str.casefold(), as far as this module needs it (see the top of the file). */
-export const casefold = (text) => text.toUpperCase().toLowerCase();
+// the letters toUpperCase().toLowerCase() folds otherwise than casefold(): "ı" stays "ı" (it would become "i"),
+// "ẞ" is "ss", a final "ς" is "σ", Cherokee folds to its capitals
+const UNLIKE_FOLDING = /[\u03C2\u13F8-\u13FD\uAB70-\uABBF]/gu;
+const foldUnlike = (char) => (char === "ς" ? "σ" : char.toUpperCase());
+
+/** Python's str.casefold(): equal to it on every code point assigned in Unicode 14.0. */
+export const casefold = (text) => text.replaceAll("ẞ", "ss").split("ı")
+  .map((part) => part.toUpperCase().toLowerCase().replace(UNLIKE_FOLDING, foldUnlike)).join("ı");
 
 /** Python's str.isalpha() of one code point (Unicode 14.0). */
 function isAlpha(code) {
@@ -425,7 +425,8 @@ export class Protector {
         const { term } = match.groups;
         const end = match.index + term.length;
         const bracket = bracketAt(end); // "삼성전자(Samsung Electronics)": the term's English once
-        found.push([match.index, bracket ? end + bracket[0].length : end, "glossary", englishOf.get(term)]);
+        const spanEnd = bracket ? end + bracket[0].length : end;
+        if (free(match.index, spanEnd)) found.push([match.index, spanEnd, "glossary", englishOf.get(term)]); // not a term inside that bracket
       }
     }
     if (auto) {

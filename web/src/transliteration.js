@@ -63,5 +63,10 @@ export function likeness(korean, latin) {
 
 /** Whether `korean` reads as a transliteration of `latin` (not a translation of it). */
 export function soundsLike(korean, latin) {
-  return likeness(korean, latin) >= MIN_LIKENESS;
+  const a = koreanSounds(korean);
+  const b = latinSounds(latin);
+  if (!a || !b || (2 * Math.min(a.length, b.length)) / (a.length + b.length) < MIN_LIKENESS) {
+    return false; // the likeness is at most that: lengths too unlike to compare (and to pay the quadratic cost)
+  }
+  return (2 * commonSubsequence(a, b)) / (a.length + b.length) >= MIN_LIKENESS;
 }
