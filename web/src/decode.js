@@ -23,7 +23,7 @@
 // sample); </s> (2) ends the output; at most C steps (the cache capacity). The output excludes <s>/</s>.
 // Beam search keeps `beamSize` hypotheses, each with its own state, stepped one at a time (batch 1).
 
-import { pyStrip } from "./normalize.js";
+import { pyStrip } from "./pystr.js";
 
 export const PAD_ID = 0;
 export const BOS_ID = 1;

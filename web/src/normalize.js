@@ -13,38 +13,22 @@
 //   iterate code points too. A lone surrogate is one "character" in both; a valid surrogate pair is one
 //   character in JS (Python could hold it as two lone surrogates, a string JS cannot represent).
 // - Python's whitespace (str.isspace, re `\s`, str.strip) is not JS's (`\s`, trim): JS adds U+FEFF and
-//   lacks U+001C-U+001F and U+0085. PY_WHITESPACE below is Python's set.
+//   lacks U+001C-U+001F and U+0085. PY_WHITESPACE (src/pystr.js) is Python's set.
 // - Python 3.11's unicodedata is Unicode 14.0; JS engines carry newer Unicode (Node 20: 17.0). General
 //   categories of characters assigned in 14.0 agree (checked for every code point), but characters added
 //   since (new emoji, CJK extension H, ...) are Cn (unassigned, dropped) for Python: unicode14.js has that
 //   table. NFC of every single code point agrees; a new-in-Unicode-16 composition could differ, but only
 //   between characters that are unassigned in 14.0.
 
+import { PY_WHITESPACE, pyStrip, WORD_CHARS } from "./pystr.js";
 import { isUnassignedInUnicode14 } from "./unicode14.js";
+
+export { pyStrip } from "./pystr.js"; // for the tests of this module's use of it
 
 export const TUTORIAL = "tutorial";
 export const TRANSLATOR = "translator";
 
-// str.isspace() in Python 3.11 (the same set as `\s` in a str regex)
-export const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const WHITESPACE_RUNS = new RegExp(`[${PY_WHITESPACE}]+`, "g");
-const ONE_WHITESPACE = new RegExp(`^[${PY_WHITESPACE}]$`);
-const isPySpace = (unit) => ONE_WHITESPACE.test(unit); // every Python whitespace is one UTF-16 unit
-
-// loops, not a `[…]+$` regex: that one rescans a long run of spaces from each of its starts (quadratic)
-/** Python's str.rstrip(): whitespace off the end. */
-export function pyRstrip(text) {
-  let end = text.length;
-  while (end > 0 && isPySpace(text[end - 1])) end--;
-  return text.slice(0, end);
-}
-
-/** Python's str.strip(): whitespace off both ends. */
-export function pyStrip(text) {
-  let start = 0;
-  while (start < text.length && isPySpace(text[start])) start++;
-  return pyRstrip(text.slice(start));
-}
 
 // ---- translator pipeline (pipelines.py) ----
 
@@ -62,7 +46,7 @@ function keep(char) {
 // East Asian brackets as quotation marks; a middle dot between words as a comma, between digits as a point
 const QUOTES = { "「": "“", "『": "“", "《": "“", "〈": "“", "」": "”", "』": "”", "》": "”", "〉": "”" };
 const QUOTE_MARKS = /[「『《〈」』》〉]/g;
-const WORD = "[\\p{L}\\p{N}_]"; // what Python's \w matches
+const WORD = `[${WORD_CHARS}]`; // what Python's \w matches
 const MIDDLE_DOT = new RegExp(`(?<=${WORD})[·・∙‧](?=${WORD})`, "gu");
 const DIGIT = /^[0-9]$/;
 

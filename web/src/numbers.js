@@ -10,11 +10,9 @@
 //   can have 30: "123456789012,345,678,901,234.123456만"): Dec below does the same on BigInts.
 // - `$` in Python also matches before a final "\n"; every `$` here follows `[^가-힣]|`, which matches that "\n".
 
-import { PY_WHITESPACE, pyStrip } from "./normalize.js";
+import { PY_WHITESPACE, pyStrip } from "./pystr.js";
 
-/** Python 3.11's str.isspace(), for character classes (src/normalize.js is its one home). */
-export const PY_SPACE = PY_WHITESPACE;
-export const SPACE = `[${PY_SPACE}]`; // Python's \s
+export const SPACE = `[${PY_WHITESPACE}]`; // Python's \s
 export const DIGIT = "\\p{Nd}"; // Python's \d, also inside a character class
 const S = SPACE;
 const D = DIGIT;

@@ -22,8 +22,8 @@
 //   Garay…) are digits here, not in Python.
 // - looks_like (studio/text/script.py) reads Unicode names ("HANGUL …"): HANGUL_LETTERS are the letters so named.
 
-import { AMOUNT, amountInEnglish, asciiDigits, DIGIT, PY_SPACE, SPACE } from "./numbers.js";
-import { pyRstrip, pyStrip } from "./normalize.js";
+import { AMOUNT, amountInEnglish, asciiDigits, DIGIT, SPACE } from "./numbers.js";
+import { codePointBefore, PY_WHITESPACE, pyRstrip, pySplit, pyStrip, stripChars, WORD_CHARS } from "./pystr.js";
 import { soundsLike } from "./transliteration.js";
 import { isUnassignedInUnicode14 } from "./unicode14.js";
 
@@ -32,9 +32,9 @@ export const MAX_TERM_CHARS = 200;
 
 const S = SPACE;
 const D = DIGIT;
-const WORD = "\\p{L}\\p{N}_"; // Python's \w, inside a character class
+const WORD = WORD_CHARS; // Python's \w, inside a character class
 
-const URL = `(?:https?://|www\\.)[^${PY_SPACE}<>"'()\\[\\]{}가-힣]+[^${PY_SPACE}<>"'()\\[\\]{}가-힣.,;:!?]`;
+const URL = `(?:https?://|www\\.)[^${PY_WHITESPACE}<>"'()\\[\\]{}가-힣]+[^${PY_WHITESPACE}<>"'()\\[\\]{}가-힣.,;:!?]`;
 const EMAIL = "[A-Za-z0-9._%+\\-]+@[A-Za-z0-9\\-]+(?:\\.[A-Za-z0-9\\-]+)+";
 // "km²" before "km": the square would be left behind the placeholder, where the tokenizer reads "Xq1²" as "Xq12"
 const UNIT = "(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}[²³]|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?)(?![A-Za-z²³])";
@@ -83,7 +83,7 @@ const RESTORED = new RegExp(`(?<exact>(?<![0-9])[Xx][Qq]${D}+(?![0-9]))` +
   `|(?<![${CASELESS}0-9])X(?:${D}q)?(?<bare>${D}{1,5})(?![0-9${CASELESS}])`, "gu");
 const LEAKED = new RegExp(`Xq${D}+`, "giu");
 // one written twice in a row, only spaces, quotes or a comma between ("'Xq1 'Xq1'"): the English once (see once())
-const TWICE_IN_A_ROW = new RegExp(`(?<![0-9])(Xq${D}+)([${PY_SPACE}'"“”‘’,]{0,3})\\1(?![0-9])`, "giu");
+const TWICE_IN_A_ROW = new RegExp(`(?<![0-9])(Xq${D}+)([${PY_WHITESPACE}'"“”‘’,]{0,3})\\1(?![0-9])`, "giu");
 const QUOTES = "'\"“”‘’";
 const GONE = "\0"; // where a placeholder was removed
 const GONE_BEFORE_MARK = new RegExp(`${S}*\\0${S}*(?=[.,;:!?)\\]])`, "gu");
@@ -104,7 +104,7 @@ const BRACKET = ` ?\\(${S}*${LATIN}${S}*\\)`;
 const BRACKET_AFTER = new RegExp(BRACKET, "uy"); // Python's _BRACKET_AFTER.match(source, end): lastIndex = end
 const BRACKET_END = new RegExp(`${BRACKET}$`, "u");
 const ACRONYM = /^(?:[A-Z0-9][A-Z0-9&.\-]*[A-Z0-9]s?)$/u;
-const OPENERS = `${PY_SPACE}"'“‘(\\[「『《〈`; // what may come before a Hangul word of a name (_HANGUL_WORD_BEFORE)
+const OPENERS = `${PY_WHITESPACE}"'“‘(\\[「『《〈`; // what may come before a Hangul word of a name (_HANGUL_WORD_BEFORE)
 const OPENER = new RegExp(`^[${OPENERS}]$`, "u");
 // a word ending like these is not part of the name before it ("국영 철도 회사인 도이체반(Deutsche Bahn)")
 const NOT_IN_NAME = ["인", "의", "은", "는", "을", "를", "에", "에서", "와", "과", "한", "된", "및", "등", "로", "으로", "이자"];
@@ -119,22 +119,10 @@ export const HANGUL_LETTERS = [[0x1100, 0x11ff], [0x3131, 0x318e], [0xa960, 0xa9
 
 // ---- Python's strings ----
 
-const SPACE_RUN = new RegExp(`${S}+`, "u");
 const LETTER_CHAR = /^\p{L}$/u;
 
-/** Python's str.split(). */
-const pyWords = (text) => text.split(SPACE_RUN).filter(Boolean);
 /** Python's len(): code points. */
 const codePoints = (text) => [...text].length;
-
-/** Python's str.strip(chars) for characters of the Basic Multilingual Plane. */
-function stripChars(text, chars) {
-  let start = 0;
-  let end = text.length;
-  while (start < end && chars.includes(text[start])) start++;
-  while (end > start && chars.includes(text[end - 1])) end--;
-  return text.slice(start, end);
-}
 
 // the letters toUpperCase().toLowerCase() folds otherwise than casefold(): "ı" stays "ı" (it would become "i"),
 // "ẞ" is "ss", a final "ς" is "σ", Cherokee folds to its capitals
@@ -150,13 +138,6 @@ function isAlpha(code) {
   return code !== undefined && LETTER_CHAR.test(String.fromCodePoint(code)) && !isUnassignedInUnicode14(code);
 }
 
-/** The code point that ends at `index` of `text`. */
-function codePointBefore(text, index) {
-  const low = text.charCodeAt(index - 1);
-  const high = text.charCodeAt(index - 2);
-  if (low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff) return text.codePointAt(index - 2);
-  return text.codePointAt(index - 1);
-}
 
 /** How often `needle` occurs in `text`, not overlapping (Python's str.count). */
 function countOf(text, needle) {
@@ -213,7 +194,7 @@ export class Glossary {
           `tab, got ${pyRepr([...line].slice(0, 60).join(""))}`);
       }
       const term = pyStrip(parts[0]);
-      const english = pyWords(parts[1]).join(" ");
+      const english = pySplit(parts[1]).join(" ");
       if (codePoints(term) > MAX_TERM_CHARS || codePoints(english) > MAX_TERM_CHARS) {
         throw new Error(`${name}:${i + 1}: a glossary entry is limited to ${MAX_TERM_CHARS} characters`);
       }
@@ -324,7 +305,7 @@ export class Protected {
     // one glued between digits ("1Xq124") is no placeholder the rules above can read: it never shows through
     output = substitute(LEAKED, output, (match) => (this.written.has(casefold(match[0])) ? match[0] : GONE));
     // where one was removed, no space is left before punctuation ("the cell line of ." -> "of.")
-    output = pyWords(output.replace(GONE_IN_BRACKETS, "").replace(GONE_BEFORE_MARK, "").replaceAll(GONE, " "))
+    output = pySplit(output.replace(GONE_IN_BRACKETS, "").replace(GONE_BEFORE_MARK, "").replaceAll(GONE, " "))
       .join(" ");
     const applied = this.spans.filter((span) => seen.has(casefold(span.placeholder)));
     for (const { english } of applied) {
@@ -516,11 +497,11 @@ export function looksLikeAnotherLanguage(text) {
 export function introducedNames(text) {
   const names = new Map();
   for (const [start, end, latin] of named(text)) {
-    if (names.size >= MAX_GLOSSARY_ENTRIES || !/^\p{Uppercase}/u.test(latin) || pyWords(latin).length > MOST_NAME_WORDS
+    if (names.size >= MAX_GLOSSARY_ENTRIES || !/^\p{Uppercase}/u.test(latin) || pySplit(latin).length > MOST_NAME_WORDS
         || codePoints(latin) > MAX_TERM_CHARS) {
       continue;
     }
-    const words = pyWords(text.slice(start, end).replace(BRACKET_END, ""));
+    const words = pySplit(text.slice(start, end).replace(BRACKET_END, ""));
     // the longest run of the words before the bracket that sounds like it
     for (let first = 0; first < words.length; first++) {
       const korean = words.slice(first).join(" ");
@@ -561,7 +542,7 @@ function named(source) {
     const { latin } = match.groups;
     if (ACRONYM.test(latin) || ADDRESS_WHOLE.test(latin)) continue;
     let start = match.index;
-    const wanted = pyWords(latin).length;
+    const wanted = pySplit(latin).length;
     for (let taken = 0; taken < wanted; taken++) {
       const word = hangulWordBefore(source, Math.max(0, start - LONGEST_WORD), start);
       if (word === null || (taken && NOT_IN_NAME.some((ending) => pyRstrip(word.text).endsWith(ending)))) break;

@@ -5,53 +5,28 @@
 // scripts/sentences-fixture.py).
 //
 // Where JavaScript's regexes and strings differ from Python's:
-// - `\s`, str.split(), str.strip(): Python's whitespace (PY_SPACE: as normalize.js), not JS's `\s` and trim().
+// - `\s`, str.split(), str.strip(): Python's whitespace (src/pystr.js), not JS's `\s` and trim().
 // - `\b` and `\d` are Unicode in Python (a Korean letter is a word character; "１２" are digits), ASCII in JS:
 //   WORD and `\p{Nd}` below.
 // - str.islower()/isupper() of one character are the Unicode properties Lowercase/Uppercase; upper() and
 //   toUpperCase() both map fully ("ß" -> "SS"); lengths count code points, as Python's len() does.
 // - Node's Unicode is newer than Python 3.11's 14.0: some 55 rare letters ("ƛ") capitalize differently.
 
-import { pyRstrip, pyStrip } from "./normalize.js";
+import { lastChar, lstripChars, PY_WHITESPACE, pyRstrip, pySplit, pyStrip, rstripChars, WORD_CHARS } from "./pystr.js";
 
-// str.isspace() in Python 3.11, the same set as normalize.js' PY_WHITESPACE
-const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const SPACE_RUN = new RegExp(`[${PY_SPACE}]+`, "u");
-const WORD = "[\\p{L}\\p{N}_]"; // Python's \w
+const WORD = `[${WORD_CHARS}]`; // Python's \w
 const START = `(?<!${WORD})`; // Python's \b before a word character
 
 // not after a Latin abbreviation or initial ("Dr. Smith", "U.S. Steel", "J. Kim"), nor after a list marker that
 // starts the line ("가. 서론", "1. 개요"): document.py's _SENTENCE_END
 const SENTENCE_END = new RegExp(
   `(?<=[.!?。？！])(?<!${START}[A-Z]\\.)(?<!${START}[A-Z][a-z]\\.)(?<!${START}[A-Z][a-z]{2}\\.)` +
-  `(?<!^[가-힣]\\.)(?<!^\\p{Nd}\\.)(?<!^\\p{Nd}\\p{Nd}\\.)[${PY_SPACE}]+`, "u");
-const CLAUSE_END = new RegExp(`(?<=[,;:，])[${PY_SPACE}]+`, "u");
+  `(?<!^[가-힣]\\.)(?<!^\\p{Nd}\\.)(?<!^\\p{Nd}\\p{Nd}\\.)[${PY_WHITESPACE}]+`, "u");
+const CLAUSE_END = new RegExp(`(?<=[,;:，])[${PY_WHITESPACE}]+`, "u");
 
 const TERMINAL = ".!?";
 const CLOSING = "\"'”’)]」』";
 const OPENING = "\"'“‘([「『";
-
-/** Python's str.split(): the words between whitespace runs. */
-const words = (text) => text.split(SPACE_RUN).filter(Boolean);
-
-/** Python's str.lstrip(chars) / str.rstrip(chars) for characters of the Basic Multilingual Plane. */
-function stripStart(text, chars) {
-  let at = 0;
-  while (at < text.length && chars.includes(text[at])) at++;
-  return text.slice(at);
-}
-
-function stripEnd(text, chars) {
-  let end = text.length;
-  while (end > 0 && chars.includes(text[end - 1])) end--;
-  return text.slice(0, end);
-}
-
-/** The last code point of `text` ("" for ""): Python's text[-1:]. */
-function lastChar(text) {
-  const code = text.codePointAt(text.length - 2);
-  return code > 0xffff ? text.slice(-2) : text.slice(-1);
-}
 
 export function splitSentences(paragraph) {
   return pyStrip(paragraph).split(SENTENCE_END).map(pyStrip).filter(Boolean);
@@ -61,7 +36,7 @@ export function splitSentences(paragraph) {
 export function fitToLength(sentence, countTokens, limit) {
   if (countTokens(sentence) <= limit) return [sentence];
   const clauses = sentence.split(CLAUSE_END).filter((clause) => pyStrip(clause));
-  const units = clauses.length > 1 ? clauses : words(sentence);
+  const units = clauses.length > 1 ? clauses : pySplit(sentence);
   const pieces = [];
   let current = "";
   for (const unit of units) {
@@ -87,18 +62,18 @@ export function fitToLength(sentence, countTokens, limit) {
 export function finishSentence(source, output) {
   output = pyStrip(output);
   if (!output) return output;
-  const first = stripStart(words(output)[0], OPENING);
-  const at = output.length - stripStart(output, OPENING).length; // "“parasite” was seen" -> "“Parasite” …"
+  const first = lstripChars(pySplit(output)[0], OPENING);
+  const at = output.length - lstripChars(output, OPENING).length; // "“parasite” was seen" -> "“Parasite” …"
   if (/^\p{Lowercase}/u.test(first) && !source.includes(first) && !/\p{Uppercase}/u.test(first)) { // not "eBay"
     const letter = String.fromCodePoint(output.codePointAt(at)); // first's first letter
     const upper = letter.toUpperCase();
     if ([...upper].length === 1) output = output.slice(0, at) + upper + output.slice(at + letter.length); // not "ß"
   }
-  const end = lastChar(stripEnd(pyRstrip(source), CLOSING));
+  const end = lastChar(rstripChars(pyRstrip(source), CLOSING));
   if (",;".includes(output.at(-1)) && end !== "," && end !== ";") { // "Hello,": no sentence ends so
     output = pyRstrip(output.slice(0, -1));
   }
-  if (end && TERMINAL.includes(end) && !(TERMINAL + "…:;,").includes(lastChar(stripEnd(output, CLOSING)))) {
+  if (end && TERMINAL.includes(end) && !(TERMINAL + "…:;,").includes(lastChar(rstripChars(output, CLOSING)))) {
     output += end;
   }
   return output;
