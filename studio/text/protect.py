@@ -300,7 +300,10 @@ class Protector:
                 if free(match.start(), bracket.end() if bracket else end):  # not a term inside that bracket
                     found.append((match.start(), bracket.end() if bracket else end, "glossary", english_of[term]))
         if auto:
-            names = introduced_names(source).extended(self.names) if "(" in source else self.names
+            own = introduced_names(source) if "(" in source else Glossary()
+            # the document's names when they have this sentence's already: one compiled pattern for all its sentences
+            names = own.extended(self.names) if own and not set(dict(own.entries)) <= set(dict(self.names.entries)) \
+                else self.names
             original_of = dict(names.entries)
             for match in _glossary_pattern(names.entries).finditer(source) if names else ():
                 term = match.group("term")

@@ -411,7 +411,10 @@ export class Protector {
       }
     }
     if (auto) {
-      const names = source.includes("(") ? introducedNames(source).extended(this.names) : this.names;
+      const own = source.includes("(") ? introducedNames(source) : new Glossary();
+      // the document's names when they have this sentence's already: one compiled pattern for all its sentences
+      const known = own.size ? new Map(this.names.entries) : null;
+      const names = own.size && own.entries.some(([term]) => !known.has(term)) ? own.extended(this.names) : this.names;
       const originalOf = new Map(names.entries);
       for (const match of names.size ? source.matchAll(glossaryPattern(names)) : []) {
         const { term } = match.groups;
