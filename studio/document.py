@@ -21,6 +21,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。？！])(?<!\b[A-Z]\.)(?<!\b[A-Z][a-z]\.
 _CLAUSE_END = re.compile(r"(?<=[,;:，])\s+")
 
 
+# a lower-case word written twice in a row ("the draft draft of this plan"): this model's slip, which English writes
+# on purpose almost only as "had had" and "that that" (a name written twice, "Bora Bora", has capitals)
+_DOUBLED = re.compile(r"\b([a-z]{3,})(?: \1\b)+")
+_MEANT_TWICE = ("had", "that")
 _TERMINAL = ".!?"
 _CLOSING = "\"'”’)]」』"
 _OPENING = "\"'“‘([「『"
@@ -31,8 +35,9 @@ def finish_sentence(source: str, output: str) -> str:
     ("magnitude 6.8 earthquake hits") is capitalized unless the source has that word as written or it has a
     capital inside ("iPhone"), and a sentence that stops where the source ends with . ! or ? (it tends to,
     right after a protected span: "Samsung invested $3 billion") gets the source's mark; a comma or semicolon
-    that ends it ("Hello,") is dropped unless the source ends with one."""
-    output = output.strip()
+    that ends it ("Hello,") is dropped unless the source ends with one; a lower-case word written twice in a row
+    ("the draft draft") is written once."""
+    output = _DOUBLED.sub(lambda m: m.group(0) if m.group(1) in _MEANT_TWICE else m.group(1), output.strip())
     if not output:
         return output
     first = output.split()[0].lstrip(_OPENING)
@@ -53,9 +58,15 @@ def finish_generation(source: str, generation):
     mark), so that the words marked as unsure read as the text does."""
     text = finish_sentence(source, generation.text)
     confidence = generation.confidence
-    if confidence is not None and len(text.split()) == len(confidence.words):
-        confidence = Confidence([(word, score) for word, (_, score) in zip(text.split(), confidence.words)],
-                                confidence.sentence)
+    if confidence is not None:
+        words = confidence.words
+        if len(text.split()) != len(words):  # a word written twice was written once: its second score goes too
+            words = [pair for i, pair in enumerate(words)
+                     if not (i and pair[0] == words[i - 1][0] and _DOUBLED.fullmatch(f"{pair[0]} {pair[0]}")
+                             and pair[0] not in _MEANT_TWICE)]
+        if len(text.split()) == len(words):
+            confidence = Confidence([(word, score) for word, (_, score) in zip(text.split(), words)],
+                                    confidence.sentence)
     return replace(generation, text=text, confidence=confidence)
 
 

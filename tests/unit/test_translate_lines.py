@@ -298,7 +298,9 @@ def test_a_placeholder_glued_between_digits_never_shows_through():
     ("아이폰이다.", "iPhone is here", "iPhone is here."),  # a capital inside: written so on purpose
     ("회의는 오후 2시다.", "The meeting is at 2 p.m.", "The meeting is at 2 p.m."),
     ("왜?", "why.", "Why."), ("그는 \"안녕\"이라고 했다.", "He said \"hello\"", "He said \"hello\"."), ("", "", ""),
-    ("안녕하세요", "Hello,", "Hello"), ("안녕하세요.", "hello ,", "Hello."), ("사과, 배,", "apples, pears,", "Apples, pears,")])
+    ("안녕하세요", "Hello,", "Hello"), ("안녕하세요.", "hello ,", "Hello."), ("사과, 배,", "apples, pears,", "Apples, pears,"),
+    ("초안이다.", "it is the draft draft of the plan", "It is the draft of the plan."),
+    ("섬이다.", "Bora Bora had had an island", "Bora Bora had had an island.")])
 def test_finish_sentence_gives_a_capital_and_the_sources_final_mark(source, output, finished):
     assert finish_sentence(source, output) == finished
 
@@ -401,3 +403,12 @@ def test_a_long_bracket_is_no_name_and_costs_little():
     started = time.perf_counter()
     remembered = Protector().remembering("가나 " * 4000 + "(" + " ".join(["Gana"] * 4000) + ")")
     assert remembered.names == Glossary() and time.perf_counter() - started < 5.0  # a hang guard: it was quadratic
+
+
+def test_a_word_written_once_instead_of_twice_loses_its_second_score_too():
+    from studio.document import finish_generation
+
+    words = [("the", -0.1), ("draft", -0.5), ("draft", -2.0), ("is", -0.2), ("ready", -0.3)]
+    finished = finish_generation("초안이 준비됐다.", Generation("the draft draft is ready", [], [], Confidence(words, -0.6)))
+    assert finished.text == "The draft is ready."
+    assert finished.confidence.words == [("The", -0.1), ("draft", -0.5), ("is", -0.2), ("ready.", -0.3)]

@@ -24,6 +24,10 @@ const SENTENCE_END = new RegExp(
   `(?<!^[가-힣]\\.)(?<!^\\p{Nd}\\.)(?<!^\\p{Nd}\\p{Nd}\\.)[${PY_WHITESPACE}]+`, "u");
 const CLAUSE_END = new RegExp(`(?<=[,;:，])[${PY_WHITESPACE}]+`, "u");
 
+// a lower-case word written twice in a row ("the draft draft of this plan"): this model's slip, which English writes
+// on purpose almost only as "had had" and "that that" (a name written twice, "Bora Bora", has capitals)
+const DOUBLED = new RegExp(`(?<!${WORD})([a-z]{3,})(?: \\1(?!${WORD}))+`, "gu"); // \b: Python's, around words
+const MEANT_TWICE = ["had", "that"];
 const TERMINAL = ".!?";
 const CLOSING = "\"'”’)]」』";
 const OPENING = "\"'“‘([「『";
@@ -60,7 +64,7 @@ export function fitToLength(sentence, countTokens, limit) {
  * ends it ("Hello,") is dropped unless the source ends with one.
  */
 export function finishSentence(source, output) {
-  output = pyStrip(output);
+  output = pyStrip(output).replace(DOUBLED, (twice, word) => (MEANT_TWICE.includes(word) ? twice : word));
   if (!output) return output;
   const first = lstripChars(pySplit(output)[0], OPENING);
   const at = output.length - lstripChars(output, OPENING).length; // "“parasite” was seen" -> "“Parasite” …"
