@@ -4,7 +4,7 @@ document.py's unprotect) for the cases that web/src/protect.js, numbers.js and t
 
     .venv/bin/python web/scripts/protect-fixture.py
 
-tests/unit/test_web_protect_fixture.py fails while the committed file is not what this writes.
+tests/unit/test_web_fixtures.py fails while the committed file is not what this writes.
 """
 
 import json

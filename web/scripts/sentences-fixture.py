@@ -4,7 +4,7 @@ split_sentences, fit_to_length, finish_sentence, plan_lines or translate_lines, 
 
     .venv/bin/python web/scripts/sentences-fixture.py
 
-tests/unit/test_web_sentences_fixture.py fails while the committed file is not what this writes.
+tests/unit/test_web_fixtures.py fails while the committed file is not what this writes.
 """
 
 import json

@@ -1,0 +1,28 @@
+"""The web page's ports of studio/document.py's sentence handling (web/src/sentences.js) and of term protection
+(web/src/protect.js, numbers.js, transliteration.js: studio/text/protect.py, numbers.py, transliteration.py and
+document.py's unprotect) are held to Python's answers in generated fixtures (web/test/*-cases.json, checked by
+`npm test`): each file must be what the Python code answers now."""
+
+import importlib.util
+import json
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "web" / "scripts"
+
+
+@pytest.mark.skipif(unicodedata.unidata_version != "14.0.0", reason="the fixtures are Python 3.11's (Unicode 14.0)")
+@pytest.mark.parametrize("script, what", [
+    ("sentences-fixture.py", "studio/document.py's sentence splitting or finishing"),
+    ("protect-fixture.py", "term protection (studio/text/protect.py, numbers.py, transliteration.py or document.py's "
+                           "unprotect)")])
+def test_the_web_fixtures_are_what_the_python_code_answers(script, what):
+    spec = importlib.util.spec_from_file_location(script.removesuffix(".py").replace("-", "_"), SCRIPTS / script)
+    fixture = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fixture)
+    committed = json.loads(fixture.FIXTURE.read_text(encoding="utf-8"))
+    assert committed == fixture.cases(), (
+        f"{what} changed: run `.venv/bin/python web/scripts/{script}`, port the change to web/src/ and run "
+        "`npm test` in web/")
