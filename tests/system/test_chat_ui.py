@@ -168,15 +168,15 @@ def test_settings_survive_a_reload(page):
     saved("translate", lambda: page.locator("#translate-strategy").get_by_label("greedy").check())  # not the default
     reload(page)
     page.locator("#chat-decoding").get_by_text("Decoding").click()
-    page.wait_for_function("() => document.querySelector('#chat-seed input').value === '1'", timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#chat-seed input')?.value === '1'", timeout=30_000)
     assert page.locator("#chat-backend input").input_value() == "tf-naive"
     assert page.locator("#chat-strategy").get_by_label("sample").is_checked()
-    page.wait_for_function("() => !document.querySelector('#chat-seed input').disabled",  # the restored
+    page.wait_for_function("() => document.querySelector('#chat-seed input')?.disabled === false",  # the restored
                            timeout=30_000)  # strategy decides what is enabled
     page.get_by_role("tab", name="Translate").click()
     page.locator("#translate-decoding").get_by_text("Decoding").click()
     assert page.locator("#translate-strategy").get_by_label("greedy").is_checked()
-    page.wait_for_function("() => document.querySelector('#translate-temperature input[type=number]').disabled",
+    page.wait_for_function("() => document.querySelector('#translate-temperature input[type=number]')?.disabled === true",
                            timeout=30_000)  # the Translate tab's default was beam search: now greedy, no sampling
     assert page.locator("#translate-length-penalty input[type=number]").is_enabled()  # Alternatives reads it
 

@@ -34,7 +34,7 @@ def test_glossary_and_alternatives(page, tmp_path):
     terms = tmp_path / "terms.tsv"
     terms.write_text("커피\tespresso\n", encoding="utf-8")  # an uploaded file's entries join the box's
     page.locator("#translate-glossary-file input[type=file]").set_input_files(str(terms))
-    page.wait_for_function("() => document.querySelector('#translate-glossary textarea').value === '커피\\tespresso'",
+    page.wait_for_function("() => document.querySelector('#translate-glossary textarea')?.value === '커피\\tespresso'",
                            timeout=30_000)
     page.locator("#translate-button").click()
     report = page.locator("#translate-glossary-report")
@@ -49,7 +49,7 @@ def test_glossary_and_alternatives(page, tmp_path):
     texts = choices.all_inner_texts()
     assert 1 <= len(texts) <= 4 and len(set(texts)) == len(texts)
     choices.last.click()
-    page.wait_for_function("want => document.querySelector('#translate-output textarea').value === want",
+    page.wait_for_function("want => document.querySelector('#translate-output textarea')?.value === want",
                            arg=texts[-1].strip(), timeout=30_000)
 
 
