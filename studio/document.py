@@ -61,13 +61,17 @@ def finish_generation(source: str, generation):
     if confidence is not None:
         words = confidence.words
         if len(text.split()) != len(words):  # a word written twice was written once: its second score goes too
-            words = [pair for i, pair in enumerate(words)
-                     if not (i and pair[0] == words[i - 1][0] and _DOUBLED.fullmatch(f"{pair[0]} {pair[0]}")
-                             and pair[0] not in _MEANT_TWICE)]
+            words = [pair for i, pair in enumerate(words) if not (i and _written_again(words[i - 1][0], pair[0]))]
         if len(text.split()) == len(words):
             confidence = Confidence([(word, score) for word, (_, score) in zip(text.split(), words)],
                                     confidence.sentence)
     return replace(generation, text=text, confidence=confidence)
+
+
+def _written_again(previous: str, word: str) -> bool:
+    """Whether `word` repeats `previous` as `finish_sentence` writes once ("draft", "draft," in "the draft draft,")."""
+    core = word.rstrip(".,;:!?")
+    return core == previous and core not in _MEANT_TWICE and bool(_DOUBLED.fullmatch(f"{core} {core}"))
 
 
 def split_sentences(paragraph: str) -> list[str]:

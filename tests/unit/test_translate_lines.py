@@ -412,3 +412,6 @@ def test_a_word_written_once_instead_of_twice_loses_its_second_score_too():
     finished = finish_generation("초안이 준비됐다.", Generation("the draft draft is ready", [], [], Confidence(words, -0.6)))
     assert finished.text == "The draft is ready."
     assert finished.confidence.words == [("The", -0.1), ("draft", -0.5), ("is", -0.2), ("ready.", -0.3)]
+    words = [("the", -0.1), ("draft", -0.5), ("draft,", -2.0), ("it", -0.2), ("is", -0.3)]
+    finished = finish_generation("초안이다.", Generation("the draft draft, it is", [], [], Confidence(words, -0.6)))
+    assert finished.confidence.words == [("The", -0.1), ("draft,", -0.5), ("it", -0.2), ("is.", -0.3)]
