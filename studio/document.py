@@ -59,12 +59,11 @@ def finish_generation(source: str, generation):
     text = finish_sentence(source, generation.text)
     confidence = generation.confidence
     if confidence is not None:
-        words = confidence.words
-        if len(text.split()) != len(words):  # a word written twice was written once: its second score goes too
+        written, words = text.split(), confidence.words
+        if len(written) != len(words):  # a word written twice was written once: its second score goes too
             words = [pair for i, pair in enumerate(words) if not (i and _written_again(words[i - 1][0], pair[0]))]
-        if len(text.split()) == len(words):
-            confidence = Confidence([(word, score) for word, (_, score) in zip(text.split(), words)],
-                                    confidence.sentence)
+        if len(written) == len(words):
+            confidence = Confidence([(word, score) for word, (_, score) in zip(written, words)], confidence.sentence)
     return replace(generation, text=text, confidence=confidence)
 
 
