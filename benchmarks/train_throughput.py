@@ -78,7 +78,7 @@ def main(argv=None):
     config = chatbot_preset()
     # the tutorial's text for every row (the rows compare training loops, not text pipelines)
     pairs = clean_pairs(read_chatbot_csv(chatbot_csv(args.data_dir)), TextPipeline("tutorial"))
-    train_pairs, _ = split_train_dev(pairs, config.train.dev_fraction, config.train.seed)
+    train_pairs, _ = split_train_dev(pairs, config.train.dev_fraction, config.train.split_seed)
     tokenizer = train_tokenizer("sentencepiece", [p.source for p in train_pairs] + [p.target for p in train_pairs],
                                 config.tokenizer.vocab_size)
     m = config.model

@@ -71,7 +71,8 @@ class TrainConfig:
     label_smoothing: float = 0.1
     dev_fraction: float = 0.05
     patience: int = 5  # epochs without dev-loss improvement before early stopping (0 = never)
-    seed: int = 1234
+    seed: int = 1234  # initial weights, dropout masks and batch order
+    split_seed: int = 1234  # which pairs are held out for dev: runs with other seeds keep the same dev split
     jit_compile: bool = True
     keep_checkpoints: int = 5
     average_last: int = 5  # ship the mean of the last N checkpoints when its dev loss beats the best epoch's
@@ -126,7 +127,9 @@ class BundleConfig:
         return cls(
             model=build(ModelConfig, data.get("model", {}), strict=True),
             tokenizer=build(TokenizerConfig, data.get("tokenizer", {})),
-            train=build(TrainConfig, data.get("train", {})),
+            # before split_seed existed the training seed also drew the split
+            train=build(TrainConfig, {"split_seed": data.get("train", {}).get("seed", TrainConfig.seed),
+                                      **data.get("train", {})}),
             task=build(TaskConfig, data.get("task", {})),
             format_version=data.get("format_version", FORMAT_VERSION),
         )

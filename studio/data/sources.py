@@ -107,7 +107,7 @@ def chatbot_csv(data_dir: str | Path | None = None) -> Path:
 
 def chatbot_dev_pairs(data_dir: str | Path | None = None, config=None) -> list:
     """ChatbotData's held-out split as written (raw questions and answers): the pairs a chatbot bundle's
-    training left out, by its own `config.train` (seed, fraction, split key; the chatbot preset's without a
+    training left out, by its own `config.train` (split seed, fraction, split key; the chatbot preset's without a
     config). The chatbot's own dev set: `studio eval chatbot` with no --test."""
     from studio.config import chatbot_preset
     from studio.data.pipeline import CURRENT_SPLIT, split_train_dev
@@ -123,9 +123,9 @@ def chatbot_dev_pairs(data_dir: str | Path | None = None, config=None) -> list:
     if key == "pipeline-text":  # older bundles hashed their pipeline's normalized text: the same sides here
         normalize = pipeline_for(config.task).source
         keyed = [Pair(normalize(p.source), p.target, p.origin) for p in pairs]
-        held_out = {id(k) for k in split_train_dev(keyed, settings.dev_fraction, settings.seed, key)[1]}
+        held_out = {id(k) for k in split_train_dev(keyed, settings.dev_fraction, settings.split_seed, key)[1]}
         return [p for p, k in zip(pairs, keyed) if id(k) in held_out]
-    return split_train_dev(pairs, settings.dev_fraction, settings.seed, key)[1]
+    return split_train_dev(pairs, settings.dev_fraction, settings.split_seed, key)[1]
 
 
 def select_sources(spec: str | None) -> list[KoEnSource]:

@@ -203,8 +203,8 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         config = BundleConfig.from_dict(run["config"])
         requested = apply_overrides(BundleConfig.from_dict(run["config"]), overrides or {})
         # train.* settings may change (a larger budget, more epochs), except those that decide an epoch's batches
-        fixed = ("train.source_weights", "train.subword_alpha", "train.seed", "train.batch_tokens", "train.batch_size",
-                 "train.bucket_width")
+        fixed = ("train.source_weights", "train.subword_alpha", "train.seed", "train.split_seed", "train.batch_tokens",
+                 "train.batch_size", "train.bucket_width")
         changed = [key for key in (overrides or {}) if (not key.startswith("train.") or key in fixed)
                    and getattr(getattr(requested, key.split(".")[0]), key.split(".")[1])
                    != getattr(getattr(config, key.split(".")[0]), key.split(".")[1])]
@@ -245,7 +245,7 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
     pairs = clean_pairs(raw_pairs, pipeline_for(config.task))
     if not resuming:
         config.train.dev_split = CURRENT_SPLIT  # a resumed run keeps the split it was built with
-    train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.seed,
+    train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.split_seed,
                                              config.train.dev_split)
     if config.train.dev_max_pairs:
         dev_pairs = dev_pairs[: config.train.dev_max_pairs]

@@ -224,3 +224,27 @@ def test_the_chatbot_dev_set_is_what_the_bundles_training_left_out(tmp_path, spl
     normalize = pipeline_for(config.task)
     assert {(normalize.source(p.source), normalize.target(p.target)) for p in held_out} == \
         {(p.source, p.target) for p in dev}
+
+
+def test_another_training_seed_holds_out_the_same_dev_pairs(tmp_path):
+    """A run with another `train.seed` (new initial weights and batch order) is judged on the same held-out
+    pairs; bundles from before `train.split_seed` existed drew their split with their training seed."""
+    from studio.config import BundleConfig, chatbot_preset
+    from studio.data.sources import chatbot_dev_pairs
+
+    rows = [(q, a) for q, a, _ in generated_pairs(300, seed=4)]
+    (tmp_path / "ChatbotData.csv").write_text("Q,A,label\n" + "".join(f"{q},{a},0\n" for q, a in rows),
+                                              encoding="utf-8")
+    config = chatbot_preset()
+    config.train.dev_fraction = 0.3
+    before = chatbot_dev_pairs(tmp_path, config)
+    config.train.seed = 4321
+    assert chatbot_dev_pairs(tmp_path, config) == before
+    config.train.split_seed = 4321
+    assert chatbot_dev_pairs(tmp_path, config) != before
+
+    old = chatbot_preset().to_dict()
+    del old["train"]["split_seed"]
+    old["train"]["seed"] = 77
+    assert BundleConfig.from_dict(old).train.split_seed == 77
+    assert BundleConfig.from_dict(chatbot_preset().to_dict()).train.split_seed == 1234
