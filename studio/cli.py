@@ -480,7 +480,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                                                           "reporting only: never tune on it. The chatbot's set is "
                                                           "its held-out split of ChatbotData"),
                      bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the shipped model]"),
-                     backend: str = typer.Option("tf", help=BACKENDS),
+                     backend: str = typer.Option(DEFAULT_BACKEND, help=BACKENDS),
                      beam: int = typer.Option(4, "--beam", help="Beam size for the beam-search row (1 = skip it)"),
                      length_penalty: Optional[float] = LENGTH_PENALTY,
                      limit: Optional[int] = typer.Option(None, help="Only the first N pairs of each file"),

@@ -59,8 +59,8 @@ def test_translator_trains_on_a_tiny_parallel_corpus(tmp_path, koen_tsv):
     assert result.exit_code == 0, result.output
     translated = runner.invoke(app, ["translate", "나는 커피를 좋아해?", "--bundle", str(out), "--backend", "tf"])
     assert translated.exit_code == 0, translated.output
-    scored = runner.invoke(app, ["eval", "translator", "--bundle", str(out), "--test", str(koen_tsv), "--limit", "6",
-                                 "--beam", "2"])  # a translator is scored as files are translated
+    scored = runner.invoke(app, ["eval", "translator", "--backend", "tf", "--bundle", str(out), "--test", str(koen_tsv),
+                                 "--limit", "6", "--beam", "2"])  # a translator is scored as files are translated
     assert scored.exit_code == 0, scored.output
     assert "beam 2" in scored.output and "nrefs:1|case:mixed" in scored.output
     from studio.bundle import load_bundle
@@ -112,7 +112,8 @@ def test_bench_command_writes_rows_and_a_plot(exported_copy, tmp_path):
 
 
 def test_eval_prints_sacrebleu_scores_for_greedy_and_beam(tiny_bundle, koen_tsv, tmp_path):
-    result = runner.invoke(app, ["eval", "chatbot", "--bundle", str(tiny_bundle), "--test", str(koen_tsv),
+    result = runner.invoke(app, ["eval", "chatbot", "--backend", "tf",
+                                 "--bundle", str(tiny_bundle), "--test", str(koen_tsv),
                                  "--beam", "2", "--limit", "10", "--hypotheses", str(tmp_path / "hyp")])
     assert result.exit_code == 0, result.output
     assert "greedy" in result.output and "beam 2" in result.output
@@ -129,7 +130,8 @@ def test_eval_can_record_scores_in_the_bundle(tiny_bundle, koen_tsv, tmp_path):
 
     bundle = tmp_path / "bundle"
     shutil.copytree(tiny_bundle, bundle, ignore=shutil.ignore_patterns("checkpoints", "exports"))
-    result = runner.invoke(app, ["eval", "chatbot", "--bundle", str(bundle), "--test", str(koen_tsv), "--beam", "1",
+    result = runner.invoke(app, ["eval", "chatbot", "--backend", "tf",
+                                 "--bundle", str(bundle), "--test", str(koen_tsv), "--beam", "1",
                                  "--limit", "5", "--record"])
     assert result.exit_code == 0, result.output
     recorded = json.loads((bundle / "metrics.json").read_text())["evaluation"]["pairs"]["greedy"]
@@ -143,7 +145,9 @@ def test_eval_can_record_scores_in_the_bundle(tiny_bundle, koen_tsv, tmp_path):
 
 
 def test_eval_names_an_unknown_evaluation_set(tiny_bundle):
-    result = runner.invoke(app, ["eval", "translator", "--bundle", str(tiny_bundle), "--sets", "park_dev,nope"])
+    result = runner.invoke(app, ["eval", "translator", "--backend", "tf",
+                                 "--bundle", str(tiny_bundle), "--sets", "park_dev,nope"])
     assert result.exit_code != 0 and "unknown evaluation set(s) nope" in str(result.exception)
-    result = runner.invoke(app, ["eval", "chatbot", "--bundle", str(tiny_bundle), "--sets", "park_dev"])
+    result = runner.invoke(app, ["eval", "chatbot", "--backend", "tf",
+                                 "--bundle", str(tiny_bundle), "--sets", "park_dev"])
     assert result.exit_code != 0 and "its set is chatbot_dev" in str(result.exception)
