@@ -245,10 +245,7 @@ async function translate(model, text, options, show, warn) {
     const decoded = {}; // pass -> {result, output, prepared}
     const kept = await decodeProtected(shield, async (source, pass) => {
       const prepared = prepareSource(source, model.pipeline, model.source, maxSourceLen, eos);
-      if (pass === 1) {
-        prepared.warnings.forEach(warn);
-        show(joinPieces(plan, [...done, options.strategy === "beam" ? "searching…" : "…"]));
-      }
+      if (pass === 1) show(joinPieces(plan, [...done, options.strategy === "beam" ? "searching…" : "…"]));
       // a second pass is not streamed: the first's output stays on show until the better one is known
       const result = await decode(model, prepared.ids, options,
         (partial) => pass === 1 && show(joinPieces(plan, [...done, restoredSoFar(shield, partial)])));
@@ -256,12 +253,12 @@ async function translate(model, text, options, show, warn) {
       decoded[pass] = { result, output: finishOutput(result.ids, model.pipeline, model.target), prepared };
       return result.stop === "aborted" ? null : decoded[pass].output;
     });
+    decoded[kept === null ? 1 : kept.pass].prepared.warnings.forEach(warn); // the kept pass's ("truncated …")
     if (kept === null) { // stopped in the first pass
       results.push(decoded[1].result);
       stopped = shield.restore(decoded[1].output).text; // what was written, its placeholders restored
       break;
     }
-    if (kept.pass === 2) decoded[2].prepared.warnings.forEach(warn);
     if (kept.again) again++;
     results.push(decoded[kept.pass].result);
     report.push(...kept.applied.map((span) => [span, true]), ...kept.dropped.map((span) => [span, false]));
