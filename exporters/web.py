@@ -9,16 +9,24 @@ the models; any static file server can serve the folder."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes
+from studio.tasks import task_named
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 DEFAULT_VARIANT = "tflite-b1-float16"  # static shapes (LiteRT.js needs them); half the fp32 size
 TITLES = {"chatbot": "Chatbot (Korean)", "translator": "Korean → English"}
+
+
+def page_decoding(task: str) -> dict:
+    """The task's default decoding (studio/tasks.py) under the page's option names: beam_size -> beamSize."""
+    return {re.sub(r"_(\w)", lambda m: m[1].upper(), key): value
+            for key, value in task_named(task).default_decoding.items()}
 
 
 def ensure_web_packages(progress=print) -> Path:
@@ -82,7 +90,7 @@ def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progres
             shutil.copyfile(bundle.path / relative, folder / relative)
         models.append({"name": name, "title": TITLES.get(name, name), "dir": f"{name}/", "tflite": tflite,
                        "tokenizer": {side: f"tokenizer/{f}" for side, f in bundle.tokenizers.model_files().items()},
-                       "golden": "golden/golden.json"})
+                       "golden": "golden/golden.json", "decoding": page_decoding(name)})
     manifest = {"format": "transformer-studio-site/1", "title": "Transformer Studio",
                 "litert": {"wasm": "vendor/litertjs/wasm/", "accelerator": "wasm"}, "models": models}
     atomic_write_bytes(site / "site.json", (json.dumps(manifest, indent=1) + "\n").encode("utf-8"))

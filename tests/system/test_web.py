@@ -126,10 +126,54 @@ def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(site)
         button = page.locator(".panel:not([hidden]) button[type=submit]")
         page.wait_for_function("b => b.textContent === 'Translate' && !b.disabled", arg=button.element_handle(),
                                timeout=120_000)
-        page.locator(".panel:not([hidden]) textarea").fill(text)
+        page.locator(".panel:not([hidden]) textarea[name=text]").fill(text)
         button.click()
         stats = page.locator(".panel:not([hidden]) .transcript .stats")
         page.wait_for_function("s => s.textContent.includes('sentences')", arg=stats.element_handle(), timeout=120_000)
         output = page.locator(".panel:not([hidden]) .transcript .output").inner_text()
         assert f"{pieces} sentences" in stats.inner_text() and button.inner_text() == "Translate"
     assert len(output.split("\n")) == 3 and output.split("\n")[1] == ""
+
+
+@pytest.mark.browser
+def test_a_translator_tab_takes_a_glossary_and_refuses_a_malformed_one(site):
+    """The translator's tab: its length penalty starts at the task's default (site.json's `decoding`); a malformed
+    glossary line is named below the box and nothing is translated; once fixed, its entry is reported as given (the
+    tiny model's words are noise: whether it kept the placeholder is its own affair), automatic protection off."""
+    from exporters.web import page_decoding
+
+    bundle_dir, folder, url = site
+    manifest = json.loads((folder / "site.json").read_text(encoding="utf-8"))
+    assert manifest["models"][0]["decoding"] == page_decoding("chatbot")
+    manifest["models"][0]["decoding"] = page_decoding("translator")
+    config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
+    config["task"]["task"] = "translator"
+    with chromium() as browser:
+        page = browser.new_page()
+        page.route("**/site.json", lambda route: route.fulfill(json=manifest))
+        page.route("**/config.json", lambda route: route.fulfill(json=config))
+        page.goto(url + "index.html")
+        panel = page.locator(".panel:not([hidden])")
+        button = panel.locator("button[type=submit]")
+        page.wait_for_function("b => b.textContent === 'Translate' && !b.disabled", arg=button.element_handle(),
+                               timeout=120_000)
+        assert panel.locator("input[name=lengthPenalty]").input_value() == "1.8"
+        panel.get_by_text("Glossary and protected terms").click()
+        assert panel.locator("input[name=protect]").is_checked()
+        panel.locator("textarea[name=text]").fill("너는 커피를 샀어?")
+        panel.locator("textarea[name=glossary]").fill("# terms\n커피 espresso")  # a space, not a tab
+        button.click()
+        error = panel.locator(".glossary-error")
+        error.wait_for(state="visible", timeout=10_000)
+        assert error.inner_text() == ("glossary:2: expected two columns, the Korean term and its English, separated "
+                                      "by a tab, got '커피 espresso'")
+        assert panel.locator(".transcript li").count() == 0
+        assert panel.locator("textarea[name=text]").input_value() == "너는 커피를 샀어?"
+
+        panel.locator("textarea[name=glossary]").fill("# terms\n커피\tespresso")
+        panel.locator("input[name=protect]").uncheck()
+        button.click()
+        stats = panel.locator(".transcript .stats")
+        page.wait_for_function("s => s.textContent !== ''", arg=stats.element_handle(), timeout=120_000)
+        assert error.is_hidden()
+        assert "Glossary: 커피 → espresso (" in panel.locator(".transcript .warning").all_inner_texts()[-1]

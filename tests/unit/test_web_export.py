@@ -1,4 +1,5 @@
-"""`studio web`'s checks before it builds anything: Node/npm present, a graph with static shapes."""
+"""`studio web`'s checks before it builds anything (Node/npm present, a graph with static shapes), and what
+site.json tells the page of each model."""
 
 import pytest
 
@@ -21,3 +22,13 @@ def test_the_page_only_takes_a_graph_with_static_shapes(tmp_path):
 
     with pytest.raises(StudioError, match="static shapes; choose one of tflite-b1, tflite-b1-float16, tflite-b1-int8"):
         build_site([tmp_path], tmp_path / "site", variant="tflite-float16", progress=lambda message: None)
+
+
+def test_site_json_gives_each_model_its_tasks_default_decoding_in_the_pages_option_names():
+    from exporters.web import page_decoding
+    from studio.tasks import CHATBOT, TRANSLATOR
+
+    translator = TRANSLATOR.default_decoding
+    assert page_decoding("translator") == {"strategy": translator["strategy"], "beamSize": translator["beam_size"],
+                                           "lengthPenalty": translator["length_penalty"]}
+    assert page_decoding("chatbot") == CHATBOT.default_decoding == {"strategy": "greedy"}

@@ -2,15 +2,16 @@
 // in the browser. Text goes through the same pipeline, tokenizer and decode loop as in Python
 // (src/normalize.js, src/tokenizer.js, src/decode.js); greedy and sampled outputs stream token by token,
 // beam search's shows when the search ends. A translator translates as the Python app does (src/sentences.js):
-// line by line, one sentence (or piece of a long one) at a time, each finished, with its automatic term protection
-// (src/protect.js: numbers, amounts, URLs, Latin and bracketed names pass through placeholders); a chatbot reads
-// its input whole.
+// line by line, one sentence (or piece of a long one) at a time, each finished, with the tab's glossary and, unless
+// its "protect terms" box is unchecked, automatic term protection (src/protect.js: numbers, amounts, URLs, Latin and
+// bracketed names pass through placeholders); a chatbot reads its input whole.
 //
 // site.json: {"title"?, "litert"?: {"wasm"?: folder of LiteRT.js' wasm files, "accelerator"?: "wasm"|"webgpu"},
 //             "models": [{"name", "title"?, "dir"?: "<name>/", "tflite": file in dir (static shapes, batch 1),
 //                         "manifest"?: "manifest.json", "config"?: "config.json",
 //                         "tokenizer"?: path or {"source", "target"} (default: from the manifest),
-//                         "golden"?: "golden/golden.json"}]}
+//                         "golden"?: "golden/golden.json",
+//                         "decoding"?: the task's defaults, {"strategy", "beamSize"?, "lengthPenalty"?, …}}]}
 // Every path is relative (to the page, or to the model's dir). ?golden=1 (or ?golden=<name>) runs the
 // golden sentences instead and writes a JSON report into <pre id="golden-result">, then sets its
 // data-done="true" and data-status="done" (or "error", the JSON then being {"error"}). The report has per model
@@ -23,7 +24,7 @@ import { finishOutput, generate, prepareSource } from "./src/decode.js";
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
-import { decodeProtected, describe, Protector } from "./src/protect.js";
+import { decodeProtected, describe, Glossary, Protector } from "./src/protect.js";
 import { finishSentence, joinPieces, planLines } from "./src/sentences.js";
 import { loadTokenizer } from "./src/tokenizer.js";
 
@@ -217,22 +218,28 @@ function restoredSoFar(shield, partial) {
   return shield.restore(partial.replace(PLACEHOLDER_BEGUN, "")).text;
 }
 
+// no glossary and no automatic protection: each piece decoded as written, its output left as it is (Python's
+// protector_for gives None, and translate_lines restores nothing)
+const unprotected = (text) => ({ text, restore: (output) => ({ text: output, applied: [], dropped: [] }),
+  repeated: () => [] });
+
 /**
- * A translation as studio/document.py's translate_lines makes it with automatic term protection: each line's
- * sentences, those too long for the model split further (planLines), each protected (Protector, remembering the
- * names the whole text introduces with their original), decoded one at a time with its placeholders restored (and
- * decoded again with the English written in where the model dropped one or wrote a number twice: decodeProtected),
- * and finished (finishSentence); a line's pieces joined by a space. show() gets the pieces done and the one being
- * written; a Stop keeps what is written (a Stop during a second pass keeps the first). Returns the stats line;
- * what protection could not keep is said by warn().
+ * A translation as studio/document.py's translate_lines makes it with a `protector` (Protector: the glossary, and
+ * automatic term protection unless it is off): each line's sentences, those too long for the model split further
+ * (planLines), each protected (remembering the names the whole text introduces with their original), decoded one at
+ * a time with its placeholders restored (and decoded again with the English written in where the model dropped one
+ * or wrote a number twice: decodeProtected), and finished (finishSentence); a line's pieces joined by a space.
+ * show() gets the pieces done and the one being written; a Stop keeps what is written (a Stop during a second pass
+ * keeps the first). Returns the stats line; which glossary entries were applied, and what protection could not
+ * keep, is said by warn().
  */
-async function translate(model, text, options, show, warn) {
+async function translate(model, text, options, show, warn, protector) {
   const { eos } = model.manifest.special_ids;
   const { maxSourceLen } = model.runtime;
   const countTokens = (piece) => model.source.encode(model.pipeline.source(piece)).length;
   const plan = planLines(text, countTokens, maxSourceLen - 1); // Preprocessor.source_limit: room for </s>
   const pieces = plan.flat();
-  const protector = new Protector().remembering(text);
+  const withNames = protector.remembering(text); // also the names the whole text introduces with their original
   const done = [];
   const results = []; // per piece, the decoding kept
   const passes = []; // every decoding
@@ -241,7 +248,7 @@ async function translate(model, text, options, show, warn) {
   let stopped = null; // the output of a piece Stop cut short
   for (const piece of pieces) {
     if (options.signal.aborted) break;
-    const shield = protector.protect(piece);
+    const shield = protector.enabled ? withNames.protect(piece) : unprotected(piece);
     const decoded = {}; // pass -> {result, output, prepared}
     const kept = await decodeProtected(shield, async (source, pass) => {
       const prepared = prepareSource(source, model.pipeline, model.source, maxSourceLen, eos);
@@ -265,8 +272,9 @@ async function translate(model, text, options, show, warn) {
     done.push(finishSentence(piece, kept.text));
   }
   show(joinPieces(plan, stopped === null ? done : [...done, stopped]));
-  const lost = describe(report); // "Not kept as written (the model dropped it): 127.95달러 → $127.95."
-  if (lost) warn(lost);
+  // "Glossary: 삼성 → Samsung (applied). Not kept as written (the model dropped it): 127.95달러 → $127.95."
+  const described = describe(report);
+  if (described) warn(described);
   return translationStats(results, pieces.length, options, passes, again);
 }
 
@@ -275,13 +283,36 @@ function setUpPanel(entry, panel) {
   const transcript = $(".transcript", panel);
   const form = $("form", panel);
   const button = $("button", form);
+  const protection = $(".protection", form);
+  const glossaryError = $(".glossary-error", form);
   let running = null; // the AbortController of the answer being written
+  // the task's defaults (site.json, from studio/tasks.py); an older site.json has none: the template's. The strategy
+  // stays greedy, which streams (a beam search here costs beamSize model steps per position)
+  for (const name of ["beamSize", "lengthPenalty"]) {
+    if (entry.decoding?.[name] !== undefined) form.elements[name].value = entry.decoding[name];
+  }
   showStrategyInputs(form);
   form.elements.strategy.addEventListener("change", () => showStrategyInputs(form));
+
+  /** The glossary box's entries, or null with Glossary.parse's error (naming the line) shown below it. */
+  const readGlossary = () => {
+    try {
+      const parsed = Glossary.parse(form.elements.glossary.value, "glossary");
+      glossaryError.hidden = true;
+      return parsed;
+    } catch (error) {
+      glossaryError.textContent = error.message;
+      glossaryError.hidden = false;
+      protection.open = true;
+      return null;
+    }
+  };
+  form.elements.glossary.addEventListener("change", readGlossary);
 
   const ready = loadModel(entry, (text) => { status.textContent = text; });
   ready.then((model) => {
     button.dataset.label = isTranslator(model) ? "Translate" : "Send";
+    protection.hidden = !isTranslator(model);
     button.textContent = button.dataset.label;
     button.disabled = false;
   }, (error) => {
@@ -289,8 +320,8 @@ function setUpPanel(entry, panel) {
     console.error(error);
   });
 
-  form.addEventListener("keydown", (event) => { // Enter sends, Shift+Enter is a new line
-    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+  form.addEventListener("keydown", (event) => { // Enter sends, Shift+Enter is a new line (the glossary's: Enter)
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing && event.target !== form.elements.glossary) {
       event.preventDefault();
       form.requestSubmit();
     }
@@ -311,6 +342,12 @@ function setUpPanel(entry, panel) {
     const text = form.elements.text.value;
     if (button.disabled || !text.trim()) return; // the model is not loaded (yet)
     const model = await ready;
+    let protector = null;
+    if (isTranslator(model)) {
+      const glossary = readGlossary();
+      if (glossary === null) return; // nothing is translated until the glossary is fixed
+      protector = new Protector({ glossary, auto: form.elements.protect.checked });
+    }
     addLine(transcript, "input", text);
     const options = decodeOptions(form);
     const output = addLine(transcript, "output", options.strategy === "beam" ? "searching…" : "…");
@@ -325,8 +362,9 @@ function setUpPanel(entry, panel) {
     running = new AbortController();
     button.textContent = "Stop";
     try {
-      const answer = isTranslator(model) ? translate : reply;
-      stats.textContent = await answer(model, text, { ...options, signal: running.signal }, show, warn);
+      const signal = running.signal;
+      stats.textContent = protector ? await translate(model, text, { ...options, signal }, show, warn, protector)
+        : await reply(model, text, { ...options, signal }, show, warn);
     } catch (error) {
       output.textContent = `Error: ${error.message}`;
       console.error(error);
