@@ -41,7 +41,8 @@ def _load_generator(bundle: Optional[Path], task: str, backend: str, export_miss
 
 
 EXPORT_MISSING = typer.Option(True, help="Build a missing or stale export of the chosen backend instead of failing")
-GLOSSARY = typer.Option(None, "--glossary", help="TSV file of `korean<TAB>english` terms to translate as given")
+GLOSSARY = typer.Option(None, "--glossary", help="File of terms to translate as given: `korean<TAB>english` (TSV) "
+                                                   "or `korean = english` lines")
 PROTECT = typer.Option(True, "--protect/--no-protect", help="Pass URLs, e-mail addresses, numbers with units, "
                                                              "decimals and Latin-script names through unchanged, "
                                                              "Korean amounts "

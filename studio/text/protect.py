@@ -101,6 +101,7 @@ _NOT_IN_NAME = ("인", "의", "은", "는", "을", "를", "에", "에서", "와"
 MAX_PROTECTED_CHARS = 2000  # longer pieces (one enormous "word") are decoded unprotected: regexes stay cheap
 _LONGEST_WORD = 100  # characters of a Hangul word in a name
 _MOST_NAME_WORDS = 8  # a longer bracket is no name to remember (and comparing its sounds would cost its square)
+_TYPED_SEPARATOR = re.compile(r"=|→|->")  # a glossary line without a tab: `삼성 = Samsung`
 
 
 @dataclass(frozen=True)
@@ -111,15 +112,16 @@ class Glossary:
 
     @classmethod
     def parse(cls, text: str, name: str = "glossary") -> "Glossary":
-        """TSV: `korean<TAB>english` per line; blank lines and lines starting with # are skipped."""
+        """`korean<TAB>english` per line (TSV), or `korean = english` (also `→`, `->`): a browser's text box
+        cannot type a tab. Blank lines and lines starting with # are skipped."""
         entries: dict[str, str] = {}
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            parts = line.split("\t")
+            parts = line.split("\t") if "\t" in line else _TYPED_SEPARATOR.split(line)
             if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-                raise DataError(f"{name}:{number}", "expected two columns, the Korean term and its English, "
-                                                    f"separated by a tab, got {line[:60]!r}")
+                raise DataError(f"{name}:{number}", "expected the Korean term and its English separated by a tab, "
+                                                    f"= or →, got {line[:60]!r}")
             term, english = parts[0].strip(), " ".join(parts[1].split())
             if len(term) > MAX_TERM_CHARS or len(english) > MAX_TERM_CHARS:
                 raise DataError(f"{name}:{number}", f"a glossary entry is limited to {MAX_TERM_CHARS} characters")

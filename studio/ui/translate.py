@@ -160,7 +160,7 @@ def translate_api(service: ModelService, default_backend: str):
             backend: tf, tf-naive, tflite, tflite-float16, tflite-int8, onnx or onnx-int8 (default: the server's).
             strategy: How to decode: "beam" (beam search, the default: better translations) or "greedy" (the most likely token at each step: faster).
             beam_size: The number of beams when strategy is "beam" (1 or more).
-            glossary: Terms to translate as given, one "korean<TAB>english" pair per line (optional).
+            glossary: Terms to translate as given, one "korean = english" (or "korean<TAB>english") pair per line (optional).
             protect: Keep URLs, e-mail addresses, numbers with units and Latin-script names as written.
 
         Returns:
@@ -249,8 +249,8 @@ class TranslateTab:
         self.decoding = DecodingControls("translate", service.capacity, TRANSLATOR.default_decoding)
         with gr.Accordion("Glossary and protected terms", open=False):
             with gr.Row():
-                self.glossary_text = gr.Textbox("", label="Glossary: one `korean<TAB>english` entry per line",
-                                                lines=3, placeholder="삼성전자\tSamsung Electronics",
+                self.glossary_text = gr.Textbox("", label="Glossary: one `korean = english` entry per line (or a tab "
+                                                "between them)", lines=3, placeholder="삼성전자 = Samsung Electronics",
                                                 elem_id="translate-glossary")
                 glossary_file = gr.File(label="Add the entries of a .tsv glossary file", file_types=[".tsv", ".txt"],
                                         elem_id="translate-glossary-file")

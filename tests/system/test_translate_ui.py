@@ -30,7 +30,7 @@ def downloaded(page, app_url, name: str) -> bytes:
 def test_glossary_and_alternatives(page, tmp_path):
     page.locator("#translate-input textarea").fill("너는 커피를 샀어?")
     page.get_by_text("Glossary and protected terms").click()
-    page.locator("#translate-glossary textarea").fill("커피\tcoffee")
+    page.locator("#translate-glossary textarea").fill("커피 = coffee")  # typed: a text box cannot type a tab
     terms = tmp_path / "terms.tsv"
     terms.write_text("커피\tespresso\n", encoding="utf-8")  # an uploaded file's entries join the box's
     page.locator("#translate-glossary-file input[type=file]").set_input_files(str(terms))

@@ -58,7 +58,7 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
         client.predict("너는 영화를 봤어?", 99, api_name="/translate_alternatives")
     _, beside = client.predict("너는 커피를 샀어?", glossary="커피\tespresso", api_name="/translate")
     assert "Glossary: 커피 → espresso (" in beside
-    with pytest.raises(Exception, match="glossary:1: expected two columns"):
+    with pytest.raises(Exception, match="glossary:1: expected the Korean term and its English"):
         client.predict("너는 커피를 샀어?", glossary="커피 espresso", api_name="/translate")
     beam, _ = client.predict("나는 커피를 좋아해?", "tf-naive", "beam", 3, api_name="/chat")
     assert isinstance(beam, str)

@@ -165,12 +165,12 @@ def test_a_translator_tab_takes_a_glossary_and_refuses_a_malformed_one(site):
         button.click()
         error = panel.locator(".glossary-error")
         error.wait_for(state="visible", timeout=10_000)
-        assert error.inner_text() == ("glossary:2: expected two columns, the Korean term and its English, separated "
-                                      "by a tab, got '커피 espresso'")
+        assert error.inner_text() == ("glossary:2: expected the Korean term and its English separated by a tab, = or "
+                                      "→, got '커피 espresso'")
         assert panel.locator(".transcript li").count() == 0
         assert panel.locator("textarea[name=text]").input_value() == "너는 커피를 샀어?"
 
-        panel.locator("textarea[name=glossary]").fill("# terms\n커피\tespresso")
+        panel.locator("textarea[name=glossary]").fill("# terms\n커피 = espresso")  # as typed: no tab
         panel.locator("input[name=protect]").uncheck()
         button.click()
         stats = panel.locator(".transcript .stats")

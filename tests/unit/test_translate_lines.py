@@ -41,8 +41,13 @@ class WordTranslator:
 def test_glossary_parses_tsv_and_names_bad_lines(tmp_path):
     glossary = Glossary.parse("# terms\n삼성\tSamsung\n\n삼성전자\t Samsung  Electronics \n")
     assert glossary.entries == (("삼성전자", "Samsung Electronics"), ("삼성", "Samsung"))  # longest first
-    with pytest.raises(DataError, match=r"terms.tsv:2: expected two columns"):
+    with pytest.raises(DataError, match=r"terms.tsv:2: expected the Korean term and its English separated by a tab"):
         Glossary.parse("삼성\tSamsung\n원자로 reactor\n", "terms.tsv")
+    # typed in a browser's text box, which cannot type a tab; with a tab the line is TSV, whatever else it holds
+    typed = Glossary.parse("삼성 = Samsung\n원자로→reactor\n중성자 -> neutron\n등식\tE = mc²\n")
+    assert dict(typed.entries) == {"삼성": "Samsung", "원자로": "reactor", "중성자": "neutron", "등식": "E = mc²"}
+    with pytest.raises(DataError, match=r":1: expected the Korean term"):
+        Glossary.parse("삼성 = Samsung = Group\n")
     with pytest.raises(DataError, match="bad.tsv:1: not valid UTF-8"):
         (tmp_path / "bad.tsv").write_bytes(b"\xff\xfe\x00garbage")
         Glossary.read(tmp_path / "bad.tsv")

@@ -234,6 +234,11 @@ GLOSSARIES = [
     ("삼성\tSamsung\n원자로\treactor\tthird\n", "g.tsv"),
     ("가" * 201 + "\tlong\n", "g.tsv"),
     ("   # 주석\n\t\n삼성\u3000\tSamsung\u00a0Electronics\x85애플\tApple\u2028", "glossary"),
+    ("삼성 = Samsung\n원자로→reactor\n중성자 -> neutron\n등식\tE = mc²\n 빈칸 =  two  words \n", "glossary"),
+    ("삼성 = Samsung = Group\n", "glossary"),
+    ("삼성 =\n", "glossary"),
+    ("-> reactor\n", "glossary"),
+    ("원자로 - > reactor\n", "glossary"),
 ]
 
 

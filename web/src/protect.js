@@ -29,6 +29,7 @@ import { isUnassignedInUnicode14 } from "./unicode14.js";
 
 export const MAX_GLOSSARY_ENTRIES = 5000;
 export const MAX_TERM_CHARS = 200;
+const TYPED_SEPARATOR = /=|→|->/u; // a glossary line without a tab: "삼성 = Samsung"
 
 const S = SPACE;
 const D = DIGIT;
@@ -180,7 +181,8 @@ export class Glossary {
     return new Glossary(keyed.sort((a, b) => b[0] - a[0]).map(([, pair]) => pair));
   }
 
-  /** TSV: `korean<TAB>english` per line; blank lines and lines starting with # are skipped. Errors (thrown as
+  /** `korean<TAB>english` per line (TSV), or `korean = english` (also `→`, `->`): a browser's text box cannot type a
+   * tab. Blank lines and lines starting with # are skipped. Errors (thrown as
    * Error) read as Python's DataError does: "NAME:LINE: …". */
   static parse(text, name = "glossary") {
     const entries = new Map();
@@ -188,10 +190,10 @@ export class Glossary {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
       if (!pyStrip(line) || pyStrip(line).startsWith("#")) continue;
-      const parts = line.split("\t");
+      const parts = line.split(line.includes("\t") ? "\t" : TYPED_SEPARATOR);
       if (parts.length !== 2 || !pyStrip(parts[0]) || !pyStrip(parts[1])) {
-        throw new Error(`${name}:${i + 1}: expected two columns, the Korean term and its English, separated by a ` +
-          `tab, got ${pyRepr([...line].slice(0, 60).join(""))}`);
+        throw new Error(`${name}:${i + 1}: expected the Korean term and its English separated by a tab, = or →, ` +
+          `got ${pyRepr([...line].slice(0, 60).join(""))}`);
       }
       const term = pyStrip(parts[0]);
       const english = pySplit(parts[1]).join(" ");
