@@ -140,13 +140,8 @@ def translate_alternatives(generator, text: str, n: int, options: DecodeOptions 
     if not text:
         return [], []
     shield = protector.protect(text) if protector else Protected(text)  # protect() knows the text's own names
-    _, warnings = generator.preprocessor.encode(shield.text)
-    sentences = len(split_sentences(text))
-    if sentences > 1:
-        warnings.append(f"the alternatives translate the input as one sentence, and it has {sentences}: this model "
-                        "translates one sentence at a time best (translate it without alternatives, or ask for one "
-                        "sentence's alternatives)")
-    found = generator.alternatives(shield.text, n, options)
+    source = shield.text
+    found = generator.alternatives(source, n, options)
     restored = [(_restored(shield, t, []), s) for t, s in found]
     if restored and shield.spans:
         repeated = shield.repeated(found[0][0])
@@ -155,10 +150,17 @@ def translate_alternatives(generator, text: str, n: int, options: DecodeOptions 
             again = generator.alternatives(shield.inline(written_in), n, options)
             if again and _second_pass_wins(shield, restored[0][0], _restored(shield, again[0][0], written_in),
                                            again[0][0], repeated):
+                source = shield.inline(written_in)
                 restored = [(_restored(shield, t, written_in), s) for t, s in again]
         if report is not None:
             _, applied, dropped = restored[0][0]
             report += [(span, True) for span in applied] + [(span, False) for span in dropped]
+    _, warnings = generator.preprocessor.encode(source)  # the kept pass's input ("truncated …")
+    sentences = len(split_sentences(text))
+    if sentences > 1:
+        warnings.append(f"the alternatives translate the input as one sentence, and it has {sentences}: this model "
+                        "translates one sentence at a time best (translate it without alternatives, or ask for one "
+                        "sentence's alternatives)")
     return distinct_outputs([(finish_sentence(text, t), s) for (t, _, _), s in restored], n), warnings
 
 
