@@ -4,9 +4,10 @@ the first time ("도이체반(Deutsche Bahn)") and in Hangul alone after that; a
 (Green Jobs Fund)") or a phrase before a bracket that is not its original must not be taken for it.
 
 Both sides are reduced to their consonants in coarse sound classes (ㄱ/ㅋ/ㄲ, c/k/g/q are one class; ㄹ is l and
-r; ㅅ/ㅈ/ㅊ are s, z, j, ch and ts, which Korean writes either way; a final ㅅ is a t; vowels, ㅎ/h, a silent ㅇ
-and an r after a vowel are left out, doubled classes squeezed), and compared by their longest common subsequence
-(Dice: 2·LCS / total length): a transliteration keeps the consonants' order and most of their sounds."""
+r; ㅅ/ㅈ/ㅊ are s, z, j, ch and ts, which Korean writes either way; a final ㅅ is a t; vowels, ㅎ/h and a silent ㅇ
+are left out, doubled classes squeezed), and compared by their longest common subsequence (Dice: 2·LCS / total
+length): a transliteration keeps the consonants' order and most of their sounds. An r after a vowel is read both
+ways: silent as in English ("Carter" 카터), sounded as in most other languages ("Bordeaux" 보르도)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ _LATIN = {"chr": "KL", "chl": "KL", "tsch": "S", "tch": "S", "sch": "S", "ch": "
           "tz": "S", "ng": "N", "x": "KS", "qu": "K", "c": "K", "k": "K", "q": "K", "g": "K", "d": "T", "t": "T",
           "b": "P", "p": "P", "f": "P", "v": "P", "s": "S", "z": "S", "j": "S", "l": "L", "r": "L", "m": "M", "n": "N"}
 _LATIN_SPELLING = re.compile("|".join(sorted(map(re.escape, _LATIN), key=len, reverse=True)))
-_SILENT_R = re.compile(r"(?<=[aeiouy])r(?![aeiouy])")  # Korean writes no r after a vowel: "Twitter" 트위터
+_R_AFTER_VOWEL = re.compile(r"(?<=[aeiouy])r(?![aeiouy])")  # silent in English's Korean: "Twitter" 트위터
 _SQUEEZE = re.compile(r"(.)\1+")
 _SYLLABLES, _FIRST_SYLLABLE, _FINALS, _PER_INITIAL = 11172, 0xAC00, 28, 588
 
@@ -41,9 +42,10 @@ def korean_sounds(text: str) -> str:
     return _SQUEEZE.sub(r"\1", "".join(classes))
 
 
-def latin_sounds(text: str) -> str:
-    """The consonant classes of the Latin letters in `text` ("Deutsche Bahn" -> "TSPN")."""
-    spelt = _SILENT_R.sub("", text.lower())
+def latin_sounds(text: str, silent_r: bool = True) -> str:
+    """The consonant classes of the Latin letters in `text` ("Deutsche Bahn" -> "TSPN"), an r after a vowel
+    silent (English) or not."""
+    spelt = _R_AFTER_VOWEL.sub("", text.lower()) if silent_r else text.lower()
     return _SQUEEZE.sub(r"\1", "".join(_LATIN[m.group(0)] for m in _LATIN_SPELLING.finditer(spelt)))
 
 
@@ -57,15 +59,19 @@ def _common_subsequence(a: str, b: str) -> int:
     return previous[-1]
 
 
+def _readings(latin: str) -> set[str]:
+    return {latin_sounds(latin), latin_sounds(latin, silent_r=False)}
+
+
 def likeness(korean: str, latin: str) -> float:
-    """0 (nothing alike) to 1 (the same consonants in the same order)."""
-    a, b = korean_sounds(korean), latin_sounds(latin)
-    return 2 * _common_subsequence(a, b) / len(a + b) if a and b else 0.0
+    """0 (nothing alike) to 1 (the same consonants in the same order), for the closer reading of an r."""
+    a = korean_sounds(korean)
+    return max((2 * _common_subsequence(a, b) / len(a + b) for b in _readings(latin) if a and b), default=0.0)
 
 
 def sounds_like(korean: str, latin: str) -> bool:
     """Whether `korean` reads as a transliteration of `latin` (not a translation of it)."""
-    a, b = korean_sounds(korean), latin_sounds(latin)
-    if not a or not b or 2 * min(len(a), len(b)) / len(a + b) < MIN_LIKENESS:
-        return False  # the likeness is at most that: lengths too unlike to compare (and to pay the quadratic cost)
-    return 2 * _common_subsequence(a, b) / len(a + b) >= MIN_LIKENESS
+    a = korean_sounds(korean)
+    # lengths too unlike cannot reach the likeness (and are not worth the quadratic cost of comparing them)
+    return any(a and b and 2 * min(len(a), len(b)) / len(a + b) >= MIN_LIKENESS
+               and 2 * _common_subsequence(a, b) / len(a + b) >= MIN_LIKENESS for b in _readings(latin))

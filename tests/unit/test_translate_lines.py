@@ -336,7 +336,9 @@ def test_a_long_run_of_latin_words_with_no_closing_bracket_is_quick():
     ("도이체반", "Deutsche Bahn", True), ("그레그스", "Greggs", True), ("휴먼라이츠워치", "Human Rights Watch", True),
     ("비욘드 디이즈 월즈", "Beyond These Walls", True), ("시나이티쿠스", "Codex Sinaiticus", True),
     ("통신", "Australia Associated Press", False), ("녹색 일자리 펀드", "Green Jobs Fund", False),
-    ("트리", "Solar Tree", False), ("시간", "time", False)])
+    ("트리", "Solar Tree", False), ("시간", "time", False),
+    # an r after a vowel: silent in English names, sounded in others
+    ("카터", "Carter", True), ("보르도", "Bordeaux", True), ("마르틴 루터", "Martin Luther", True)])
 def test_a_transliteration_sounds_like_its_original_and_a_translation_does_not(korean, latin, alike):
     from studio.text.transliteration import sounds_like
 

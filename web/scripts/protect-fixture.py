@@ -220,6 +220,7 @@ SOUNDS = [
     ("녹색 일자리 펀드", "Green Jobs Fund"), ("트리", "Solar Tree"), ("시간", "time"), ("트위터", "Twitter"),
     ("크리스티아누 호날두", "Cristiano Ronaldo"), ("이스탄불", "İstanbul"), ("뮌헨", "München"), ("슈바르츠", "Schwarz"),
     ("크라이슬러", "Chrysler"), ("", "Empty"), ("가나", ""), ("ㄱㄴ", "Gn"), ("오디세우스", "ΟΔΥΣΣΕΥΣ Odysseus"),
+    ("카터", "Carter"), ("보르도", "Bordeaux"), ("마르틴 루터", "Martin Luther"), ("베르사유", "Versailles"),
 ]
 
 LANGUAGE = ["How are you doing today?", "안녕하세요", "OK", "BTS", "Hello 안녕", "Привет, мир", "東京タワー",

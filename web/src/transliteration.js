@@ -15,7 +15,8 @@ const LATIN = {
   b: "P", p: "P", f: "P", v: "P", s: "S", z: "S", j: "S", l: "L", r: "L", m: "M", n: "N",
 };
 const LATIN_SPELLING = new RegExp(Object.keys(LATIN).sort((a, b) => b.length - a.length).join("|"), "g");
-const SILENT_R = /(?<=[aeiouy])r(?![aeiouy])/g; // Korean writes no r after a vowel: "Twitter" 트위터
+const R_AFTER_VOWEL = /(?<=[aeiouy])r(?![aeiouy])/g; // silent in English's Korean ("Twitter" 트위터), not in others'
+// ("Bordeaux" 보르도): read both ways
 const SQUEEZE = /(.)\1+/g;
 const SYLLABLES = 11172;
 const FIRST_SYLLABLE = 0xac00;
@@ -36,9 +37,11 @@ export function koreanSounds(text) {
   return classes.join("").replace(SQUEEZE, "$1");
 }
 
-/** The consonant classes of the Latin letters in `text` ("Deutsche Bahn" -> "TSPN"). */
-export function latinSounds(text) {
-  const spelt = text.toLowerCase().replace(SILENT_R, ""); // both lower case fully, final sigma included
+/** The consonant classes of the Latin letters in `text` ("Deutsche Bahn" -> "TSPN"), an r after a vowel silent
+ * (English) or not. */
+export function latinSounds(text, silentR = true) {
+  const lower = text.toLowerCase(); // both lower case fully, final sigma included
+  const spelt = silentR ? lower.replace(R_AFTER_VOWEL, "") : lower;
   return [...spelt.matchAll(LATIN_SPELLING)].map((m) => LATIN[m[0]]).join("").replace(SQUEEZE, "$1");
 }
 
@@ -54,19 +57,20 @@ function commonSubsequence(a, b) {
   return previous.at(-1);
 }
 
-/** 0 (nothing alike) to 1 (the same consonants in the same order). */
+const readings = (latin) => [...new Set([latinSounds(latin), latinSounds(latin, false)])];
+
+/** 0 (nothing alike) to 1 (the same consonants in the same order), for the closer reading of an r. */
 export function likeness(korean, latin) {
   const a = koreanSounds(korean);
-  const b = latinSounds(latin);
-  return a && b ? (2 * commonSubsequence(a, b)) / (a.length + b.length) : 0;
+  const scores = readings(latin).filter((b) => a && b).map((b) => (2 * commonSubsequence(a, b)) / (a.length + b.length));
+  return Math.max(0, ...scores);
 }
 
 /** Whether `korean` reads as a transliteration of `latin` (not a translation of it). */
 export function soundsLike(korean, latin) {
   const a = koreanSounds(korean);
-  const b = latinSounds(latin);
-  if (!a || !b || (2 * Math.min(a.length, b.length)) / (a.length + b.length) < MIN_LIKENESS) {
-    return false; // the likeness is at most that: lengths too unlike to compare (and to pay the quadratic cost)
-  }
-  return (2 * commonSubsequence(a, b)) / (a.length + b.length) >= MIN_LIKENESS;
+  // lengths too unlike cannot reach the likeness (and are not worth the quadratic cost of comparing them)
+  return readings(latin).some((b) => Boolean(a && b)
+    && (2 * Math.min(a.length, b.length)) / (a.length + b.length) >= MIN_LIKENESS
+    && (2 * commonSubsequence(a, b)) / (a.length + b.length) >= MIN_LIKENESS);
 }
