@@ -134,6 +134,12 @@ class Glossary:
     def of(cls, entries: dict[str, str]) -> "Glossary":
         return cls(tuple(sorted(entries.items(), key=lambda e: -len(e[0]))))
 
+    def as_text(self) -> str:
+        """The entries as a glossary box shows them, `korean = english` a line (a tab between the two where
+        either holds one of the separators), for `parse` to read back."""
+        return "\n".join(f"{term}\t{english}" if _TYPED_SEPARATOR.search(term + english) else f"{term} = {english}"
+                         for term, english in self.entries)
+
     def extended(self, other: "Glossary") -> "Glossary":
         """Both glossaries' entries; `other`'s English wins for a term in both."""
         return Glossary.of({**dict(self.entries), **dict(other.entries)})

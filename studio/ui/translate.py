@@ -59,7 +59,7 @@ def load_glossary_file(file, glossary_text: str) -> str:
         loaded = Glossary.from_bytes(data, name)
     except DataError as error:
         raise InputError(str(error)) from None
-    return "\n".join(f"{term}\t{english}" for term, english in typed.extended(loaded).entries)
+    return typed.extended(loaded).as_text()
 
 
 def translate_text(service: ModelService, text: str, backend: str, settings: dict, scores: bool = False,

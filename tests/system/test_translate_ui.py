@@ -34,7 +34,7 @@ def test_glossary_and_alternatives(page, tmp_path):
     terms = tmp_path / "terms.tsv"
     terms.write_text("커피\tespresso\n", encoding="utf-8")  # an uploaded file's entries join the box's
     page.locator("#translate-glossary-file input[type=file]").set_input_files(str(terms))
-    page.wait_for_function("() => document.querySelector('#translate-glossary textarea')?.value === '커피\\tespresso'",
+    page.wait_for_function("() => document.querySelector('#translate-glossary textarea')?.value === '커피 = espresso'",
                            timeout=30_000)
     page.locator("#translate-button").click()
     report = page.locator("#translate-glossary-report")

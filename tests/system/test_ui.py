@@ -116,7 +116,7 @@ def test_the_translate_tab_applies_a_typed_and_an_uploaded_glossary(services, tm
     upload = tmp_path / "terms.tsv"
     upload.write_text("영화\tthe film\n커피\tcoffee\n", encoding="utf-8")
     glossary = load_glossary_file(str(upload), "커피\tespresso\n")  # the file's entries join the box's
-    assert sorted(glossary.splitlines()) == ["영화\tthe film", "커피\tcoffee"]
+    assert sorted(glossary.splitlines()) == ["영화 = the film", "커피 = coffee"]  # as one would type them
     protector = requested_protection(glossary.replace("coffee", "espresso"), True)
     output, _, _, protection = translate_text(services[1], "너는 커피를 샀어? 그는 영화를 봤어?", "tf",
                                               ui_settings(), protector=protector)

@@ -48,6 +48,8 @@ def test_glossary_parses_tsv_and_names_bad_lines(tmp_path):
     assert dict(typed.entries) == {"삼성": "Samsung", "원자로": "reactor", "중성자": "neutron", "등식": "E = mc²"}
     with pytest.raises(DataError, match=r":1: expected the Korean term"):
         Glossary.parse("삼성 = Samsung = Group\n")
+    assert Glossary.parse(typed.as_text()) == typed  # as the Translate tab shows an uploaded file's entries
+    assert typed.as_text().splitlines()[-1] == "등식\tE = mc²"
     with pytest.raises(DataError, match="bad.tsv:1: not valid UTF-8"):
         (tmp_path / "bad.tsv").write_bytes(b"\xff\xfe\x00garbage")
         Glossary.read(tmp_path / "bad.tsv")
