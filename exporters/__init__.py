@@ -45,7 +45,7 @@ def library_versions() -> dict[str, str]:
 
 
 def _signature_table(config) -> dict:
-    names = input_names(config.decoder_depth)
+    names = input_names(config.cache_depth)
     B, h, d = "batch", config.num_heads, config.head_dim
     S, C = config.max_source_len, config.max_target_len
     cache = {"shape": [B, h, C, d], "dtype": "float32"}

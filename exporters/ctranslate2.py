@@ -50,6 +50,8 @@ def convert(bundle, output_dir: Path, quantization: str = "none") -> Path:
     from studio.model.positional import positional_encoding
 
     c = bundle.config.model
+    if c.members > 1:
+        raise ValueError("CTranslate2 runs one model, not an ensemble (`studio ensemble`)")
     if bundle.config.tokenizer.kind != "sentencepiece":
         raise ValueError("the CTranslate2 comparison needs a SentencePiece bundle (its vocabulary is by piece)")
     pre = c.norm == "pre"

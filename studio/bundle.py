@@ -58,11 +58,11 @@ class Bundle:
         return Preprocessor(self.config, self.tokenizers)
 
     def build_model(self):
-        """A Transformer with this bundle's architecture and weights (float32)."""
-        from studio.model import Transformer
+        """A Transformer (or an ensemble of them) with this bundle's architecture and weights (float32)."""
+        from studio.model import build_model
         from studio.weights import assign_arrays
 
-        model = Transformer(self.config.model).build_weights()
+        model = build_model(self.config.model).build_weights()
         try:
             assign_arrays(model.weights, self.weights)
         except ValueError as error:
@@ -155,3 +155,55 @@ def default_assets_dir() -> Path:
 
 def default_bundle(task: str) -> Path:
     return default_assets_dir() / ("chatbot" if task == "chatbot" else "translator")
+
+
+def ensemble_bundle(paths: list[Path], out: Path) -> Path:
+    """One bundle of the models at `paths`, whose next-token log-probabilities are averaged at every step
+    (`studio.model.Ensemble`): models of one architecture, task and tokenizer, trained apart (other seeds).
+    Scores are not carried over (the ensemble's are its own: `studio eval … --record`); each member's dev
+    figures and seed are kept in metrics.json's `ensemble_members`."""
+    import dataclasses
+
+    from studio.errors import StudioError
+    from studio.model import build_model
+    from studio.weights import assign_arrays
+
+    bundles = [load_bundle(Path(p)) for p in paths]
+    if len(bundles) < 2:
+        raise StudioError("an ensemble needs two bundles or more")
+    first = bundles[0]
+    tokenizer = sorted((f.name, _sha256(f)) for f in (first.path / "tokenizer").iterdir() if f.is_file())
+    for bundle in bundles:
+        if bundle.config.model.members != 1:
+            raise StudioError(f"{bundle.path} is an ensemble already; give its members' bundles instead")
+        if bundle.config.model != first.config.model or bundle.config.task != first.config.task:
+            raise StudioError(f"{bundle.path} has another architecture or task than {first.path}; the members of "
+                              "an ensemble differ only in their training (their seed)")
+        if sorted((f.name, _sha256(f)) for f in (bundle.path / "tokenizer").iterdir() if f.is_file()) != tokenizer:
+            raise StudioError(f"{bundle.path} has another tokenizer than {first.path}; the members of an ensemble "
+                              "read and write the same pieces")
+    config = BundleConfig.from_dict(first.config.to_dict())
+    config.model = dataclasses.replace(config.model, members=len(bundles))
+    model = build_model(config.model).build_weights()
+    arrays = {f"member_{i}/{name.split('/', 1)[1]}": array
+              for i, bundle in enumerate(bundles) for name, array in bundle.weights.items()}
+    assign_arrays(model.weights, arrays)
+    members = [{"bundle": bundle.path.name, "seed": bundle.config.train.seed,
+                **{key: bundle.metrics[key] for key in ("dev_loss", "dev_token_accuracy", "dev_chrf", "steps",
+                                                          "train_seconds") if key in bundle.metrics}}
+               for bundle in bundles]
+    # the first member's record of how it was trained (the others' alike but for the seed); what it measured is its own
+    own = ("evaluation", "dev_loss", "dev_perplexity", "dev_token_accuracy", "dev_chrf", "chrf_signature",
+           "dev_chrf_seconds", "dev_tokens", "parameters", "samples", "history", "curve", "train_throughput_benchmark")
+    metrics = {key: value for key, value in first.metrics.items() if key not in own}
+    metrics.update(parameters=model.parameter_count(), ensemble_members=members)
+    save_bundle(out, config, first.tokenizers, model, metrics)
+    from studio.inference import TextGenerator
+    from studio.tasks import task_named
+    from studio.train.run import model_card, sample_outputs
+
+    generator = TextGenerator.open(load_bundle(Path(out)), "tf", model=model)
+    metrics["samples"] = sample_outputs(generator, task_named(config.task.task).prompts)
+    write_metrics(out, metrics)
+    atomic_write_bytes(Path(out) / "MODEL_CARD.md", model_card(config, metrics, config.task.sources).encode("utf-8"))
+    return Path(out)

@@ -390,6 +390,19 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
 
 
 @app.command()
+def ensemble(bundles: list[Path] = typer.Argument(..., help="Two or more bundles of one architecture and tokenizer, "
+                                                            "trained apart (e.g. --set train.seed=N)"),
+             out: Path = typer.Option(..., help="Where to write the ensemble's bundle")):
+    """One bundle of several trained models whose next-token log-probabilities are averaged at every step (an
+    ensemble: usually better than each member, and as slow as all of them). Score it with `studio eval`."""
+    from studio.bundle import ensemble_bundle
+
+    path = ensemble_bundle(bundles, out)
+    console.print(f"Ensemble of {len(bundles)} written to {path}; score it with `studio eval <task> --bundle {path}`",
+                  highlight=False)
+
+
+@app.command()
 def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory [default: the shipped chatbot]"),
            out: Optional[Path] = typer.Option(None, help="Output directory [default: BUNDLE/exports]"),
            quantize: str = typer.Option("all", help="TFLite: none, float16, dynamic-int8, or all"),

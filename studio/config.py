@@ -28,11 +28,16 @@ class ModelConfig:
     max_source_len: int = 40  # tokens, including </s> where the tokenizer adds it
     max_target_len: int = 40  # decoder positions, including <s>: also the decode cache capacity
     layer_norm_epsilon: float = 1e-6
+    # > 1: an ensemble of this many models of this architecture, trained apart (other seeds) on one vocabulary,
+    # their next-token log-probabilities averaged at every step (`studio.model.ensemble`, `studio ensemble`)
+    members: int = 1
     pad_id: int = 0
     bos_id: int = 1
     eos_id: int = 2
 
     def validate(self) -> None:
+        if self.members < 1:
+            raise ValueError("members must be >= 1")
         if self.num_layers < 1 or self.num_decoder_layers < 0:
             raise ValueError("num_layers must be >= 1 and num_decoder_layers >= 0 (0 = as many as num_layers)")
         if self.d_model % self.num_heads:
@@ -45,6 +50,11 @@ class ModelConfig:
     @property
     def decoder_depth(self) -> int:
         return self.num_decoder_layers or self.num_layers
+
+    @property
+    def cache_depth(self) -> int:
+        """The decoder layers whose self-attention cache and cross K/V a decode step carries: every member's."""
+        return self.decoder_depth * self.members
 
     @property
     def head_dim(self) -> int:

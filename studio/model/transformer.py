@@ -20,8 +20,8 @@ from studio.model.positional import positional_encoding
 
 
 class Transformer(keras.Model):
-    def __init__(self, config: ModelConfig, **kwargs):
-        super().__init__(name="transformer", **kwargs)
+    def __init__(self, config: ModelConfig, name: str = "transformer", **kwargs):
+        super().__init__(name=name, **kwargs)
         config.validate()
         self.config = config
         c = config

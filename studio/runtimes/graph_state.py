@@ -69,4 +69,4 @@ def pad_source(source_ids: np.ndarray, length: int, pad_id: int = 0) -> np.ndarr
 
 def empty_cache(config, batch: int) -> dict[str, np.ndarray]:
     shape = (batch, config.num_heads, config.max_target_len, config.head_dim)
-    return {f"cache_{kv}_{i}": np.zeros(shape, np.float32) for i in range(config.decoder_depth) for kv in ("k", "v")}
+    return {f"cache_{kv}_{i}": np.zeros(shape, np.float32) for i in range(config.cache_depth) for kv in ("k", "v")}

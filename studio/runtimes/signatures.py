@@ -30,16 +30,17 @@ class DecoderModule(tf.Module):
         # find (and freeze) the weights and TFLite would keep uninitialised VAR_HANDLE ops instead.
         self.weights = [variable.value for variable in model.weights]
         c = model.config
-        self.num_layers = c.decoder_depth
+        self.num_layers = c.cache_depth
         S, C, h, d = c.max_source_len, c.max_target_len, c.num_heads, c.head_dim
         B = batch
         cache = tf.TensorSpec([B, h, C, d], tf.float32)
         cross = tf.TensorSpec([B, h, S, d], tf.float32)
-        names = self.names = input_names(c.decoder_depth)
+        names = self.names = input_names(c.cache_depth)
         step_specs = [tf.TensorSpec([B], tf.int32, name="tokens"), tf.TensorSpec([], tf.int32, name="position")]
-        step_specs += [tf.TensorSpec(cache.shape, tf.float32, name=n) for n in names["decode_step"][2:2 + 2 * c.decoder_depth]]
+        step_specs += [tf.TensorSpec(cache.shape, tf.float32, name=n)
+                       for n in names["decode_step"][2:2 + 2 * c.cache_depth]]
         step_specs += [tf.TensorSpec(cross.shape, tf.float32, name=n)
-                       for n in names["decode_step"][2 + 2 * c.decoder_depth: 2 + 4 * c.decoder_depth]]
+                       for n in names["decode_step"][2 + 2 * c.cache_depth: 2 + 4 * c.cache_depth]]
         step_specs += [tf.TensorSpec([B, S], tf.float32, name="source_mask")]
         # autograph=False: the model's code has no Python control flow on tensors, and converting it cost ~1 s
         # of the first trace in a process (the first reply on the tf backend, every `studio export`)

@@ -27,7 +27,7 @@ class TFCachedRuntime:
         self.model = model
         self.config = model.config
         self.module = DecoderModule(model)
-        step_inputs = input_names(self.config.decoder_depth)["decode_step"]
+        step_inputs = input_names(self.config.cache_depth)["decode_step"]
         self._cache_names = [n for n in step_inputs if n.startswith("cache_")]
         self._cross_names = [n for n in step_inputs if n.startswith("cross_")]
 

@@ -87,10 +87,16 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
              else f"{m.num_layers}-layer encoder, {m.decoder_depth}-layer decoder")
     origin = (f"trained with Transformer Studio, starting from the weights of `{metrics['initialized_from']}`"
               if metrics.get("initialized_from") else "trained from scratch with Transformer Studio")
-    lines = [f"# Transformer Studio {task}", "",
-             f"A {depth} encoder-decoder Transformer (d_model {m.d_model}, {m.num_heads} heads, "
-             f"d_ff {m.d_ff}, {m.norm}-LN{size}) {origin}.", "",
-             "## Training data"]
+    members = metrics.get("ensemble_members", [])
+    described = (f"A {depth} encoder-decoder Transformer (d_model {m.d_model}, {m.num_heads} heads, d_ff {m.d_ff}, "
+                 f"{m.norm}-LN{size}) {origin}.")
+    if m.members > 1:
+        seeds = ", ".join(str(member.get("seed", "?")) for member in members)
+        described = (f"An ensemble of {m.members} {depth} encoder-decoder Transformers (d_model {m.d_model}, "
+                     f"{m.num_heads} heads, d_ff {m.d_ff}, {m.norm}-LN; {size.lstrip(', ')} in all), each {origin} "
+                     f"with its own seed ({seeds}) on the same data and vocabulary; at every step their "
+                     "next-token log-probabilities are averaged.")
+    lines = [f"# Transformer Studio {task}", "", described, "", "## Training data"]
     names = {Path(f).name for f in source_files}
     known = {Path(s.path).name: s for s in KOEN_SOURCES.values()}
     for name in sorted(names):
@@ -114,6 +120,7 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
                       "do not use them commercially. Retrain with `--sources commercial-safe` for a commercial-safe mix."]
     if "train_seconds" in metrics:
         lines += ["", "## Training",
+                  ("Each member: " if m.members > 1 else "") +
                   f"{metrics.get('steps', 0):,} steps ({metrics.get('epochs_trained', '?')} full epochs), "
                   f"{metrics['train_seconds'] / 60:,.0f} minutes of training time on {_device(metrics)}, "
                   f"{metrics.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
@@ -127,6 +134,9 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
               "Local demos and study of the Transformer architecture; exporting to TFLite/ONNX for on-device use. "
               f"The app and the CLI decode with {decoding} unless asked otherwise (chosen on the dev sets).",
               "", "## Measured"]
+    for member in members:
+        figures = ", ".join(f"{key} {member[key]:.4f}" for key in ("dev_token_accuracy", "dev_chrf") if key in member)
+        lines.append(f"- member `{member['bundle']}` (seed {member.get('seed', '?')}) alone: {figures}")
     for key in ("dev_loss", "dev_perplexity", "dev_token_accuracy", "dev_chrf"):
         if key in metrics:
             lines.append(f"- {key}: {metrics[key]:.4f}" if isinstance(metrics[key], float) else f"- {key}: {metrics[key]}")
@@ -241,6 +251,9 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
             elif not (config.model.share_embeddings and config.model.tie_output and config.tokenizer.shared):
                 raise StudioError("--init-from with a new tokenizer re-indexes one shared, tied embedding; "
                                   f"{initial.path} or this preset has separate vocabularies")
+    if config.model.members != 1:
+        raise StudioError("an ensemble is not trained as one: train its members apart (each with its own "
+                          "train.seed) and combine their bundles with `studio ensemble`")
     raw_pairs, files = read_task_pairs(task, data_dir, sources, data_files)
     pairs = clean_pairs(raw_pairs, pipeline_for(config.task))
     if not resuming:

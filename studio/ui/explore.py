@@ -42,10 +42,12 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
                                     ("decoder_cross", target_pieces, source_pieces, "Encoder-decoder attention")):
         shown = min(layer, len(maps[name]) - 1)  # a deep encoder may have more layers than the decoder
         figures.append(attention_figure(np.asarray(maps[name][shown])[0], rows, cols, f"{title}, layer {shown + 1}"))
+    members = (f" · an ensemble of {config.model.members} models of this shape (the attention shown is the first's)"
+               if config.model.members > 1 else "")
     summary = (f"**Output:** {html.escape(output.text)}  \n**Parameters:** {model.parameter_count():,} · "
                f"{config.model.num_layers} encoder / {config.model.decoder_depth} decoder layers · "
                f"d_model {config.model.d_model} · {config.model.num_heads} heads · {config.model.norm}-LN · "
-               f"source pieces: {len(source_pieces)} · target pieces: {len(target_pieces)}")
+               f"source pieces: {len(source_pieces)} · target pieces: {len(target_pieces)}{members}")
     if korean_font_missing():
         summary += f"  \n*{korean_font_missing()}*"
     schedule = schedule_figure(config.model.d_model, config.train.warmup_steps, config.train.lr_scale,

@@ -108,3 +108,20 @@ def test_a_deep_encoder_with_a_shallow_decoder_has_its_own_layer_counts():
     model = Transformer(tiny_config(num_layers=3, num_decoder_layers=1)).build_weights()
     assert len(model.encoder_layers) == 3 and len(model.decoder_layers) == 1
     assert len(model.empty_cache(2)) == 1 and model.config.decoder_depth == 1
+
+
+def test_an_ensemble_steps_as_it_decodes_whole_and_averages_its_members_log_probabilities():
+    from studio.model import Ensemble, build_model
+
+    ensemble = build_model(tiny_config(members=2, num_decoder_layers=1, dropout=0.0)).build_weights()
+    assert isinstance(ensemble, Ensemble) and len({v.path for v in ensemble.weights}) == len(ensemble.weights)
+    source, target = random_batch(3)
+    whole = np.asarray(ensemble((source, target)))
+    members = [tf.nn.log_softmax(member((source, target))).numpy() for member in ensemble.members]
+    assert np.allclose(whole, np.mean(members, axis=0), atol=1e-5)
+    encoder_output, mask = ensemble.encode(source)
+    cross, cache = ensemble.cross_key_values(encoder_output), ensemble.empty_cache(len(source))
+    assert len(cross) == len(cache) == ensemble.config.cache_depth == 2
+    for position in range(target.shape[1]):
+        logits, cache = ensemble.decode_step(target[:, position], np.int32(position), cache, cross, mask)
+        assert np.allclose(np.asarray(logits), whole[:, position], atol=1e-4)
