@@ -5,5 +5,4 @@ from studio.model.transformer import Transformer
 from studio.model.ensemble import Ensemble, build_model
 
 __all__ = ["Transformer", "Ensemble", "build_model", "MultiHeadAttention", "padding_mask", "look_ahead_mask",
-           "decoder_self_mask",
-           "positional_encoding"]
+           "decoder_self_mask", "positional_encoding"]
