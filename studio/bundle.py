@@ -194,7 +194,7 @@ def ensemble_bundle(paths: list[Path], out: Path) -> Path:
                for bundle in bundles]
     # the first member's record of how it was trained (the others' alike but for the seed); what it measured is its own
     own = ("evaluation", "dev_loss", "dev_perplexity", "dev_token_accuracy", "dev_chrf", "chrf_signature",
-           "dev_chrf_seconds", "dev_tokens", "parameters", "samples", "history", "curve", "train_throughput_benchmark")
+           "dev_chrf_seconds", "dev_tokens", "parameters", "samples", "history", "curve")
     metrics = {key: value for key, value in first.metrics.items() if key not in own}
     metrics.update(parameters=model.parameter_count(), ensemble_members=members)
     save_bundle(out, config, first.tokenizers, model, metrics)

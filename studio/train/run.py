@@ -119,12 +119,15 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
         lines += ["", "These weights were trained partly on data licensed for **non-commercial use only**; "
                       "do not use them commercially. Retrain with `--sources commercial-safe` for a commercial-safe mix."]
     if "train_seconds" in metrics:
+        weights = metrics.get("weights", "last")
+        if m.members > 1:  # the figures are the first member's; each member chose its weights by the same rule
+            weights = weights.split(" (")[0] + ", each member's by its own dev figures"
         lines += ["", "## Training",
-                  ("Each member: " if m.members > 1 else "") +
+                  ("Each member as the first: " if m.members > 1 else "") +
                   f"{metrics.get('steps', 0):,} steps ({metrics.get('epochs_trained', '?')} full epochs), "
                   f"{metrics['train_seconds'] / 60:,.0f} minutes of training time on {_device(metrics)}, "
                   f"{metrics.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
-                  f"{metrics.get('weights', 'last')}."]
+                  f"{weights}."]
     if metrics.get("status"):
         lines += ["", "## Status", metrics["status"]]
     default = task_named(task).default_decoding
