@@ -35,6 +35,9 @@ def _sha256(path: Path) -> str:
 def rebuild_command(config: BundleConfig | None, path: Path) -> str:
     task = config.task.task if config else "chatbot|translator"
     command = f"studio train {task} --data-dir ../shared/data --out {path}"
+    if config and config.model.members > 1:  # trained apart, then combined
+        command = (f"studio train {task} --data-dir ../shared/data --out MEMBER --set train.seed=N (for each of its "
+                   f"{config.model.members} members), then studio ensemble MEMBER... --out {path}")
     if Path(path).resolve().parent == default_assets_dir().resolve():
         command += (f"   (or restore the shipped copy: `git checkout -- assets/{Path(path).name}` in a checkout, "
                     "or reinstall Transformer Studio)")
@@ -159,51 +162,77 @@ def default_bundle(task: str) -> Path:
 
 def ensemble_bundle(paths: list[Path], out: Path) -> Path:
     """One bundle of the models at `paths`, whose next-token log-probabilities are averaged at every step
-    (`studio.model.Ensemble`): models of one architecture, task and tokenizer, trained apart (other seeds).
-    Scores are not carried over (the ensemble's are its own: `studio eval … --record`); each member's dev
-    figures and seed are kept in metrics.json's `ensemble_members`."""
+    (`studio.model.Ensemble`): models of one architecture, task, tokenizer and dev split, trained apart (other
+    seeds). Scores are not carried over (the ensemble's are its own: `studio eval … --record`); each member's
+    seed, training and dev figures are kept in metrics.json's `ensemble_members`."""
     import dataclasses
 
     from studio.errors import StudioError
     from studio.model import build_model
     from studio.weights import assign_arrays
 
+    out = Path(out)
     bundles = [load_bundle(Path(p)) for p in paths]
     if len(bundles) < 2:
         raise StudioError("an ensemble needs two bundles or more")
+    for bundle in bundles:
+        if out.resolve() == bundle.path.resolve() or bundle.path.resolve() in out.resolve().parents:
+            raise StudioError(f"--out {out} would overwrite the member {bundle.path}; choose another folder")
+    if out.exists() and not out.is_dir():
+        raise StudioError(f"--out {out} is a file; choose a folder")
     first = bundles[0]
-    tokenizer = sorted((f.name, _sha256(f)) for f in (first.path / "tokenizer").iterdir() if f.is_file())
+
+    def tokenizer(bundle):  # the tokenizer's files by their recorded checksums
+        checksums = json.loads((bundle.path / "checksums.json").read_text(encoding="utf-8"))
+        return {name: digest for name, digest in checksums.items() if name.startswith("tokenizer/")}
+
+    def split(bundle):  # which pairs its dev figures were measured on
+        t = bundle.config.train
+        return t.split_seed, t.dev_fraction, t.dev_split
+
+    weights = set()
     for bundle in bundles:
         if bundle.config.model.members != 1:
             raise StudioError(f"{bundle.path} is an ensemble already; give its members' bundles instead")
         if bundle.config.model != first.config.model or bundle.config.task != first.config.task:
             raise StudioError(f"{bundle.path} has another architecture or task than {first.path}; the members of "
                               "an ensemble differ only in their training (their seed)")
-        if sorted((f.name, _sha256(f)) for f in (bundle.path / "tokenizer").iterdir() if f.is_file()) != tokenizer:
+        if tokenizer(bundle) != tokenizer(first):
             raise StudioError(f"{bundle.path} has another tokenizer than {first.path}; the members of an ensemble "
                               "read and write the same pieces")
+        if split(bundle) != split(first):
+            raise StudioError(f"{bundle.path} held out other dev pairs than {first.path} (train.split_seed, "
+                              "dev_fraction or dev_split differ), so neither its dev figures nor the ensemble's "
+                              "would be measured on pairs no member trained on")
+        digest = _sha256(bundle.path / "weights.npz")
+        if digest in weights:
+            raise StudioError(f"{bundle.path} has the same weights as another member: the same model twice adds "
+                              "nothing")
+        weights.add(digest)
     config = BundleConfig.from_dict(first.config.to_dict())
     config.model = dataclasses.replace(config.model, members=len(bundles))
     model = build_model(config.model).build_weights()
-    arrays = {f"member_{i}/{name.split('/', 1)[1]}": array
-              for i, bundle in enumerate(bundles) for name, array in bundle.weights.items()}
-    assign_arrays(model.weights, arrays)
+    assign_arrays(model.weights, {f"member_{i}/{name.split('/', 1)[1]}": array
+                                  for i, bundle in enumerate(bundles) for name, array in bundle.weights.items()})
+    trained = ("seed", "steps", "epochs_trained", "train_seconds", "train_target_tokens_per_second", "device",
+               "weights", "initialized_from", "dev_loss", "dev_token_accuracy", "dev_chrf")
     members = [{"bundle": bundle.path.name, "seed": bundle.config.train.seed,
-                **{key: bundle.metrics[key] for key in ("dev_loss", "dev_token_accuracy", "dev_chrf", "steps",
-                                                          "train_seconds") if key in bundle.metrics}}
-               for bundle in bundles]
-    # the first member's record of how it was trained (the others' alike but for the seed); what it measured is its own
-    own = ("evaluation", "dev_loss", "dev_perplexity", "dev_token_accuracy", "dev_chrf", "chrf_signature",
-           "dev_chrf_seconds", "dev_tokens", "parameters", "samples", "history", "curve")
-    metrics = {key: value for key, value in first.metrics.items() if key not in own}
+                **{key: bundle.metrics[key] for key in trained if key in bundle.metrics}} for bundle in bundles]
+    # what the members share (their data); how each trained is its own, above
+    shared = ("task", "text_pipeline", "source_weights", "subword_alpha", "train_pairs", "dev_pairs", "data_files",
+              "synthetic_pairs", "synthetic_file", "train_throughput_benchmark")
+    metrics = {key: first.metrics[key] for key in shared if key in first.metrics}
     metrics.update(parameters=model.parameter_count(), ensemble_members=members)
-    save_bundle(out, config, first.tokenizers, model, metrics)
+    try:
+        save_bundle(out, config, first.tokenizers, model, metrics)
+    except OSError as error:
+        raise StudioError(f"cannot write {out}: {error.strerror or error}") from None
     from studio.inference import TextGenerator
     from studio.tasks import task_named
     from studio.train.run import model_card, sample_outputs
 
-    generator = TextGenerator.open(load_bundle(Path(out)), "tf", model=model)
+    generator = TextGenerator.open(load_bundle(out), "tf", model=model)
     metrics["samples"] = sample_outputs(generator, task_named(config.task.task).prompts)
     write_metrics(out, metrics)
-    atomic_write_bytes(Path(out) / "MODEL_CARD.md", model_card(config, metrics, config.task.sources).encode("utf-8"))
-    return Path(out)
+    atomic_write_bytes(out / "MODEL_CARD.md", model_card(config, metrics, config.task.sources).encode("utf-8"))
+    return out

@@ -84,6 +84,10 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
     if c.members > 1 and any(VARIANTS[b].format == "ctranslate2" for b in backends):
         progress("CTranslate2 runs one model, not an ensemble: its rows are left out")
         backends = [b for b in backends if VARIANTS[b].format != "ctranslate2"]
+        if not backends:
+            from studio.errors import StudioError
+
+            raise StudioError(f"{bundle.path} is an ensemble, which CTranslate2 cannot run: choose other backends")
     model = bundle.build_model() if any(VARIANTS[b].format == "tf" for b in backends) else None
     prompts = prompts or list(task_named(bundle.config.task.task).prompts[3:4])
     sources = [bundle.preprocessor.encode(p)[0] for p in prompts]

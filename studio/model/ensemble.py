@@ -21,8 +21,8 @@ def member_config(config: ModelConfig) -> ModelConfig:
 
 
 class Ensemble(keras.Model):
-    def __init__(self, config: ModelConfig, **kwargs):
-        super().__init__(name="ensemble", **kwargs)
+    def __init__(self, config: ModelConfig, name: str = "ensemble", **kwargs):
+        super().__init__(name=name, **kwargs)
         config.validate()
         self.config = config
         self.members = [Transformer(member_config(config), name=f"member_{i}") for i in range(config.members)]

@@ -23,6 +23,8 @@ class Transformer(keras.Model):
     def __init__(self, config: ModelConfig, name: str = "transformer", **kwargs):
         super().__init__(name=name, **kwargs)
         config.validate()
+        if config.members != 1:
+            raise ValueError(f"a Transformer is one model, not an ensemble of {config.members}: use build_model")
         self.config = config
         c = config
         self.source_embedding = keras.layers.Embedding(c.src_vocab_size, c.d_model, name="source_embedding")

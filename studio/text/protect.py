@@ -101,7 +101,7 @@ _NOT_IN_NAME = ("인", "의", "은", "는", "을", "를", "에", "에서", "와"
 MAX_PROTECTED_CHARS = 2000  # longer pieces (one enormous "word") are decoded unprotected: regexes stay cheap
 _LONGEST_WORD = 100  # characters of a Hangul word in a name
 _MOST_NAME_WORDS = 8  # a longer bracket is no name to remember (and comparing its sounds would cost its square)
-_TYPED_SEPARATOR = re.compile(r"=|→|->")  # a glossary line without a tab: `삼성 = Samsung`
+_TYPED_SEPARATOR = re.compile(r"=>|->|=|→")  # a glossary line without a tab: `삼성 = Samsung`
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class Glossary:
 
     @classmethod
     def parse(cls, text: str, name: str = "glossary") -> "Glossary":
-        """`korean<TAB>english` per line (TSV), or `korean = english` (also `→`, `->`): a browser's text box
+        """`korean<TAB>english` per line (TSV), or `korean = english` (also `→`, `->`, `=>`): a browser's text box
         cannot type a tab. Blank lines and lines starting with # are skipped."""
         entries: dict[str, str] = {}
         for number, line in enumerate(text.splitlines(), start=1):

@@ -91,11 +91,10 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
     described = (f"A {depth} encoder-decoder Transformer (d_model {m.d_model}, {m.num_heads} heads, d_ff {m.d_ff}, "
                  f"{m.norm}-LN{size}) {origin}.")
     if m.members > 1:
-        seeds = ", ".join(str(member.get("seed", "?")) for member in members)
-        described = (f"An ensemble of {m.members} {depth} encoder-decoder Transformers (d_model {m.d_model}, "
-                     f"{m.num_heads} heads, d_ff {m.d_ff}, {m.norm}-LN; {size.lstrip(', ')} in all), each {origin} "
-                     f"with its own seed ({seeds}) on the same data and vocabulary; at every step their "
-                     "next-token log-probabilities are averaged.")
+        described = (f"An ensemble of {m.members} encoder-decoder Transformers of one shape ({depth}, d_model "
+                     f"{m.d_model}, {m.num_heads} heads, d_ff {m.d_ff}, {m.norm}-LN; {size.lstrip(', ')} in all), "
+                     "trained apart with Transformer Studio on the same data and vocabulary, each with its own "
+                     "seed; at every step their next-token log-probabilities are averaged.")
     lines = [f"# Transformer Studio {task}", "", described, "", "## Training data"]
     names = {Path(f).name for f in source_files}
     known = {Path(s.path).name: s for s in KOEN_SOURCES.values()}
@@ -118,16 +117,15 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
     if synthetic or any(n in known and not known[n].commercial for n in names):
         lines += ["", "These weights were trained partly on data licensed for **non-commercial use only**; "
                       "do not use them commercially. Retrain with `--sources commercial-safe` for a commercial-safe mix."]
-    if "train_seconds" in metrics:
-        weights = metrics.get("weights", "last")
-        if m.members > 1:  # the figures are the first member's; each member chose its weights by the same rule
-            weights = weights.split(" (")[0] + ", each member's by its own dev figures"
-        lines += ["", "## Training",
-                  ("Each member as the first: " if m.members > 1 else "") +
-                  f"{metrics.get('steps', 0):,} steps ({metrics.get('epochs_trained', '?')} full epochs), "
-                  f"{metrics['train_seconds'] / 60:,.0f} minutes of training time on {_device(metrics)}, "
-                  f"{metrics.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
-                  f"{weights}."]
+    trainings = [(f"Member `{member['bundle']}` (seed {member.get('seed', '?')}"
+                  + (f", from the weights of `{member['initialized_from']}`" if member.get("initialized_from") else "")
+                  + "): ", member) for member in members] or [("", metrics)]
+    if all("train_seconds" in run for _, run in trainings):
+        lines += ["", "## Training"]
+        lines += [f"{'- ' if members else ''}{named}{run.get('steps', 0):,} steps ({run.get('epochs_trained', '?')} "
+                  f"full epochs), {run['train_seconds'] / 60:,.0f} minutes of training time on {_device(run)}, "
+                  f"{run.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
+                  f"{run.get('weights', 'last')}." for named, run in trainings]
     if metrics.get("status"):
         lines += ["", "## Status", metrics["status"]]
     default = task_named(task).default_decoding
@@ -211,6 +209,9 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         from studio.bundle import load_bundle
 
         initial = load_bundle(Path(init_from))
+        if initial.config.model.members != 1:
+            raise StudioError(f"{initial.path} is an ensemble of {initial.config.model.members} models; --init-from "
+                              "takes one model (the bundle of one of its members)")
     if resuming:
         run = json.loads((out / "run.json").read_text())
         config = BundleConfig.from_dict(run["config"])

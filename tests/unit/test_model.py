@@ -125,3 +125,18 @@ def test_an_ensemble_steps_as_it_decodes_whole_and_averages_its_members_log_prob
     for position in range(target.shape[1]):
         logits, cache = ensemble.decode_step(target[:, position], np.int32(position), cache, cross, mask)
         assert np.allclose(np.asarray(logits), whole[:, position], atol=1e-4)
+
+
+def test_an_ensemble_of_a_model_with_itself_answers_as_the_model():
+    from studio.model import build_model
+
+    single = Transformer(tiny_config(dropout=0.0)).build_weights()
+    ensemble = build_model(tiny_config(dropout=0.0, members=2)).build_weights()
+    for member in ensemble.members:
+        for target, value in zip(member.weights, single.weights):
+            target.assign(value)
+    source, target = random_batch(5)
+    assert np.allclose(np.asarray(ensemble((source, target))), tf.nn.log_softmax(single((source, target))).numpy(),
+                       atol=1e-5)
+    with pytest.raises(ValueError, match="not an ensemble of 2"):
+        Transformer(tiny_config(members=2))

@@ -44,8 +44,9 @@ def test_glossary_parses_tsv_and_names_bad_lines(tmp_path):
     with pytest.raises(DataError, match=r"terms.tsv:2: expected the Korean term and its English separated by a tab"):
         Glossary.parse("삼성\tSamsung\n원자로 reactor\n", "terms.tsv")
     # typed in a browser's text box, which cannot type a tab; with a tab the line is TSV, whatever else it holds
-    typed = Glossary.parse("삼성 = Samsung\n원자로→reactor\n중성자 -> neutron\n등식\tE = mc²\n")
-    assert dict(typed.entries) == {"삼성": "Samsung", "원자로": "reactor", "중성자": "neutron", "등식": "E = mc²"}
+    typed = Glossary.parse("삼성 = Samsung\n원자로→reactor\n중성자 -> neutron\n등식\tE = mc²\n양성자 => proton\n")
+    assert dict(typed.entries) == {"삼성": "Samsung", "원자로": "reactor", "중성자": "neutron", "등식": "E = mc²",
+                                   "양성자": "proton"}
     with pytest.raises(DataError, match=r":1: expected the Korean term"):
         Glossary.parse("삼성 = Samsung = Group\n")
     assert Glossary.parse(typed.as_text()) == typed  # as the Translate tab shows an uploaded file's entries

@@ -240,6 +240,7 @@ GLOSSARIES = [
     ("삼성 =\n", "glossary"),
     ("-> reactor\n", "glossary"),
     ("원자로 - > reactor\n", "glossary"),
+    ("원자로 => reactor\n중성자=>neutron\n", "glossary"),
 ]
 
 

@@ -29,7 +29,7 @@ import { isUnassignedInUnicode14 } from "./unicode14.js";
 
 export const MAX_GLOSSARY_ENTRIES = 5000;
 export const MAX_TERM_CHARS = 200;
-const TYPED_SEPARATOR = /=|→|->/u; // a glossary line without a tab: "삼성 = Samsung"
+const TYPED_SEPARATOR = /=>|->|=|→/u; // a glossary line without a tab: "삼성 = Samsung"
 
 const S = SPACE;
 const D = DIGIT;
@@ -181,7 +181,7 @@ export class Glossary {
     return new Glossary(keyed.sort((a, b) => b[0] - a[0]).map(([, pair]) => pair));
   }
 
-  /** `korean<TAB>english` per line (TSV), or `korean = english` (also `→`, `->`): a browser's text box cannot type a
+  /** `korean<TAB>english` per line (TSV), or `korean = english` (also `→`, `->`, `=>`): a browser's text box cannot type a
    * tab. Blank lines and lines starting with # are skipped. Errors (thrown as
    * Error) read as Python's DataError does: "NAME:LINE: …". */
   static parse(text, name = "glossary") {
