@@ -182,29 +182,32 @@ def ensemble_bundle(paths: list[Path], out: Path) -> Path:
         raise StudioError(f"--out {out} is a file; choose a folder")
     first = bundles[0]
 
-    def tokenizer(bundle):  # the tokenizer's files by their recorded checksums
-        checksums = json.loads((bundle.path / "checksums.json").read_text(encoding="utf-8"))
+    def recorded(bundle) -> dict:  # the digests load_bundle has just checked its files against
+        return json.loads((bundle.path / "checksums.json").read_text(encoding="utf-8"))
+
+    def tokenizer(checksums: dict) -> dict:
         return {name: digest for name, digest in checksums.items() if name.startswith("tokenizer/")}
 
     def split(bundle):  # which pairs its dev figures were measured on
         t = bundle.config.train
         return t.split_seed, t.dev_fraction, t.dev_split
 
-    weights = set()
+    weights, first_tokenizer = set(), tokenizer(recorded(first))
     for bundle in bundles:
+        checksums = recorded(bundle)
         if bundle.config.model.members != 1:
             raise StudioError(f"{bundle.path} is an ensemble already; give its members' bundles instead")
         if bundle.config.model != first.config.model or bundle.config.task != first.config.task:
             raise StudioError(f"{bundle.path} has another architecture or task than {first.path}; the members of "
                               "an ensemble differ only in their training (their seed)")
-        if tokenizer(bundle) != tokenizer(first):
+        if tokenizer(checksums) != first_tokenizer:
             raise StudioError(f"{bundle.path} has another tokenizer than {first.path}; the members of an ensemble "
                               "read and write the same pieces")
         if split(bundle) != split(first):
             raise StudioError(f"{bundle.path} held out other dev pairs than {first.path} (train.split_seed, "
                               "dev_fraction or dev_split differ), so neither its dev figures nor the ensemble's "
                               "would be measured on pairs no member trained on")
-        digest = _sha256(bundle.path / "weights.npz")
+        digest = checksums["weights.npz"]
         if digest in weights:
             raise StudioError(f"{bundle.path} has the same weights as another member: the same model twice adds "
                               "nothing")
@@ -212,8 +215,9 @@ def ensemble_bundle(paths: list[Path], out: Path) -> Path:
     config = BundleConfig.from_dict(first.config.to_dict())
     config.model = dataclasses.replace(config.model, members=len(bundles))
     model = build_model(config.model).build_weights()
-    assign_arrays(model.weights, {f"member_{i}/{name.split('/', 1)[1]}": array
-                                  for i, bundle in enumerate(bundles) for name, array in bundle.weights.items()})
+    arrays = {f"member_{i}/{name.split('/', 1)[1]}": array
+              for i, bundle in enumerate(bundles) for name, array in bundle.weights.items()}
+    assign_arrays(model.weights, arrays)
     trained = ("seed", "steps", "epochs_trained", "train_seconds", "train_target_tokens_per_second", "device",
                "weights", "initialized_from", "dev_loss", "dev_token_accuracy", "dev_chrf")
     members = [{"bundle": bundle.path.name, "seed": bundle.config.train.seed,
@@ -231,7 +235,7 @@ def ensemble_bundle(paths: list[Path], out: Path) -> Path:
     from studio.tasks import task_named
     from studio.train.run import model_card, sample_outputs
 
-    generator = TextGenerator.open(load_bundle(out), "tf", model=model)
+    generator = TextGenerator.open(Bundle(out, config, first.tokenizers, arrays, metrics), "tf", model=model)
     metrics["samples"] = sample_outputs(generator, task_named(config.task.task).prompts)
     write_metrics(out, metrics)
     atomic_write_bytes(out / "MODEL_CARD.md", model_card(config, metrics, config.task.sources).encode("utf-8"))
