@@ -13,7 +13,15 @@ import numpy as np
 from keras import ops
 
 from studio.config import ModelConfig
+from studio.errors import StudioError
 from studio.model.transformer import Transformer
+
+
+def refuse_training(config: ModelConfig, weights: dict | None = None) -> None:
+    """Training (and warm-starting from) takes one model: an ensemble's members are trained apart."""
+    if config.members != 1 or any(name.startswith("member_") for name in weights or {}):
+        raise StudioError("an ensemble is neither trained nor warm-started from as one: train its members apart "
+                          "(each with its own train.seed) and combine their bundles with `studio ensemble`")
 
 
 def member_config(config: ModelConfig) -> ModelConfig:

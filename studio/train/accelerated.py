@@ -39,8 +39,8 @@ import numpy as np
 from studio.bundle import load_bundle, save_bundle
 from studio.config import BundleConfig
 from studio.data.pipeline import check_source_weights, parse_source_weights, weighted_indices
-from studio.errors import StudioError
 from studio.model import Transformer
+from studio.model.ensemble import refuse_training
 from studio.text.tokenizers import BACK_TRANSLATION_TAG, TokenizerPair
 from studio.train.loss import masked_sums
 from studio.train.schedule import ADAM, transformer_lr
@@ -111,9 +111,7 @@ class Run:
         self.jax = jax
         self.config = config
         self.tokenizers = tokenizers
-        if config.model.members != 1 or any(name.startswith("member_") for name in weights or {}):
-            raise StudioError("an ensemble is neither trained nor warm-started from as one: train its members "
-                              "apart and combine their bundles with `studio ensemble`")
+        refuse_training(config.model, weights)
         self.model = Transformer(config.model).build_weights()
         if weights is not None:
             from studio.weights import assign_arrays

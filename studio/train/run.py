@@ -255,9 +255,9 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
             elif not (config.model.share_embeddings and config.model.tie_output and config.tokenizer.shared):
                 raise StudioError("--init-from with a new tokenizer re-indexes one shared, tied embedding; "
                                   f"{initial.path} or this preset has separate vocabularies")
-    if config.model.members != 1:
-        raise StudioError("an ensemble is not trained as one: train its members apart (each with its own "
-                          "train.seed) and combine their bundles with `studio ensemble`")
+    from studio.model.ensemble import refuse_training
+
+    refuse_training(config.model)
     raw_pairs, files = read_task_pairs(task, data_dir, sources, data_files)
     pairs = clean_pairs(raw_pairs, pipeline_for(config.task))
     if not resuming:
