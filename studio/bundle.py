@@ -1,7 +1,7 @@
 """A model bundle: everything needed to run a trained model, in one directory.
 
     config.json       model + tokenizer + training + task configuration
-    weights.npz       float16 weights keyed by variable path (loaded as float32)
+    weights.npz       weights keyed by variable path: float16, embeddings int8 with a scale per row (loaded as floats)
     tokenizer/        tokenizer.json and the tokenizer model file(s)
     metrics.json      what was measured on the dev split
     checksums.json    sha256 of every file above, so corruption is named, not silently used
@@ -21,7 +21,7 @@ from studio.config import BundleConfig
 from studio.errors import BundleError
 from studio.text import TokenizerPair
 from studio.files import atomic_write_bytes
-from studio.weights import load_npz, save_npz, variables_to_arrays
+from studio.weights import compact_arrays, load_npz, save_npz, variables_to_arrays
 
 CHECKSUMMED = ["config.json", "weights.npz"]
 
@@ -79,7 +79,7 @@ def save_bundle(path: Path, config: BundleConfig, tokenizers: TokenizerPair, mod
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path / "config.json", (json.dumps(config.to_dict(), indent=2, ensure_ascii=False) + "\n").encode())
-    save_npz(path / "weights.npz", variables_to_arrays(model.weights, np.float16))
+    save_npz(path / "weights.npz", compact_arrays(variables_to_arrays(model.weights)))
     tokenizer_files = [f"tokenizer/{name}" for name in tokenizers.save(path / "tokenizer")]
     if metrics is not None:
         write_metrics(path, metrics)

@@ -8,10 +8,16 @@ from studio.errors import BundleError
 from studio.inference import TextGenerator
 
 
-def test_bundle_holds_config_float16_weights_tokenizer_and_metrics(tiny_bundle):
+def test_bundle_holds_config_compact_weights_tokenizer_and_metrics(tiny_bundle):
     bundle = load_bundle(tiny_bundle)
     assert bundle.config.task.task == "chatbot"
-    assert all(w.dtype == np.float16 for w in bundle.weights.values())
+    assert all(w.dtype.kind == "f" for w in bundle.weights.values())
+    with np.load(tiny_bundle / "weights.npz") as stored:
+        embeddings = [name for name in stored.files if name.endswith("embeddings")]
+        assert embeddings and all(stored[name].dtype == np.int8 and f"{name}.row_scale" in stored.files
+                                  for name in embeddings)
+        assert all(stored[name].dtype == np.float16 for name in stored.files
+                   if name not in embeddings and not name.endswith(".row_scale"))
     metrics = json.loads((tiny_bundle / "metrics.json").read_text())
     for key in ("dev_loss", "dev_token_accuracy", "dev_chrf", "train_target_tokens_per_second", "samples"):
         assert key in metrics
