@@ -30,10 +30,11 @@ def variables_to_arrays(variables) -> dict[str, np.ndarray]:
 # a small model: stored as int8 with a float16 scale per row it takes half the bytes of float16, and the dev
 # scores stay within noise (docs/chatbot-training.md, "Three members in the budget"). Every other weight is float16.
 ROW_SCALE = ".row_scale"
+EMBEDDINGS = ("source_embedding/embeddings", "target_embedding/embeddings")  # how their variable paths end
 
 
 def _stored_as_int8_rows(name: str, value: np.ndarray) -> bool:
-    return value.dtype.kind == "f" and value.ndim == 2 and name.endswith("embeddings")
+    return value.dtype.kind == "f" and value.ndim == 2 and name.endswith(EMBEDDINGS)
 
 
 def compact_arrays(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

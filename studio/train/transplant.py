@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-EMBEDDINGS = ("source_embedding/embeddings", "target_embedding/embeddings")
+from studio.weights import EMBEDDINGS
 
 
 def _new_embedding(old_matrix: np.ndarray, old_tokenizer, new_tokenizer, rng) -> tuple[np.ndarray, dict]:
