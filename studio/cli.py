@@ -21,6 +21,7 @@ app = typer.Typer(help="Transformer Studio: a Korean chatbot and a Korean→Engl
                   rich_markup_mode="markdown")  # help texts hold "[default: …]", which rich markup would drop
 console = Console(stderr=True, soft_wrap=True)  # never break a path or command across lines
 from studio.exports import DEFAULT_BACKEND, backends_help, variant  # noqa: E402
+from studio.tasks import SAMPLING  # noqa: E402
 
 BACKENDS = backends_help()
 
@@ -70,8 +71,9 @@ def _show_protection(report: list) -> None:
         console.print(describe(report), highlight=False, markup=False)
 
 
-def decode_options(task: str, beam: Optional[int], length_penalty: Optional[float], sample: bool, temperature: float,
-                   top_k: int, top_p: float, seed: Optional[int], max_new_tokens: Optional[int], no_repeat_ngram: int):
+def decode_options(task: str, beam: Optional[int], length_penalty: Optional[float], sample: bool,
+                   temperature: Optional[float], top_k: Optional[int], top_p: Optional[float], seed: Optional[int],
+                   max_new_tokens: Optional[int], no_repeat_ngram: int):
     """The options these flags ask for; what they leave out is the task's default decoding (`studio.tasks`)."""
     from studio.generate import DecodeOptions
     from studio.tasks import task_named
@@ -81,6 +83,8 @@ def decode_options(task: str, beam: Optional[int], length_penalty: Optional[floa
         beam = default.get("beam_size", 1) if default["strategy"] == "beam" else 1
     if length_penalty is None:
         length_penalty = default.get("length_penalty", 1.0)
+    temperature, top_k, top_p = (default.get(name, neutral) if value is None else value for name, value, neutral in
+                                 (("temperature", temperature, 1.0), ("top_k", top_k, 0), ("top_p", top_p, 1.0)))
     strategy = "sample" if sample else ("beam" if beam > 1 else "greedy")
     try:
         return DecodeOptions(strategy, beam, length_penalty, temperature, top_k, top_p, seed, max_new_tokens,
@@ -94,9 +98,11 @@ BEAM = typer.Option(None, "--beam", help="Beam size (1 = greedy) [default: the t
 LENGTH_PENALTY = typer.Option(None, help="Beam: rank by log-prob / length^penalty [default: the translator's 1.8, "
                                          "else 1.0]")
 SAMPLE = typer.Option(False, "--sample", help="Sample instead of taking the most likely token")
-TEMPERATURE = typer.Option(1.0, help="Sampling temperature")
-TOP_K = typer.Option(0, help="Sample only among the k most likely tokens (0 = all)")
-TOP_P = typer.Option(1.0, help="Sample only within the smallest set of tokens whose probability reaches p")
+_SAMPLING = dict(SAMPLING)
+TEMPERATURE = typer.Option(None, help=f"Sampling temperature [default: {_SAMPLING['temperature']}]")
+TOP_K = typer.Option(None, help=f"Sample only among the k most likely tokens (0 = all) [default: {_SAMPLING['top_k']}]")
+TOP_P = typer.Option(None, help="Sample only within the smallest set of tokens whose probability reaches p "
+                                f"[default: {_SAMPLING['top_p']}]")
 SEED = typer.Option(None, help="Random seed: the same seed gives the same samples")
 NO_REPEAT = typer.Option(0, "--no-repeat-ngram", help="Never repeat an n-gram of this size in one output (0 = off)")
 

@@ -6,6 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+# how sampling draws when asked for without settings: both models were trained with label smoothing (0.1), which
+# leaves a thin tail of probability over the whole vocabulary; a nucleus cut alone (top-p 0.9) reaches into it and
+# writes words never seen in training (a quarter of the chatbot's sampled words), a top-k cut keeps the draw among
+# the likely tokens (docs/chatbot-training.md, "Sampling defaults")
+SAMPLING = (("temperature", 0.7), ("top_k", 20), ("top_p", 0.9))
+
+
 @dataclass(frozen=True)
 class Task:
     name: str
@@ -17,7 +24,7 @@ class Task:
     long_input_hint: str  # appended when an input is over the character limit
     # how the product decodes when the user asks for nothing else (the CLI, the tab, the API): keywords of
     # DecodeOptions, chosen on the dev sets (docs/translator-training.md, docs/chatbot-training.md)
-    decoding: tuple[tuple[str, object], ...] = (("strategy", "greedy"),)
+    decoding: tuple[tuple[str, object], ...] = (("strategy", "greedy"), *SAMPLING)
     # cap each output by its source's length (`studio.generate.guards.length_cap`): a translation's length follows
     # its source's; a chat reply's does not (a two-word question can deserve a sentence), so the chatbot's replies
     # are bounded only by the model's capacity and the loop guard
@@ -67,7 +74,7 @@ TRANSLATOR = Task(
     empty_input="Please enter Korean text to translate.",
     reads="this model translates Korean to English",
     long_input_hint=" or translate it as a file.",
-    decoding=(("strategy", "beam"), ("beam_size", 4), ("length_penalty", 1.8)),
+    decoding=(("strategy", "beam"), ("beam_size", 4), ("length_penalty", 1.8), *SAMPLING),
     length_follows_source=True,
 )
 TASKS = {task.name: task for task in (CHATBOT, TRANSLATOR)}

@@ -83,13 +83,14 @@ def chromium():
 
 
 def ui_settings(**changes):
-    """The Decoding accordion's settings, by name: its defaults with `changes`."""
+    """The Chat tab's Decoding accordion's settings, by name: its defaults with `changes`."""
     import gradio as gr
 
+    from studio.tasks import CHATBOT
     from studio.ui.decoding import DecodingControls
 
     with gr.Blocks():
-        controls = DecodingControls("probe")
+        controls = DecodingControls("probe", defaults=CHATBOT.default_decoding)
     return {name: component.value for name, component in controls.components.items()} | changes
 
 

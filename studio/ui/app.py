@@ -41,7 +41,7 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
             explore_tab(services)
         # outside the tabs: a browser state in a tab not yet shown is not read when the page loads
         # v2: Max new tokens' default rose from 64 to the model's capacity, and every saved 64 cut news short
-        remember_settings(app, "translate", translate.backend, translate.decoding, version=2)
+        remember_settings(app, "translate", translate.backend, translate.decoding, version=3)  # 3: sampling defaults
         gr.api(health_api(services), api_name="health")
         gr.api(compare_api(services), api_name="compare")
         gr.api(chat_api(chatbot, default_backend), api_name="chat")

@@ -76,12 +76,15 @@ def retry_reply(service: ModelService, history: list, backend: str, settings: di
     yield from chat_reply(service, message, without_last_turn(history), backend, settings)
 
 
+DEFAULTS = CHATBOT.default_decoding  # the API's defaults too
+
+
 def chat_api(service: ModelService, default_backend: str):
     """The `/chat` endpoint. Its signature is the API's, so the default backend is bound here."""
 
-    def chat(text: str, backend: str = default_backend, strategy: str = "greedy", beam_size: int = 4,
-             temperature: float = 0.8, top_k: int = 0, top_p: float = 0.9,
-             seed: int | None = None) -> tuple[str, str]:
+    def chat(text: str, backend: str = default_backend, strategy: str = DEFAULTS["strategy"], beam_size: int = 4,
+             temperature: float = DEFAULTS["temperature"], top_k: int = DEFAULTS["top_k"],
+             top_p: float = DEFAULTS["top_p"], seed: int | None = None) -> tuple[str, str]:
         """Reply to one Korean message with the Korean chatbot (a small Transformer trained from scratch on
         everyday Korean conversation). Each call is one message and one reply: no history is kept.
 
@@ -204,7 +207,7 @@ class ChatTab:
                 gr.Examples(list(CHATBOT.prompts), inputs=self.message, label="Try")
         self.backend = backend_dropdown(service, default_backend, "chat-backend")
         self.decoding = DecodingControls("chat", service.capacity, CHATBOT.default_decoding)
-        remember_settings(app, "chat", self.backend, self.decoding)
+        remember_settings(app, "chat", self.backend, self.decoding, version=2)  # 2: sampling defaults (studio.tasks)
 
         private = {"api_visibility": "private"}
         settings = [self.backend, *self.decoding.listed()]

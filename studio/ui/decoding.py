@@ -49,9 +49,10 @@ class DecodingControls:
                 control("length_penalty", gr.Slider, 0, 2, value=defaults.get("length_penalty", 1.0), step=0.1,
                         label="Length penalty")
             with gr.Row():
-                control("temperature", gr.Slider, 0.1, 2.0, value=0.8, step=0.05, label="Temperature")
-                control("top_k", gr.Slider, 0, 100, value=0, step=1, label="Top-k (0 = off)")
-                control("top_p", gr.Slider, 0.05, 1.0, value=0.9, step=0.05, label="Top-p")
+                control("temperature", gr.Slider, 0.1, 2.0, value=defaults.get("temperature", 1.0), step=0.05,
+                        label="Temperature")
+                control("top_k", gr.Slider, 0, 100, value=defaults.get("top_k", 0), step=1, label="Top-k (0 = off)")
+                control("top_p", gr.Slider, 0.05, 1.0, value=defaults.get("top_p", 1.0), step=0.05, label="Top-p")
             with gr.Row():
                 control("seed", gr.Number, value=None, precision=0, label="Seed (empty = random)")
                 # up to 64 whatever the capacity: API clients that sent 64 (the old default) must keep working

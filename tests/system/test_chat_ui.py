@@ -150,7 +150,7 @@ def test_export_to_json_and_markdown_then_import_and_bad_files_lose_nothing(page
 def test_settings_survive_a_reload(page):
     def saved(tab, change):
         """Make `change`, and wait for the tab's settings to be saved (encrypted, they can only be seen to change)."""
-        key = {"chat": "transformer-studio-chat-settings", "translate": "transformer-studio-translate-settings-v2"}[tab]
+        key = {"chat": "transformer-studio-chat-settings-v2", "translate": "transformer-studio-translate-settings-v3"}[tab]
         before = page.evaluate("key => localStorage.getItem(key)", key)
         change()
         page.wait_for_function("([key, before]) => localStorage.getItem(key) !== before", arg=[key, before])

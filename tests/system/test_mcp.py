@@ -21,12 +21,12 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from studio.document import finish_sentence  # noqa: E402
 from studio.ui.service import Limits, ModelService, decode_options  # noqa: E402
-from studio.tasks import TRANSLATOR  # noqa: E402
+from studio.tasks import CHATBOT, TRANSLATOR  # noqa: E402
 
 MESSAGE = "나는 커피를 좋아해?"
 SENTENCE = "너는 영화를 봤어?"
 LINES = "너는 영화를 봤어?\n그는 책을 샀어?"
-CHAT_DEFAULTS = {"beam_size": 4, "temperature": 0.8, "top_k": 0, "top_p": 0.9}  # the /chat endpoint's
+CHAT_DEFAULTS = {"beam_size": 4, **{name: CHATBOT.default_decoding[name] for name in ("temperature", "top_k", "top_p")}}
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +123,7 @@ def test_only_translate_and_chat_are_tools_with_described_typed_parameters(serve
                                           "top_p", "seed"]
     assert schema["required"] == ["text"]
     properties = schema["properties"]
-    assert properties["temperature"]["type"] == "number" and properties["temperature"]["default"] == 0.8
+    assert properties["temperature"]["type"] == "number" and properties["temperature"]["default"] == 0.7
     assert properties["top_k"]["type"] == "integer" and properties["top_p"]["type"] == "number"
     assert {"type": "integer"} in properties["seed"]["oneOf"] and {"type": "null"} in properties["seed"]["oneOf"]
     for name, words in {"text": "in Korean", "strategy": '"sample"', "temperature": "sampling temperature",

@@ -212,6 +212,12 @@ def test_each_task_decodes_by_its_own_default_unless_told_otherwise():
     assert decode_options("translator", 2, 1.0, **flags).length_penalty == 1.0
     assert decode_options("translator", None, None, **{**flags, "sample": True}).strategy == "sample"
     assert decode_options("chatbot", None, None, **flags).strategy == CHATBOT.default_decoding["strategy"] == "greedy"
+    # sampling flags left out: the task's sampling defaults (a top-k cut: these models' tails are word salad)
+    sampled = decode_options("chatbot", None, None, **{**flags, "sample": True, "temperature": None, "top_k": None,
+                                                       "top_p": None})
+    assert (sampled.temperature, sampled.top_k, sampled.top_p) == tuple(CHATBOT.default_decoding[name] for name in
+                                                                        ("temperature", "top_k", "top_p"))
+    assert sampled.top_k > 0 and decode_options("chatbot", None, None, **{**flags, "top_k": 0}).top_k == 0
 
 
 def test_alternatives_that_differ_only_in_case_or_end_punctuation_are_one():

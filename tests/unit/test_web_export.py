@@ -29,6 +29,7 @@ def test_site_json_gives_each_model_its_tasks_default_decoding_in_the_pages_opti
     from studio.tasks import CHATBOT, TRANSLATOR
 
     translator = TRANSLATOR.default_decoding
+    sampling = {"temperature": translator["temperature"], "topK": translator["top_k"], "topP": translator["top_p"]}
     assert page_decoding("translator") == {"strategy": translator["strategy"], "beamSize": translator["beam_size"],
-                                           "lengthPenalty": translator["length_penalty"]}
-    assert page_decoding("chatbot") == CHATBOT.default_decoding == {"strategy": "greedy"}
+                                           "lengthPenalty": translator["length_penalty"], **sampling}
+    assert page_decoding("chatbot") == {"strategy": "greedy", **sampling} and CHATBOT.default_decoding["strategy"] == "greedy"

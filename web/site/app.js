@@ -11,7 +11,7 @@
 //                         "manifest"?: "manifest.json", "config"?: "config.json",
 //                         "tokenizer"?: path or {"source", "target"} (default: from the manifest),
 //                         "golden"?: "golden/golden.json",
-//                         "decoding"?: the task's defaults, {"strategy", "beamSize"?, "lengthPenalty"?, …}}]}
+//                         "decoding"?: the task's defaults, {"strategy", "beamSize"?, "lengthPenalty"?, "temperature"?, …}}]}
 // Every path is relative (to the page, or to the model's dir). ?golden=1 (or ?golden=<name>) runs the
 // golden sentences instead and writes a JSON report into <pre id="golden-result">, then sets its
 // data-done="true" and data-status="done" (or "error", the JSON then being {"error"}). The report has per model
@@ -288,7 +288,7 @@ function setUpPanel(entry, panel) {
   let running = null; // the AbortController of the answer being written
   // the task's defaults (site.json, from studio/tasks.py); an older site.json has none: the template's. The strategy
   // stays greedy, which streams (a beam search here costs beamSize model steps per position)
-  for (const name of ["beamSize", "lengthPenalty"]) {
+  for (const name of ["beamSize", "lengthPenalty", "temperature", "topP", "topK"]) {
     if (entry.decoding?.[name] !== undefined) form.elements[name].value = entry.decoding[name];
   }
   showStrategyInputs(form);
