@@ -100,16 +100,17 @@ def chat_api(service: ModelService, default_backend: str):
 
         Returns:
             The reply, in Korean.
-            The latency summary: the backend, the time to the first token and the milliseconds per token.
+            The latency summary: the backend, the time to the first token and the milliseconds per token; then the
+            input's warnings, if any (e.g. that it was cut to what the model reads, or does not look like Korean).
         """
         try:
             service.check_text(text)
             options = decode_options(strategy=strategy, beam_size=beam_size, temperature=temperature, top_k=top_k,
                                      top_p=top_p, seed=seed)
-            reply, latency, _ = service.decode_one(text, backend, options)
+            reply, latency, warnings = service.decode_one(text, backend, options)
         except InputError as error:
             raise user_error(error) from None
-        return reply, latency.summary()
+        return reply, with_warnings(latency.summary(), warnings)
 
     return chat
 
@@ -203,6 +204,10 @@ class ChatTab:
                     retry_button = gr.Button("Retry", size="sm", elem_id="chat-retry")
                     undo_button = gr.Button("Undo", size="sm", elem_id="chat-undo")
                     clear_button = gr.Button("Clear", size="sm", elem_id="chat-clear")
+                reads = (f" and reads its first {service.bundle.config.model.max_source_len - 1} tokens (a short sentence "
+                         "or two)" if service.available else "")
+                gr.Markdown(f"<small>The chatbot answers each message on its own{reads}: it was trained on single "
+                            "question–answer pairs and does not see the earlier turns.</small>", elem_id="chat-note")
                 gr.Markdown(KEYS, elem_id="chat-keys")
                 gr.Examples(list(CHATBOT.prompts), inputs=self.message, label="Try")
         self.backend = backend_dropdown(service, default_backend, "chat-backend")

@@ -182,6 +182,8 @@ def test_settings_survive_a_reload(page):
 
 
 def test_enter_sends_shift_enter_starts_a_new_line_and_undo_is_saved(page):
+    note = page.locator("#chat-note").inner_text()  # a user is told the bot answers each message alone
+    assert "answers each message on its own" in note and "reads its first" in note
     box = page.locator("#chat-input textarea")
     box.fill("첫 줄")
     box.press("Shift+Enter")

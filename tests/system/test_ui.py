@@ -49,6 +49,8 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
     assert isinstance(translation, str) and translation.count("\n") == 1
     _, beside = client.predict("How are you doing today?", api_name="/translate")  # the hint, next to the output
     assert "ms" in beside and "the input looks like English" in beside
+    _, beside = client.predict("How are you doing today?", api_name="/chat")  # /chat says so too
+    assert "ms/token" in beside and "this chatbot reads Korean" in beside
     scored = client.predict("너는 영화를 봤어?\n\n그는 책을 샀어?", api_name="/translate_scored")
     assert [row["translation"] == "" for row in scored] == [False, True, False]
     assert all(score <= 0 for row in scored for _, score in row["words"])
