@@ -21,7 +21,7 @@ app = typer.Typer(help="Transformer Studio: a Korean chatbot and a Korean→Engl
                   rich_markup_mode="markdown")  # help texts hold "[default: …]", which rich markup would drop
 console = Console(stderr=True, soft_wrap=True)  # never break a path or command across lines
 from studio.exports import DEFAULT_BACKEND, backends_help, variant  # noqa: E402
-from studio.tasks import SAMPLING  # noqa: E402
+from studio.tasks import SAMPLING, task_named  # noqa: E402
 
 BACKENDS = backends_help()
 
@@ -93,8 +93,17 @@ def decode_options(task: str, beam: Optional[int], length_penalty: Optional[floa
         raise StudioError(str(error)) from None
 
 
-BEAM = typer.Option(None, "--beam", help="Beam size (1 = greedy) [default: the translator searches 4 beams, "
-                                           "the chatbot is greedy]")
+def _beam_option(task: str):
+    default = task_named(task).default_decoding
+    shown = default["beam_size"] if default["strategy"] == "beam" else "1, greedy"
+    return typer.Option(None, "--beam", help=f"Beam size (1 = greedy) [default: {shown}]")
+
+
+def _length_penalty_option(task: str):
+    return typer.Option(None, help="Beam: rank by log-prob / length^penalty "
+                                   f"[default: {task_named(task).default_decoding.get('length_penalty', 1.0)}]")
+
+
 LENGTH_PENALTY = typer.Option(None, help="Beam: rank by log-prob / length^penalty [default: the translator's 1.8, "
                                          "else 1.0]")
 SAMPLE = typer.Option(False, "--sample", help="Sample instead of taking the most likely token")
@@ -123,9 +132,9 @@ def _show_warnings(warnings):
 def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle directory [default: the shipped chatbot]"),
          backend: str = typer.Option(DEFAULT_BACKEND, help=BACKENDS),
          max_new_tokens: Optional[int] = typer.Option(None, help="Longest reply in tokens [default: the model's limit]"),
-         export_missing: bool = EXPORT_MISSING, beam: Optional[int] = BEAM,
-         length_penalty: Optional[float] = LENGTH_PENALTY,
-         sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
+         export_missing: bool = EXPORT_MISSING, beam: Optional[int] = _beam_option("chatbot"),
+         length_penalty: Optional[float] = _length_penalty_option("chatbot"), sample: bool = SAMPLE,
+         temperature: Optional[float] = TEMPERATURE, top_k: Optional[int] = TOP_K, top_p: Optional[float] = TOP_P,
          seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT):
     """Talk to the chatbot. With a pipe on stdin: one message per line in, one reply per line out."""
     options = decode_options("chatbot", beam, length_penalty, sample, temperature, top_k, top_p, seed,
@@ -157,9 +166,10 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                                                     ".srt, .md, .html, .docx (structure kept)"),
               out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file; "
                                                                   "- for stdout) [default: FILE.en.EXT beside FILE]"),
-              export_missing: bool = EXPORT_MISSING, beam: Optional[int] = BEAM,
-              length_penalty: Optional[float] = LENGTH_PENALTY,
-              sample: bool = SAMPLE, temperature: float = TEMPERATURE, top_k: int = TOP_K, top_p: float = TOP_P,
+              export_missing: bool = EXPORT_MISSING, beam: Optional[int] = _beam_option("translator"),
+              length_penalty: Optional[float] = _length_penalty_option("translator"), sample: bool = SAMPLE,
+              temperature: Optional[float] = TEMPERATURE, top_k: Optional[int] = TOP_K,
+              top_p: Optional[float] = TOP_P,
               seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT,
               max_new_tokens: Optional[int] = typer.Option(None, help="Longest output in tokens"),
               glossary: Optional[Path] = GLOSSARY, protect: bool = PROTECT,
