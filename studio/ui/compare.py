@@ -6,7 +6,7 @@ from functools import partial
 
 import gradio as gr
 
-from studio.tasks import CHATBOT
+from studio.tasks import CHATBOT, TRANSLATOR
 from studio.ui.service import InputError, ModelService, user_error
 
 COLUMNS = ["backend", "output", "first token ms", "ms/token", "tokens", "total ms", "same as TF"]
@@ -69,7 +69,9 @@ def compare_api(services: dict[str, ModelService]):
 
 def compare_tab(services: dict[str, ModelService]) -> None:
     gr.Markdown("One input through every backend, greedy decoding. The naive TF loop re-runs the whole "
-                "model for every token (as the tutorials do); the others decode with a key/value cache.")
+                "model for every token (as the tutorials do); the others decode with a key/value cache. Each runs "
+                "the model alone, without the Translate tab's sentence splitting and term protection, so a "
+                "translation here can differ from that tab's.")
     with gr.Row():
         task = gr.Radio(["chatbot", "translator"], value="chatbot", label="Model", scale=1)
         text = gr.Textbox(value=CHATBOT.prompts[3], label="Input", scale=4, elem_id="compare-input")
@@ -78,3 +80,11 @@ def compare_tab(services: dict[str, ModelService]) -> None:
     table = gr.Dataframe(headers=COLUMNS, interactive=False, elem_id="compare-table", wrap=True)
     plot = gr.Plot(label="Latency (log scale; lower is better)", elem_id="compare-plot")
     button.click(partial(compare_view, services), [text, task], [summary, table, plot], api_visibility="private")
+    task.change(example_for, [task, text], text, queue=False, show_progress="hidden", api_visibility="private")
+
+
+def example_for(task: str, current: str) -> str:
+    """The input when the Model changes: the other model's example gives way to this one's; typed text stays."""
+    if current.strip() and current not in CHATBOT.prompts + TRANSLATOR.prompts:
+        return current
+    return CHATBOT.prompts[3] if task == "chatbot" else TRANSLATOR.prompts[0]
