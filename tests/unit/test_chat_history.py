@@ -178,13 +178,3 @@ def test_saved_settings_are_restored_by_name_and_values_that_no_longer_fit_are_l
     restored = dict(zip(names, handlers["restore"](tampered)))
     assert restored.pop("top_k") == 5 and all(value == gr.skip() for value in restored.values())
     assert all(value == gr.skip() for value in handlers["restore"]("not a dict"))
-
-
-def test_compare_swaps_the_example_with_the_model_but_keeps_what_was_typed():
-    from studio.tasks import CHATBOT, TRANSLATOR
-    from studio.ui.compare import example_for
-
-    assert example_for("translator", CHATBOT.prompts[3]) == TRANSLATOR.prompts[0]
-    assert example_for("chatbot", TRANSLATOR.prompts[0]) == CHATBOT.prompts[3]
-    assert example_for("translator", "") == TRANSLATOR.prompts[0]
-    assert example_for("translator", "내가 쓴 문장") == "내가 쓴 문장"
