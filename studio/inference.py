@@ -140,13 +140,18 @@ class TextGenerator:
             outputs = [ids]
         else:
             strategy = strategy_for(options)
+            away = 0.0  # time the caller held the stream between tokens (a page drawing them): not the model's
             for _ in decode_steps(self.runtime, [source], self.spec(options, [source]), strategy):
                 latency.tokens += 1
-                latency.total_ms = (time.perf_counter() - started) * 1000
+                latency.total_ms = (time.perf_counter() - started - away) * 1000
                 if latency.tokens == 1:
                     latency.first_token_ms = latency.total_ms
                 if streaming and partial and not strategy.finished:
-                    yield self.preprocessor.decode(strategy.outputs()[0]), latency, warnings
+                    text_so_far = self.preprocessor.decode(strategy.outputs()[0])
+                    handed = time.perf_counter()
+                    yield text_so_far, latency, warnings
+                    away += time.perf_counter() - handed
+            started += away
             if not streaming:  # one figure for the whole search
                 latency.first_token_ms = latency.total_ms
                 latency.tokens = len(strategy.outputs()[0]) + 1
@@ -164,22 +169,24 @@ class TextGenerator:
         """Decode `source` in the scheduler's running batch, yielding as `stream` does after each token (with
         `partial`); returns the ids. Closing the stream (the user went away) takes the row out of the batch."""
         updates: queue.SimpleQueue = queue.SimpleQueue()
+        # each token with the time the batch wrote it: the caller may read them later (a page drawing them)
         job = self.scheduler.submit(source, self.spec(options, [source]), lambda: strategy_for(options),
-                                    updates.put if partial else None)
-        job.future.add_done_callback(lambda _: updates.put(None))
+                                    (lambda ids: updates.put((ids, time.perf_counter()))) if partial else None)
+        job.future.add_done_callback(lambda _: updates.put((None, time.perf_counter())))
         try:
-            while (ids := updates.get()) is not None:
+            while (update := updates.get())[0] is not None:
+                ids, written_at = update
                 latency.tokens += 1
-                latency.total_ms = (time.perf_counter() - started) * 1000
+                latency.total_ms = (written_at - started) * 1000
                 if latency.tokens == 1:
                     latency.first_token_ms = latency.total_ms
                 yield self.preprocessor.decode(ids), latency, warnings
-            ids = job.future.result()
+            ids, done_at = job.future.result(), update[1]
         finally:
             job.cancel()  # nothing if it has ended; else its row leaves at the next step
         latency.tokens = job.position
-        latency.first_token_ms = ((job.first_token_at or time.perf_counter()) - started) * 1000
-        latency.total_ms = (time.perf_counter() - started) * 1000
+        latency.first_token_ms = ((job.first_token_at or done_at) - started) * 1000
+        latency.total_ms = (done_at - started) * 1000
         return ids
 
     def alternatives(self, text: str, n: int, options: DecodeOptions | None = None) -> list[tuple[str, float]]:
