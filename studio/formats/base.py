@@ -76,24 +76,42 @@ def check_segments(name: str, segments: list[str], limits: FormatLimits, unit: s
                               f"{limits.max_segments:,}. Please split it.")
 
 
-def decode_text(name: str, data: bytes, what: str) -> tuple[str, bool]:
-    """(text, had a UTF-8 BOM). DataError naming the line for undecodable bytes or binary content, and
-    saying what the file looks like when it is a known binary format. `what`: e.g. "a .txt file"."""
+def decode_text(name: str, data: bytes, what: str) -> tuple[str, bool, str]:
+    """(text, had a UTF-8 BOM, a note for the user or ""). UTF-8, or else CP949 (EUC-KR's superset, the legacy
+    Korean encoding many files still use) when all of it decodes so and reads as Korean: the note then says the
+    result is written as UTF-8. DataError naming the line for undecodable bytes or binary content, and saying
+    what the file looks like when it is a known binary format. `what`: e.g. "a .txt file"."""
     for magic, looks_like in _MAGIC.items():
         if data.startswith(magic):
             raise DataError(name, f"is {looks_like}, not {what}")
     bom = data.startswith(BOM)
     raw = data[len(BOM):] if bom else data
+    note = ""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise DataError(name, f"not valid UTF-8 (byte 0x{raw[error.start]:02x}); save the file as UTF-8",
-                        line) from None
+        text = None if bom else _legacy_korean(raw)
+        if text is None:
+            line = raw[: error.start].count(b"\n") + 1
+            raise DataError(name, f"not valid UTF-8 (byte 0x{raw[error.start]:02x}), nor Korean in CP949/EUC-KR; "
+                                  "save the file as UTF-8", line) from None
+        note = f"{name}: read as CP949 (EUC-KR), the legacy Korean encoding; the translation is written as UTF-8"
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise DataError(name, "contains NUL bytes: this looks like a binary file, not text", line)
-    return text, bom
+    return text, bom, note
+
+
+def _legacy_korean(raw: bytes) -> str | None:
+    """`raw` as CP949 when it decodes so and most of what is not ASCII is Hangul (Latin-1 bytes can decode as
+    CP949 too, into Hanja and symbols)."""
+    try:
+        text = raw.decode("cp949")
+    except UnicodeDecodeError:
+        return None
+    wide = [c for c in text if ord(c) > 0x7F]
+    hangul = sum("\uac00" <= c <= "\ud7a3" for c in wide)
+    return text if wide and hangul >= 0.5 * len(wide) else None
 
 
 def line_of(text: str, position: int) -> int:

@@ -59,7 +59,7 @@ def _front_matter_lines(text: str, lines: list[tuple[int, int]]) -> int:
 
 
 def read_markdown(name: str, data: bytes, limits: FormatLimits) -> Document:
-    text, bom = decode_text(name, data, "a Markdown file")
+    text, bom, note = decode_text(name, data, "a Markdown file")
     lines = split_lines(text)
     front = _front_matter_lines(text, lines)
     # front matter blanked (not removed), so the parser's line numbers are the file's
@@ -88,7 +88,7 @@ def read_markdown(name: str, data: bytes, limits: FormatLimits) -> Document:
             continue
         spans += _text_runs(text, located)
     check_segments(name, [s.segment for s in spans], limits, "text runs", empty=not text.strip())
-    return spliced(name, ".md", text, bom, spans, warnings)
+    return spliced(name, ".md", text, bom, spans, ([note] if note else []) + warnings)
 
 
 def _locate_block(text: str, lines, line_range, content: str) -> list[tuple[int, int]] | None:

@@ -64,7 +64,7 @@ def _snippet(text: str) -> str:
 
 
 def read_subtitles(name: str, data: bytes, limits: FormatLimits) -> Document:
-    text, bom = decode_text(name, data, "a .srt file")
+    text, bom, note = decode_text(name, data, "a .srt file")
     newline = "\r\n" if "\r\n" in text else "\n"
     spans: list[Span] = []
     expected, count = 0, 0
@@ -103,7 +103,7 @@ def read_subtitles(name: str, data: bytes, limits: FormatLimits) -> Document:
         raise DataError(name, "cue 1 (line 1): no subtitle found; expected a number, then a "
                               "'HH:MM:SS,mmm --> HH:MM:SS,mmm' line, then the text")
     check_segments(name, [s.segment for s in spans], limits, "cues", empty=not text.strip())
-    return spliced(name, ".srt", text, bom, spans)
+    return spliced(name, ".srt", text, bom, spans, [note] if note else [])
 
 
 def _check_contiguous(name: str, text: str, expected: int, actual: int, count: int) -> None:

@@ -10,11 +10,11 @@ from studio.formats.base import split_lines
 
 
 def read_text(name: str, data: bytes, limits: FormatLimits) -> Document:
-    text, bom = decode_text(name, data, "a .txt file")
+    text, bom, note = decode_text(name, data, "a .txt file")
     spans = [Span(start, end, text[start:end], _indented(_indentation(text[start:end])))
              for start, end in split_lines(text)]
     check_segments(name, [s.segment for s in spans], limits, "lines", empty=not text.strip())
-    return spliced(name, ".txt", text, bom, spans)
+    return spliced(name, ".txt", text, bom, spans, [note] if note else [])
 
 
 def _indentation(line: str) -> str:

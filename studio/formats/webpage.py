@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 
 from studio.errors import DataError
@@ -30,6 +31,7 @@ INLINE = frozenset({"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "d
                     "strong", "sub", "sup", "time", "tt", "u", "var"})
 ATOMS = frozenset({"code", "img", "wbr"})  # inline too, kept whole (a <code> element with its content)
 _BROKEN = re.compile(r"<[A-Za-z/!?]")
+_LEGACY_CHARSET = re.compile(rb"(charset\s*=\s*[\"']?)(?:euc-kr|cp949|ks_c_5601-1987|x-windows-949)", re.IGNORECASE)
 
 
 class _Scanner(HTMLParser):
@@ -80,7 +82,7 @@ class _Scanner(HTMLParser):
 
 
 def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
-    text, bom = decode_text(name, data, "an HTML file")
+    text, bom, note = decode_text(name, data, "an HTML file")
     scanner = _Scanner(text)
     scanner.feed(text)
     scanner.close()
@@ -110,7 +112,12 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
             spans.append(Span(pieces[0].start, pieces[-1].end, block.segment,
                               lambda t, b=block: b.restore(t, lambda x, _: html.escape(x, quote=False))))
     check_segments(name, [s.segment for s in spans], limits, "text nodes", empty=not text.strip())
-    return spliced(name, ".html", text, bom, spans)
+    document = spliced(name, ".html", text, bom, spans, [note] if note else [])
+    if note:  # written as UTF-8: a page that declares its legacy encoding now declares UTF-8
+        render = document._render
+        document = replace(document, _render=lambda translations: _LEGACY_CHARSET.sub(rb"\1utf-8",
+                                                                                    render(translations)))
+    return document
 
 
 def _paired(run: list[Piece]) -> list[Piece]:

@@ -158,7 +158,7 @@ class Glossary:
         """A glossary file's bytes (UTF-8, BOM allowed); errors name it as `name`."""
         from studio.formats.base import decode_text
 
-        return cls.parse(decode_text(name, data, "a UTF-8 glossary (.tsv)")[0], name)
+        return cls.parse(decode_text(name, data, "a glossary (.tsv)")[0], name)
 
     def __bool__(self) -> bool:
         return bool(self.entries)

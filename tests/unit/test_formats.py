@@ -71,6 +71,21 @@ def test_undecodable_text_names_the_line(name):
 
 
 @pytest.mark.parametrize("name", ["a.txt", "a.srt", "a.md", "a.html"])
+def test_korean_in_the_legacy_cp949_encoding_is_read_and_written_back_as_utf8(name):
+    body = "1\n00:00:01,000 --> 00:00:02,000\n안녕하세요. 똠방각하\n" if name.endswith(".srt") else "안녕하세요. 똠방각하\n"
+    if name.endswith(".html"):
+        body = '<html><head><meta charset="EUC-KR"></head><body><p>안녕하세요. 똠방각하</p></body></html>\n'
+    document = read_document(name, body.encode("cp949"))  # 똠 is in CP949 only, not in EUC-KR
+    assert document.segments == ["안녕하세요. 똠방각하"]
+    assert any("read as CP949" in warning and "written as UTF-8" in warning for warning in document.warnings)
+    written = document.render(["Hello. Your Excellency"]).decode("utf-8")
+    assert "Hello. Your Excellency" in written
+    assert 'charset="utf-8"' in written if name.endswith(".html") else True
+    # Latin-1 bytes can decode as CP949 too, into Hanja: not taken for Korean
+    refused(name, "café crème brûlée\n".encode("latin-1") * 3, "nor Korean in CP949")
+
+
+@pytest.mark.parametrize("name", ["a.txt", "a.srt", "a.md", "a.html"])
 def test_binary_content_in_a_text_format_is_refused(name):
     refused(name, b"hello\x00\x01\x02", "binary")
     refused(name, make_docx(["안녕"]), "ZIP archive")
