@@ -304,9 +304,14 @@ class TranslateTab:
         return merged, None
 
     def translate_source(self, text, backend, glossary, protect, *settings):
-        protector = requested_protection(glossary, protect)
-        output, summary, marks, protection = translate_text(self.service, text, backend, self.decoding.named(settings),
-                                                           scores=True, protector=protector)
+        try:
+            protector = requested_protection(glossary, protect)
+            output, summary, marks, protection = translate_text(self.service, text, backend,
+                                                               self.decoding.named(settings), scores=True,
+                                                               protector=protector)
+        except gr.Error as error:  # a notice, as the Chat tab gives, and no result of an earlier input beside it
+            gr.Warning(error.message)  # (escaped by user_error) rather than an error badge on each output
+            return "", "", [], ""
         return output, summary, marks, html.escape(protection, quote=False)  # it quotes the user's terms
 
     def offer_alternatives(self, text, backend, glossary, protect, *settings):

@@ -52,6 +52,13 @@ def test_glossary_and_alternatives(page, tmp_path):
     page.wait_for_function("want => document.querySelector('#translate-output textarea')?.value === want",
                            arg=texts[-1].strip(), timeout=30_000)
 
+    # a bad glossary line: a notice naming it, and no earlier result left beside it
+    page.locator("#translate-glossary textarea").fill("커피 = espresso\nbad line without equals")
+    page.locator("#translate-button").click()
+    page.get_by_text("glossary:2: expected the Korean term").first.wait_for(timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#translate-output textarea')?.value === ''", timeout=30_000)
+    assert "Glossary:" not in report.inner_text()
+
 
 @pytest.mark.browser
 def test_a_subtitle_file_and_a_cancelled_long_document(page, app_url, tmp_path):
