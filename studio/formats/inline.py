@@ -8,8 +8,9 @@ markup becomes a placeholder token the model copies through (`Xq51`, a Latin-loo
   crossing another pair, wrap the English between them; a pair the model dropped, wrote out of order or
   crossed is removed, its text kept.
 - Atoms (inline code, URLs, HTML images and other tags kept whole) are written back verbatim where the model
-  put them, or at the end of the block if it dropped them: they are never lost. A Markdown link or image is a
-  pair (its text is translated): dropped, its destination is lost with its markup.
+  put them, or at the end of the block if it dropped them: they are never lost. A link or image is a pair
+  (its text is translated): dropped, its text stays in place and its destination is written at the end of the
+  block as a link of its own (`<https://…>`, `<a href="…">…</a>`), so no link is lost either.
 - A token is written only once (a second copy is removed), and no token of ours ever shows through.
 
 Tokens are numbered from 51, skipping any `Xq<n>` the block itself contains: the term protector numbers its
@@ -45,6 +46,7 @@ class Piece:
     raw: str  # as written in the file
     pair: int = -1  # shared by an opening and its closing
     tag: str = ""  # what pairs it, where the format needs that (an HTML tag's name)
+    fallback: str = ""  # an opening's: what to write at the end if its pair is dropped (a link's destination)
 
 
 def trim(pieces: list[Piece]) -> list[Piece]:
@@ -127,6 +129,8 @@ class Placeholders:
         for number, piece in self.marks.items():
             if piece.kind == "atom" and number not in first:  # dropped by the model: kept at the end
                 items += [("text", " "), ("atom", self._markup(piece.raw))]
+            elif piece.kind == "open" and piece.fallback and number not in kept:  # a link whose pair was dropped
+                items += [("text", " "), ("atom", self._markup(piece.fallback))]
         return _join(items, escape)
 
     def _find(self, translation: str) -> list[tuple[int, int, int]]:

@@ -144,6 +144,9 @@ def _text_runs(text: str, located: list[tuple[int, int]]) -> list[Span]:
     return spans
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*$")
+
+
 def _blocks(raw: str) -> list[list[Piece]]:
     """The pieces of `raw` (text, atoms, pairs), cut at hard breaks: each list is translated as one."""
     blocks: list[list[Piece]] = [[]]
@@ -171,11 +174,31 @@ def _blocks(raw: str) -> list[list[Piece]]:
                 del openers[openers.index(opener):]  # openers inside it stay atoms
                 opener.kind, piece.kind, opener.pair = "open", "close", start
                 piece.pair = start
+                opener.fallback = _link_fallback(opener.raw, markup)
             elif opens:
                 openers.append(piece)
     if position < len(raw):
         blocks[-1].append(Piece(position, len(raw), "text", raw[position:]))
     return blocks
+
+
+def _link_fallback(opener: str, closer: str) -> str:
+    """What keeps a link or image whose text the model lost the brackets of: the image, or a link with its
+    destination as its text (`<https://…>`, `[page.md](page.md)`, `[ref]`)."""
+    if opener not in ("[", "!["):
+        return ""
+    if closer.startswith("]("):
+        inside = closer[2:-1].strip()
+        destination = (inside[1:inside.find(">")] if inside.startswith("<") and ">" in inside
+                       else inside.split()[0] if inside else "")
+        if not destination:
+            return ""
+        if opener == "![":
+            return f"![]({inside})"
+        return f"<{destination}>" if _SCHEME.match(destination) else f"[{destination}]({inside})"
+    if closer.startswith("][") and closer[2:-1].strip():  # a reference link: its label finds the definition
+        return f"{opener}{closer[2:-1]}]"
+    return ""
 
 
 def _matches(opener: str, closer: str) -> bool:

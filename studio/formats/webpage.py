@@ -7,7 +7,8 @@ and `<textarea>` is never translated (an inline `<code>` element is kept whole w
 Tags, attributes (`alt` and `title` too), comments, the doctype and white space around text are given
 back byte for byte; a translation is escaped (`&`, `<`, `>`) and written on one line. What is lost on a
 translated segment: its own line breaks, named entities (written as plain characters), and the tags of
-an inline element the model did not keep in order (its text stays).
+an inline element the model did not keep in order (its text stays; a link's `<a href>` is then written after
+the segment with its address as its text, so the link is not lost).
 
 A tag or comment cut short (`<div class="a` at the end of the file) is an error naming its line."""
 
@@ -31,6 +32,7 @@ INLINE = frozenset({"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "d
                     "strong", "sub", "sup", "time", "tt", "u", "var"})
 ATOMS = frozenset({"code", "img", "wbr"})  # inline too, kept whole (a <code> element with its content)
 _BROKEN = re.compile(r"<[A-Za-z/!?]")
+_HREF = re.compile(r"""\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 _LEGACY_CHARSET = re.compile(rb"(charset\s*=\s*[\"']?)(?:euc-kr|cp949|ks_c_5601-1987|x-windows-949)", re.IGNORECASE)
 
 
@@ -135,6 +137,9 @@ def _paired(run: list[Piece]) -> list[Piece]:
                 inner.kind = "atom"
             del stack[stack.index(opener):]
             opener.pair = piece.pair = piece.start
+            href = _HREF.search(opener.raw) if opener.tag == "a" else None
+            if href and (destination := next(value for value in href.groups() if value is not None)):
+                opener.fallback = f"{opener.raw}{destination}</a>"  # the link, with its address as its text
     for opener in stack:
         opener.kind = "atom"
     return run

@@ -87,6 +87,21 @@ def test_md_inline_code_and_urls_are_never_lost_even_when_the_model_drops_them()
         "The function is there. `print(\"안녕\")` https://example.com/a_b\n")
 
 
+def test_a_link_whose_brackets_the_model_dropped_keeps_its_destination():
+    source = "[여기](https://example.com/a \"제목\")를 누르고 [문서](guide.md)와 ![그림](img.png)을 보세요.\n"
+    _, segment = one("a.md", source)
+    assert "example.com" not in segment and "guide.md" not in segment and "img.png" not in segment
+    assert rendered("a.md", source, "Press here and see the guide and the picture.") == (
+        "Press here and see the guide and the picture. <https://example.com/a> [guide.md](guide.md) ![](img.png)\n")
+    html_source = "<p><a href='https://example.com'>여기</a>를 누르고 <a name=top>위</a>로 가세요.</p>"
+    out = rendered("a.html", html_source, "Press the here and go up.")  # as the shipped model wrote it
+    assert out == "<p>Press the here and go up. <a href='https://example.com'>https://example.com</a></p>"
+    _, segment = one("a.html", html_source)
+    link, end_link = tokens(segment)[:2]
+    assert rendered("a.html", html_source, f"Press {link} here {end_link} and go up.") == (
+        "<p>Press <a href='https://example.com'>here</a> and go up.</p>")  # kept: nothing added
+
+
 def test_md_a_token_written_twice_is_written_once():
     _, segment = one("a.md", SEOUL)
     bold, end_bold, em, end_em = tokens(segment)
