@@ -8,7 +8,7 @@ from functools import partial
 import gradio as gr
 
 from studio.tasks import CHATBOT
-from studio.ui.service import InputError, ModelService, user_error, warn
+from studio.ui.service import InputError, ModelService, inform, user_error, warn
 
 
 def explore(services: dict[str, ModelService], text: str, task: str, layer):
@@ -36,6 +36,9 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
     maps = model.attention_maps(np.array([source], np.int32), np.array([target_in], np.int32))
     source_pieces = [generator.tokenizers.source.id_to_piece(i) for i in source]
     target_pieces = [generator.tokenizers.target.id_to_piece(i) for i in target_in]
+    if layer >= config.model.decoder_depth:
+        inform(f"The decoder has {config.model.decoder_depth} layers: its attention is shown for layer "
+               f"{config.model.decoder_depth}, the encoder's for layer {layer + 1}.")
     figures = []
     for name, rows, cols, title in (("encoder_self", source_pieces, source_pieces, "Encoder self-attention"),
                                     ("decoder_self", target_pieces, target_pieces, "Decoder self-attention"),
@@ -50,8 +53,9 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
                f"source pieces: {len(source_pieces)} · target pieces: {len(target_pieces)}{members}")
     if korean_font_missing():
         summary += f"  \n*{korean_font_missing()}*"
-    schedule = schedule_figure(config.model.d_model, config.train.warmup_steps, config.train.lr_scale,
-                               service.bundle.metrics.get("steps"))
+    first_member = (service.bundle.metrics.get("ensemble_members") or [{}])[0]
+    steps = service.bundle.metrics.get("steps") or first_member.get("steps")  # an ensemble's: its first member's
+    schedule = schedule_figure(config.model.d_model, config.train.warmup_steps, config.train.lr_scale, steps)
     return (summary, *figures, positional_figure(model.positional_table), schedule, config.to_dict())
 
 
