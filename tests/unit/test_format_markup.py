@@ -200,11 +200,21 @@ def docx_with(*paragraphs) -> bytes:
     return out.getvalue()
 
 
-def test_docx_translation_goes_into_the_paragraphs_main_run_not_a_bold_prefix():
-    document = read_document("a.docx", docx_with([("중요: ", True), ("회의는 오후 3시에 시작한다.", None)]))
-    assert document.segments == ["중요: 회의는 오후 3시에 시작한다."]
-    paragraph = docx.Document(io.BytesIO(document.render(["Important: the meeting starts at 3 pm."]))).paragraphs[0]
-    assert [(r.text, r.bold) for r in paragraph.runs] == [("", True), ("Important: the meeting starts at 3 pm.", None)]
+def test_docx_translation_goes_into_the_main_run_and_a_bold_stretch_keeps_its_english_bold():
+    document = read_document("a.docx", docx_with([("중요: ", True), ("회의는 오후 3시에 시작한다.", None)],
+                                                  [("삼성은 ", None), ("새 공장", True), ("을 지었다.", None)]))
+    assert document.segments == ["중요: 회의는 오후 3시에 시작한다.", "삼성은 새 공장을 지었다.", "중요:", "새 공장"]
+
+    def runs(*english):
+        out = docx.Document(io.BytesIO(document.render(list(english))))
+        return [[(r.text, r.bold) for r in paragraph.runs if r.text] for paragraph in out.paragraphs]
+
+    assert runs("Important: the meeting starts at 3 pm.", "Samsung built a new factory.", "Important:",
+                "The new factory.") == [[("Important:", True), (" the meeting starts at 3 pm.", None)],
+                                        [("Samsung built a ", None), ("new factory", True), (".", None)]]
+    # a stretch's English that the line's English does not have as a phrase: the line as one run, as before
+    assert runs("Important: the meeting starts at 3 pm.", "Samsung built a new plant.", "Caution",
+                "factory") == [[("Important: the meeting starts at 3 pm.", None)], [("Samsung built a new plant.", None)]]
 
 
 def test_docx_line_breaks_split_segments_and_stay_between_the_lines():
