@@ -151,16 +151,16 @@ class TextGenerator:
                     handed = time.perf_counter()
                     yield text_so_far, latency, warnings
                     away += time.perf_counter() - handed
-            started += away
             if not streaming:  # one figure for the whole search
                 latency.first_token_ms = latency.total_ms
                 latency.tokens = len(strategy.outputs()[0]) + 1
                 latency.search = f"beam {options.beam_size}"
             outputs = strategy.outputs()
+        retrying = time.perf_counter()
         outputs, retried = self._unloop([source], outputs, options)
-        if retried:  # the streamed loop is replaced by the retry's output
+        if retried:  # the streamed loop is replaced by the retry's output (the retry's time added)
             warnings = warnings + [RETRIED]
-            latency.total_ms = (time.perf_counter() - started) * 1000
+            latency.total_ms += (time.perf_counter() - retrying) * 1000
         if scores:
             latency.confidence = self.confidence([source], outputs)[0]
         yield self.preprocessor.decode(outputs[0]), latency, warnings

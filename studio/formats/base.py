@@ -1,5 +1,5 @@
-"""What every format shares: the `Document` (segments out, translations in, bytes out), the limits, UTF-8
-decoding with line numbers, and the splicing renderer of the text formats: a text document is its
+"""What every format shares: the `Document` (segments out, translations in, bytes out), the limits, text
+decoding (UTF-8, or Korean in CP949) with line numbers, and the splicing renderer of the text formats: a text document is its
 source plus the spans to replace, so everything outside a translated span is given back byte for byte."""
 
 from __future__ import annotations
@@ -90,11 +90,12 @@ def decode_text(name: str, data: bytes, what: str) -> tuple[str, bool, str]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        text = None if bom else _legacy_korean(raw)
+        text = None if bom else _legacy_korean(raw)  # a UTF-8 BOM says what the file is
         if text is None:
             line = raw[: error.start].count(b"\n") + 1
-            raise DataError(name, f"not valid UTF-8 (byte 0x{raw[error.start]:02x}), nor Korean in CP949/EUC-KR; "
-                                  "save the file as UTF-8", line) from None
+            legacy = "" if bom else ", nor Korean in CP949/EUC-KR"
+            raise DataError(name, f"not valid UTF-8 (byte 0x{raw[error.start]:02x}){legacy}; save the file as UTF-8",
+                            line) from None
         note = f"{name}: read as CP949 (EUC-KR), the legacy Korean encoding; the translation is written as UTF-8"
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
@@ -110,8 +111,17 @@ def _legacy_korean(raw: bytes) -> str | None:
     except UnicodeDecodeError:
         return None
     wide = [c for c in text if ord(c) > 0x7F]
-    hangul = sum("\uac00" <= c <= "\ud7a3" for c in wide)
-    return text if wide and hangul >= 0.5 * len(wide) else None
+    return text if wide and sum(map(_common_hangul, wide)) >= 0.5 * len(wide) else None
+
+
+def _common_hangul(character: str) -> bool:
+    """One of the 2,350 syllables EUC-KR has (Latin-1 "Är" decodes in CP949 to 훣, one of the others)."""
+    if not "\uac00" <= character <= "\ud7a3":
+        return False
+    try:
+        return len(character.encode("euc-kr")) == 2  # the others are written as 8 bytes of jamo
+    except UnicodeEncodeError:
+        return False
 
 
 def line_of(text: str, position: int) -> int:

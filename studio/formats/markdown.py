@@ -145,6 +145,7 @@ def _text_runs(text: str, located: list[tuple[int, int]]) -> list[Span]:
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*$")
+_SCRIPT = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
 
 
 def _blocks(raw: str) -> list[list[Piece]]:
@@ -184,21 +185,21 @@ def _blocks(raw: str) -> list[list[Piece]]:
 
 def _link_fallback(opener: str, closer: str) -> str:
     """What keeps a link or image whose text the model lost the brackets of: the image, or a link with its
-    destination as its text (`<https://…>`, `[page.md](page.md)`, `[ref]`)."""
+    destination as its text (`<https://…>`, `[page.md](page.md)`)."""
     if opener not in ("[", "!["):
         return ""
     if closer.startswith("]("):
         inside = closer[2:-1].strip()
         destination = (inside[1:inside.find(">")] if inside.startswith("<") and ">" in inside
                        else inside.split()[0] if inside else "")
-        if not destination:
-            return ""
+        if not destination or destination.startswith("#") or _SCRIPT.match(destination):
+            return ""  # an anchor in the page (its name is the Korean heading), a script: nothing to keep
         if opener == "![":
             return f"![]({inside})"
-        return f"<{destination}>" if _SCHEME.match(destination) else f"[{destination}]({inside})"
-    if closer.startswith("][") and closer[2:-1].strip():  # a reference link: its label finds the definition
-        return f"{opener}{closer[2:-1]}]"
-    return ""
+        if _SCHEME.match(destination):
+            return f"<{destination}>"
+        return "" if any(not c.isascii() for c in destination) else f"[{destination}]({inside})"
+    return ""  # a reference link ([text][ref], [text][], [text]): its label is its text, the model's to keep
 
 
 def _matches(opener: str, closer: str) -> bool:

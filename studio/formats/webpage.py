@@ -33,7 +33,9 @@ INLINE = frozenset({"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "d
 ATOMS = frozenset({"code", "img", "wbr"})  # inline too, kept whole (a <code> element with its content)
 _BROKEN = re.compile(r"<[A-Za-z/!?]")
 _HREF = re.compile(r"""\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
-_LEGACY_CHARSET = re.compile(rb"(charset\s*=\s*[\"']?)(?:euc-kr|cp949|ks_c_5601-1987|x-windows-949)", re.IGNORECASE)
+_LEGACY_CHARSET = re.compile(rb"""(<meta\b[^>]*?charset\s*=\s*["']?|<\?xml\b[^>]*?encoding\s*=\s*["'])"""
+                             rb"(?:euc-kr|cp949|(?:x-)?windows-949|ks_c_5601-1987|ks_c_5601|ksc5601|korean)(?![\w-])",
+                             re.IGNORECASE)
 
 
 class _Scanner(HTMLParser):

@@ -45,6 +45,8 @@ _RPR = f"{{{_W}}}rPr"
 _VISIBLE = {f"{{{_W}}}{name}" for name in ("rStyle", "b", "i", "u", "strike", "dstrike", "color", "highlight",
                                              "shd", "sz", "vertAlign", "caps", "smallCaps")}
 _HYPERLINK = f"{{{_W}}}hyperlink"
+_VAL = f"{{{_W}}}val"
+_OFF = ("0", "false", "off", "none")
 _EDGES = " \"'“”‘’.,;:!?"
 
 
@@ -153,25 +155,26 @@ def _write(line, translation: str):
 
 
 def _looks(run) -> tuple | None:
-    """What a reader sees of a run's formatting; None for a run in a link (its text is not re-formatted)."""
+    """What a reader sees of a run's formatting (a switch turned off, `<w:b w:val="0"/>`, is no formatting);
+    None for a run in a link (its text is not re-formatted)."""
     if run.getparent() is not None and run.getparent().tag == _HYPERLINK:
         return None
     properties = run.find(_RPR)
     return tuple(sorted((child.tag, tuple(sorted(child.attrib.items()))) for child in properties
-                        if child.tag in _VISIBLE)) if properties is not None else ()
+                        if child.tag in _VISIBLE and child.get(_VAL) not in _OFF)) if properties is not None else ()
 
 
 class _Line:
     """One line of a paragraph (its runs' text between two line breaks): its segment, the stretches in another
     formatting than its main run's (each translated as a segment of its own), and how the English is written."""
 
-    def __init__(self, paragraph, line: list):
-        self.paragraph, self.line = paragraph, line
+    def __init__(self, line: list):
+        self.line = line
         self.segment = normalize_space(_text(line))
         self.stretches: list[tuple[object, str]] = []  # (a run of the stretch, its text)
         main = _main_run(line) if any(t.tag == _T for _, t in line) else None
-        if main is None or any(child.tag in _BREAKS for child in main):  # a run across lines: left as it is
-            return
+        if main is None or _looks(main) is None or any(child.tag in _BREAKS for child in main):
+            return  # the text goes where it always went: a link's main run, a run across lines
         groups: list[list] = []  # [first run, looks, text] of consecutive runs that look alike
         for run, child in line:
             looks = _looks(run)
@@ -188,16 +191,18 @@ class _Line:
         main = target.getparent()
         for (run, korean), english in zip(self.stretches, stretch_english):
             phrase = re.sub(r"^(?:the|a|an) ", "", one_line(english).strip(_EDGES), flags=re.IGNORECASE).strip(_EDGES)
-            found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", target.text, re.IGNORECASE) if phrase else None
+            if len(phrase) < 4:  # "New" would be found in "New York": too short to be told apart
+                continue
+            found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", target.text, re.IGNORECASE)
             if found is None:
                 continue
             end = found.end()
-            if korean[-1] in _EDGES and target.text[end:end + 1] == korean[-1]:  # "중요:" -> "Important:"
+            if korean[-1] in _EDGES and target.text[end:end + 1] == korean[-1]:  # 중요: -> Important:
                 end += 1
             before, matched, after = target.text[:found.start()], target.text[found.start():end], target.text[end:]
             target.text = before
             formatted, rest = self._run_like(run, matched), self._run_like(main, after)
-            self._outermost(target.getparent()).addnext(formatted)
+            target.getparent().addnext(formatted)  # beside the main run (in its tracked insertion, if any)
             formatted.addnext(rest)
             target = rest.find(_T)
 
@@ -212,13 +217,6 @@ class _Line:
         t.set(_XML_SPACE, "preserve")
         return made
 
-    def _outermost(self, run):
-        """The run, or the element around it that sits in the paragraph (a tracked insertion)."""
-        node = run
-        while node.getparent() is not None and node.getparent() is not self.paragraph:
-            node = node.getparent()
-        return node
-
 
 def _open(name: str, data: bytes):
     """(python-docx document, the `_Line`s of its paragraphs with letters, in order)."""
@@ -232,7 +230,7 @@ def _open(name: str, data: bytes):
         for part in parts:
             for paragraph in part.element.iter(_P):
                 for line in _lines(_runs(paragraph)):
-                    line = _Line(paragraph, line)
+                    line = _Line(line)
                     if has_words(line.segment):
                         paragraphs.append(line)
     except Exception as error:  # python-docx raises many kinds for a package that is not a Word file
@@ -244,8 +242,8 @@ def read_docx(name: str, data: bytes, limits: FormatLimits) -> Document:
     _check_zip(name, data, limits)
     _, lines = _open(name, data)
     segments = [line.segment for line in lines]
-    check_segments(name, segments, limits, "paragraphs", empty=False)
     stretches = [text for line in lines for _, text in line.stretches]  # translated too, after the lines
+    check_segments(name, segments + stretches, limits, "paragraphs and formatted phrases", empty=False)
 
     def render(translations: list[str]) -> bytes:
         document, fresh = _open(name, data)  # a fresh copy each time: render can be called again

@@ -146,7 +146,7 @@ class Glossary:
 
     @classmethod
     def read(cls, path: str | Path) -> "Glossary":
-        """A UTF-8 TSV file; errors name its path."""
+        """A TSV file (UTF-8, or Korean in CP949); errors name its path."""
         try:
             data = Path(path).read_bytes()
         except OSError as error:
@@ -155,7 +155,7 @@ class Glossary:
 
     @classmethod
     def from_bytes(cls, data: bytes, name: str) -> "Glossary":
-        """A glossary file's bytes (UTF-8, BOM allowed); errors name it as `name`."""
+        """A glossary file's bytes (UTF-8, BOM allowed, or Korean in CP949); errors name it as `name`."""
         from studio.formats.base import decode_text
 
         return cls.parse(decode_text(name, data, "a glossary (.tsv)")[0], name)

@@ -204,7 +204,7 @@ class ChatTab:
                     retry_button = gr.Button("Retry", size="sm", elem_id="chat-retry")
                     undo_button = gr.Button("Undo", size="sm", elem_id="chat-undo")
                     clear_button = gr.Button("Clear", size="sm", elem_id="chat-clear")
-                reads = (f" and reads its first {service.bundle.config.model.max_source_len - 1} tokens (a short sentence "
+                reads = (f" and reads its first {service.bundle.preprocessor.source_limit} tokens (a short sentence "
                          "or two)" if service.available else "")
                 gr.Markdown(f"<small>The chatbot answers each message on its own{reads}: it was trained on single "
                             "question–answer pairs and does not see the earlier turns.</small>", elem_id="chat-note")

@@ -74,7 +74,7 @@ def compare_tab(services: dict[str, ModelService]) -> None:
                 "translation here can differ from that tab's.")
     with gr.Row():
         task = gr.Radio(["chatbot", "translator"], value="chatbot", label="Model", scale=1)
-        text = gr.Textbox(value=CHATBOT.prompts[3], label="Input", scale=4, elem_id="compare-input")
+        text = gr.Textbox(value=example_for("chatbot", ""), label="Input", scale=4, elem_id="compare-input")
     button = gr.Button("Run on every backend", variant="primary", elem_id="compare-button")
     summary = gr.Markdown(elem_id="compare-summary")
     table = gr.Dataframe(headers=COLUMNS, interactive=False, elem_id="compare-table", wrap=True)

@@ -319,13 +319,17 @@ class TranslateTab:
         glossary and the protected terms are kept as in the translation."""
         from studio.document import translate_alternatives
 
-        protector = requested_protection(glossary, protect)
         try:
+            protector = requested_protection(glossary, protect)
             self.service.check_text(text)
             found, warnings = translate_alternatives(self.service.generator(backend), text, ALTERNATIVES,
                                                      decode_options(**self.decoding.named(settings)), protector)
         except InputError as error:
-            raise user_error(error) from None
+            warn(str(error))
+            return gr.skip()
+        except gr.Error as error:  # a bad glossary line: a notice, as Translate gives
+            gr.Warning(error.message)
+            return gr.skip()
         for warning in warnings:
             warn(warning)
         return gr.Radio(choices=[t for t, _ in found if t], value=None, visible=True)

@@ -52,10 +52,12 @@ def test_a_slow_reader_of_the_stream_is_not_counted_as_the_models_time(exported)
     served = ServedModel(load_bundle(exported[0]), build_missing=False, progress=lambda _: None, max_batch=4)
     generator = served.generator("tflite")
     options = DecodeOptions("sample", seed=7, temperature=1.5, max_new_tokens=6)  # a reply of several tokens
-    for scheduler in (generator.scheduler, None):  # in the running batch, and decoded alone
-        generator.scheduler = scheduler
+    scheduler = generator.scheduler
+    for generator.scheduler in (scheduler, None):  # in the running batch, and decoded alone
         slept = 0.0
         for _, latency, _ in generator.stream(PROMPTS[0], options):
             time.sleep(0.2)
             slept += 0.2
-        assert latency.tokens >= 3 and latency.total_ms < 0.5 * slept * 1000, (scheduler, latency, slept)
+        assert latency.tokens >= 3 and latency.total_ms < 0.5 * slept * 1000, (generator.scheduler, latency, slept)
+    generator.scheduler = scheduler
+    served.close()

@@ -93,6 +93,9 @@ def test_a_link_whose_brackets_the_model_dropped_keeps_its_destination():
     assert "example.com" not in segment and "guide.md" not in segment and "img.png" not in segment
     assert rendered("a.md", source, "Press here and see the guide and the picture.") == (
         "Press here and see the guide and the picture. <https://example.com/a> [guide.md](guide.md) ![](img.png)\n")
+    # an anchor in the page (named by its Korean heading) and a script have nothing to keep
+    assert rendered("a.md", "[목차](#목차)로 가거나 [닫기](javascript:void(0))를 누르세요.\n",
+                    "Go to the contents or press close.") == "Go to the contents or press close.\n"
     html_source = "<p><a href='https://example.com'>여기</a>를 누르고 <a name=top>위</a>로 가세요.</p>"
     out = rendered("a.html", html_source, "Press the here and go up.")  # as the shipped model wrote it
     assert out == "<p>Press the here and go up. <a href='https://example.com'>https://example.com</a></p>"
@@ -249,3 +252,30 @@ def test_md_a_token_glued_after_a_number_or_around_nothing_never_shows():
     assert rendered("a.md", source, f"In 2024{bold} {end_bold}, Samsung {link} announced {end_link} it.") == (
         "In 2024, Samsung [announced](http://a.com) it.")
     assert rendered("a.md", source, "In 2024Xq" + "1" * 5000 + " it.").startswith("In 2024")  # no int() overflow
+
+
+def test_docx_a_line_whose_main_run_is_a_link_keeps_its_english_in_the_link_and_short_phrases_are_not_matched():
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    word = docx.Document()
+    paragraph = word.add_paragraph("자세한 ")
+    link = OxmlElement("w:hyperlink")
+    link.set(qn("w:anchor"), "top")
+    linked = paragraph.add_run("삼성전자 공식 홈페이지 안내문")._r
+    link.append(linked)  # moves the run into the link
+    paragraph._p.append(link)
+    paragraph.add_run(" 참고").bold = True
+    short = word.add_paragraph("그는 ")
+    short.add_run("새").bold = True
+    short.add_run(" 공장을 뉴욕에 지었다.")
+    out = io.BytesIO()
+    word.save(out)
+    document = read_document("a.docx", out.getvalue())
+    assert document.segments == ["자세한 삼성전자 공식 홈페이지 안내문 참고", "그는 새 공장을 뉴욕에 지었다.", "새"]
+    written = docx.Document(io.BytesIO(document.render(["For details, see the official Samsung site.",
+                                                        "He built a new factory in New York.", "New"])))
+    linked_text = written.paragraphs[0]._p.xpath("./w:hyperlink/w:r/w:t/text()")
+    assert linked_text == ["For details, see the official Samsung site."]  # the English stays in the link
+    assert [(r.text, r.bold) for r in written.paragraphs[1].runs if r.text] == [
+        ("He built a new factory in New York.", None)]  # "New" alone is too short to be found for sure

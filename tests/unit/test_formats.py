@@ -74,15 +74,19 @@ def test_undecodable_text_names_the_line(name):
 def test_korean_in_the_legacy_cp949_encoding_is_read_and_written_back_as_utf8(name):
     body = "1\n00:00:01,000 --> 00:00:02,000\n안녕하세요. 똠방각하\n" if name.endswith(".srt") else "안녕하세요. 똠방각하\n"
     if name.endswith(".html"):
-        body = '<html><head><meta charset="EUC-KR"></head><body><p>안녕하세요. 똠방각하</p></body></html>\n'
+        body = ('<html><head><meta charset="EUC-KR"></head><body><p>안녕하세요. 똠방각하</p>'
+                "<pre>charset=euc-kr</pre></body></html>\n")
     document = read_document(name, body.encode("cp949"))  # 똠 is in CP949 only, not in EUC-KR
     assert document.segments == ["안녕하세요. 똠방각하"]
     assert any("read as CP949" in warning and "written as UTF-8" in warning for warning in document.warnings)
     written = document.render(["Hello. Your Excellency"]).decode("utf-8")
     assert "Hello. Your Excellency" in written
-    assert 'charset="utf-8"' in written if name.endswith(".html") else True
+    if name.endswith(".html"):  # the page's declaration follows; the same words in its text do not
+        assert '<meta charset="utf-8">' in written and "<pre>charset=euc-kr</pre>" in written
     # Latin-1 bytes can decode as CP949 too, into Hanja: not taken for Korean
-    refused(name, "café crème brûlée\n".encode("latin-1") * 3, "nor Korean in CP949")
+    refused(name, "café crème brûlée\n".encode("latin-1") * 3, "nor Korean in CP949")  # not CP949 at all
+    refused(name, "Ärger Ärmel Äpfel\n".encode("latin-1") * 3, "nor Korean in CP949")  # CP949: 훣ger 훣mel 훡fel
+    refused(name, b"\xef\xbb\xbf" + "안녕\n".encode("cp949"), "not valid UTF-8 (byte")  # a UTF-8 BOM: UTF-8 only
 
 
 @pytest.mark.parametrize("name", ["a.txt", "a.srt", "a.md", "a.html"])
