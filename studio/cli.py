@@ -76,7 +76,6 @@ def decode_options(task: str, beam: Optional[int], length_penalty: Optional[floa
                    max_new_tokens: Optional[int], no_repeat_ngram: int):
     """The options these flags ask for; what they leave out is the task's default decoding (`studio.tasks`)."""
     from studio.generate import DecodeOptions
-    from studio.tasks import task_named
 
     default = task_named(task).default_decoding
     if beam is None:

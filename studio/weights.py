@@ -45,7 +45,7 @@ def compact_arrays(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     for name, value in arrays.items():
         if _stored_as_int8_rows(name, value):
             value = value.astype(np.float32)
-            scale = (np.abs(value).max(axis=1, keepdims=True) / 127).astype(np.float32)
+            scale = np.abs(value).max(axis=1, keepdims=True) / 127
             scale[scale == 0] = 1  # an all-zero row (padding) stays zero
             compact[name] = np.clip(np.round(value / scale), -127, 127).astype(np.int8)
             compact[name + ROW_SCALE] = scale
@@ -61,7 +61,7 @@ def _expanded(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         matrix = arrays.get(name)
         if matrix is None or matrix.dtype != np.int8 or matrix.ndim != 2 or scale.shape != (len(matrix), 1):
             raise ValueError(f"{scale_name} does not scale the rows of an int8 {name}")
-        arrays[name] = arrays[name].astype(np.float32) * scale.astype(np.float32)
+        arrays[name] = matrix.astype(np.float32) * scale.astype(np.float32)
     return arrays
 
 

@@ -150,8 +150,9 @@ class Span:
 
 
 def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
-            warnings: list[str] | None = None) -> Document:
-    """A document rendered by replacing `spans` of `text` (sorted, not overlapping)."""
+            warnings: list[str] | None = None, finish: Callable[[bytes], bytes] = lambda body: body) -> Document:
+    """A document rendered by replacing `spans` of `text` (sorted, not overlapping), then passed through
+    `finish` (a format's last touch on the written bytes)."""
     spans = sorted(spans, key=lambda s: s.start)
     for before, after in zip(spans, spans[1:]):
         assert before.end <= after.start, "overlapping spans"
@@ -163,7 +164,7 @@ def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
             out.append(text[span.start:span.end] if translation == span.segment else span.output(translation))
             position = span.end
         out.append(text[position:])
-        body = "".join(out).encode("utf-8")
+        body = finish("".join(out).encode("utf-8"))
         return BOM + body if bom else body
 
     return Document(name, kind, [s.segment for s in spans], render, warnings or [])

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import replace
 from html.parser import HTMLParser
 
 from studio.errors import DataError
@@ -116,12 +115,10 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
             spans.append(Span(pieces[0].start, pieces[-1].end, block.segment,
                               lambda t, b=block: b.restore(t, lambda x, _: html.escape(x, quote=False))))
     check_segments(name, [s.segment for s in spans], limits, "text nodes", empty=not text.strip())
-    document = spliced(name, ".html", text, bom, spans, [note] if note else [])
-    if note:  # written as UTF-8: a page that declares its legacy encoding now declares UTF-8
-        render = document._render
-        document = replace(document, _render=lambda translations: _LEGACY_CHARSET.sub(rb"\1utf-8",
-                                                                                    render(translations)))
-    return document
+    if not note:
+        return spliced(name, ".html", text, bom, spans)
+    # written as UTF-8: a page that declared its legacy encoding now declares UTF-8
+    return spliced(name, ".html", text, bom, spans, [note], lambda body: _LEGACY_CHARSET.sub(rb"\1utf-8", body))
 
 
 def _paired(run: list[Piece]) -> list[Piece]:

@@ -181,8 +181,9 @@ class _Line:
             if not groups or groups[-1][1] != looks:
                 groups.append([run, looks, ""])
             groups[-1][2] += (child.text or "") if child.tag == _T else " "
+        plain = _looks(main)
         self.stretches = [(run, normalize_space(text)) for run, looks, text in groups
-                          if looks not in (None, _looks(main)) and has_words(text)]
+                          if looks not in (None, plain) and has_words(text)]
 
     def write(self, translation: str, stretch_english: list[str]) -> None:
         """The line's English in its main run; then each stretch's English, where the line's has it after the
