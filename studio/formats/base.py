@@ -146,25 +146,31 @@ class Span:
     start: int
     end: int
     segment: str
-    output: Callable[[str], str]  # translation -> the text to write in place of text[start:end]
+    # (translation, its stretches' English) -> the text to write in place of text[start:end]
+    output: Callable[[str, list[str]], str]
+    stretches: list[str] = field(default_factory=list)  # formatted parts, also translated alone (`phrases`)
 
 
 def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
             warnings: list[str] | None = None, finish: Callable[[bytes], bytes] = lambda body: body) -> Document:
     """A document rendered by replacing `spans` of `text` (sorted, not overlapping), then passed through
-    `finish` (a format's last touch on the written bytes)."""
+    `finish` (a format's last touch on the written bytes). Its segments are the spans' segments, then all their
+    stretches, in order."""
     spans = sorted(spans, key=lambda s: s.start)
     for before, after in zip(spans, spans[1:]):
         assert before.end <= after.start, "overlapping spans"
 
     def render(translations: list[str]) -> bytes:
         out, position = [], 0
+        stretch_english = iter(translations[len(spans):])
         for span, translation in zip(spans, translations):
+            own = [next(stretch_english) for _ in span.stretches]
             out.append(text[position:span.start])
-            out.append(text[span.start:span.end] if translation == span.segment else span.output(translation))
+            out.append(text[span.start:span.end] if translation == span.segment else span.output(translation, own))
             position = span.end
         out.append(text[position:])
         body = finish("".join(out).encode("utf-8"))
         return BOM + body if bom else body
 
-    return Document(name, kind, [s.segment for s in spans], render, warnings or [])
+    segments = [s.segment for s in spans] + [stretch for s in spans for stretch in s.stretches]
+    return Document(name, kind, segments, render, warnings or [])

@@ -1,8 +1,12 @@
 """Inline markup inside one translated block (a paragraph, list item, heading, table cell, HTML text run).
 
-A block is translated whole, so a sentence is never cut at a bold word or a link: each piece of inline
-markup becomes a placeholder token the model copies through (`Xq51`, a Latin-looking token, the kind
-`studio.text.protect` relies on), and the translation gets the markup back in the tokens' places.
+A block is translated whole, so a sentence is never cut at a bold word or a link. Formatting around plain text
+(bold, italic, strikethrough, `<b>`, `<span>`...) is left out of the block's segment: the stretch is translated
+alone too and the formatting goes around its English where the block's English has it as a phrase
+(`studio.formats.phrases`; tokens in the sentence cost the model 1.9 chrF). Every other piece of inline markup
+(links, images, inline code, formatting around other markup or around no letters) becomes a placeholder token the
+model copies through (`Xq51`, a Latin-looking token, the kind `studio.text.protect` relies on), and the
+translation gets the markup back in the tokens' places.
 
 - An opening and its closing (`**`…`**`, `[`…`](url)`, `<b>`…`</b>`) that come back in order, and not
   crossing another pair, wrap the English between them; a pair the model dropped, wrote out of order or
@@ -27,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from studio.formats.base import has_words
+from studio.formats.phrases import find_phrase
 from studio.text.protect import PLACEHOLDER_PREFIX
 
 FIRST_TOKEN = 51
@@ -48,6 +53,7 @@ class Piece:
     pair: int = -1  # shared by an opening and its closing
     tag: str = ""  # what pairs it, where the format needs that (an HTML tag's name)
     fallback: str = ""  # an opening's: what to write at the end if its pair is dropped (a link's destination)
+    phrase: bool = False  # a formatting pair (bold, italic...), not a link: may be placed by `studio.formats.phrases`
 
 
 def trim(pieces: list[Piece]) -> list[Piece]:
@@ -92,19 +98,25 @@ class Placeholders:
         numbers = (n for n in range(FIRST_TOKEN, 1_000_000) if n not in taken)
         self.marks: dict[int, Piece] = {}  # token number -> its markup piece
         self._markup = markup
+        self._phrases = _phrase_pairs(pieces, decode)  # (opening, closing, text) placed without tokens
+        self.stretches = [text for _, _, text in self._phrases]  # translated alone too
+        plain = {id(piece) for opening, closing, _ in self._phrases for piece in (opening, closing)}
         parts = []
         for piece in pieces:
             if piece.kind == "text":
                 parts.append(_SPACE.sub(" ", decode(piece.raw)))
+            elif id(piece) in plain:
+                continue
             else:
                 number = next(numbers)
                 self.marks[number] = piece
                 parts.append(f"  {PLACEHOLDER_PREFIX}{number}  ")
         self.segment = re.sub(" {3,}", "  ", "".join(parts)).strip(" ")
 
-    def restore(self, translation: str, escape: Callable[[str, bool], str]) -> str:
+    def restore(self, translation: str, escape: Callable[[str, bool], str], stretch_english: list[str]) -> str:
         """The translation with the markup back; `escape(text, at_start)` makes a text piece safe to write
-        (`at_start`: it begins the block)."""
+        (`at_start`: it begins the block); `stretch_english`: the English of each of `stretches`, translated
+        alone (a formatting pair is written around it where the translation has it as a phrase)."""
         found = self._find(translation)
         first: dict[int, tuple[int, int, int]] = {}
         for number, start, end in found:
@@ -132,7 +144,22 @@ class Placeholders:
                 items += [("text", " "), ("atom", self._markup(piece.raw))]
             elif piece.kind == "open" and piece.fallback and number not in kept:  # a link whose pair was dropped
                 items += [("text", " "), ("atom", self._markup(piece.fallback))]
-        return _join(items, escape)
+        return _join(self._with_phrases(items, stretch_english), escape)
+
+    def _with_phrases(self, items: list[tuple[str, str]], stretch_english: list[str]) -> list[tuple[str, str]]:
+        """`items` with each formatting pair placed without tokens around its stretch's English, where a text
+        item has it as a phrase outside the phrases already placed."""
+        marked = [(kind, value, kind == "text") for kind, value in items]  # third: may still take a phrase
+        for (opening, closing, korean), english in zip(self._phrases, stretch_english):
+            for i, (kind, value, free) in enumerate(marked):
+                found = find_phrase(english, korean, value) if free else None
+                if found:
+                    start, end = found
+                    marked[i:i + 1] = [("text", value[:start], True), ("open", self._markup(opening.raw), False),
+                                       ("text", value[start:end], False), ("close", self._markup(closing.raw), False),
+                                       ("text", value[end:], True)]
+                    break
+        return [(kind, value) for kind, value, _ in marked]
 
     def _find(self, translation: str) -> list[tuple[int, int, int]]:
         """(number, start, end) of our tokens in order, also one the model glued to a number ("Xq539.5" for
@@ -146,6 +173,21 @@ class Placeholders:
             if length:
                 found.append((int(digits[:length]), match.start(), match.start(1) + length))
         return found
+
+
+def _phrase_pairs(pieces: list[Piece], decode: Callable[[str], str]) -> list[tuple[Piece, Piece, str]]:
+    """The formatting pairs around nothing but text with letters, each with that text (as the model reads it)."""
+    found = []
+    for i, opening in enumerate(pieces):
+        if opening.kind != "open" or not opening.phrase:
+            continue
+        j = next((j for j in range(i + 1, len(pieces))
+                  if pieces[j].kind == "close" and pieces[j].pair == opening.pair), i)
+        inside = pieces[i + 1:j]
+        text = _SPACE.sub(" ", decode("".join(p.raw for p in inside))).strip(" ")
+        if inside and all(p.kind == "text" for p in inside) and has_words(text):
+            found.append((opening, pieces[j], text))
+    return found
 
 
 def _placeable(marks: dict[int, Piece], order: list[int]) -> set[int]:

@@ -4,15 +4,17 @@ touched: fenced and indented code, HTML blocks, link reference definitions, fron
 at the top), and all block markup (heading and list markers, `>`, indentation, table pipes).
 
 A block (a paragraph, heading, list item or table cell; hard breaks end one) is one segment, its inline
-markup as placeholders (`studio.formats.inline`): emphasis, strikethrough and a link's or image's brackets
-and destination are put back around the English they enclosed, inline code, raw HTML tags, autolinks,
-bare URLs and footnote references are kept whole; so link text and image alt text are translated with
-their sentence. Blocks without letters are kept.
+markup handled by `studio.formats.inline`: emphasis and strikethrough go around their stretch's English where
+the block's English has it as a phrase; a link's or image's brackets and destination (as placeholders) are put
+back around the English they enclosed; inline code, raw HTML tags, autolinks, bare URLs and footnote references
+are kept whole; so link text and image alt text are translated with their sentence. Blocks without letters are
+kept.
 
 Bytes outside translated text are given back exactly. What is lost on a translated block: its soft line
 breaks (a block over several lines is written on its first line; the lines' `>` or indentation with it;
-hard breaks split blocks, so they stay), the markup of a pair the model did not keep in order (its text
-stays), and markdown in the translation is escaped so it stays text."""
+hard breaks split blocks, so they stay), emphasis whose English is not found so, the markup of a link the
+model did not keep in order (its text stays, its destination is written after the block), and markdown in the
+translation is escaped so it stays text."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ _URL = re.compile(r"https?://[^\s<>]*[^\s<>.,;:!?'\")\]*_]")
 _REF = re.compile(r"\]\[[^\[\]]*\]")
 _TASK = re.compile(r"\[[ xX]\](?=[ \t])")
 _HTML_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9\-]*)(?:\s[^<>]*[^/<>])?>")  # an opening or closing tag, not <br/>
+_LINK_TAG = re.compile(r"<a[\s>]", re.IGNORECASE)
 _FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]:?")
 _ESCAPABLE = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -87,7 +90,8 @@ def read_markdown(name: str, data: bytes, limits: FormatLimits) -> Document:
                 row = None  # the rest of the row cannot be placed either
             continue
         spans += _text_runs(text, located)
-    check_segments(name, [s.segment for s in spans], limits, "text runs", empty=not text.strip())
+    check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches], limits,
+                   "text runs and formatted phrases", empty=not text.strip())
     return spliced(name, ".md", text, bom, spans, ([note] if note else []) + warnings)
 
 
@@ -139,8 +143,9 @@ def _text_runs(text: str, located: list[tuple[int, int]]) -> list[Span]:
         at, until = source(pieces[0].start), source(pieces[-1].end - 1) + 1
         line_start = text.rfind("\n", 0, at) + 1
         at_line_start = bool(_ONLY_MARKUP.fullmatch(text[max(line_start, text.rfind("\r", 0, at) + 1):at]))
-        spans.append(Span(at, until, block.segment,
-                          lambda t, b=block, s=at_line_start: b.restore(t, lambda x, first: _escape(x, s and first))))
+        escape = (lambda x, first, s=at_line_start: _escape(x, s and first))
+        spans.append(Span(at, until, block.segment, lambda t, own, b=block, e=escape: b.restore(t, e, own),
+                          block.stretches))
     return spans
 
 
@@ -176,6 +181,7 @@ def _blocks(raw: str) -> list[list[Piece]]:
                 opener.kind, piece.kind, opener.pair = "open", "close", start
                 piece.pair = start
                 opener.fallback = _link_fallback(opener.raw, markup)
+                opener.phrase = piece.phrase = opener.raw not in ("[", "![") and not _LINK_TAG.match(opener.raw)
             elif opens:
                 openers.append(piece)
     if position < len(raw):

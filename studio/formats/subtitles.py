@@ -97,7 +97,7 @@ def read_subtitles(name: str, data: bytes, limits: FormatLimits) -> Document:
             if has_words(segment):
                 # the span is the whole cue (or speaker's) text, so it is written with its tags around it
                 spans.append(Span(start, end, segment,
-                                  lambda t, o=opening, c=closing: o + newline.join(wrap_cue(t)) + c))
+                                  lambda t, _, o=opening, c=closing: o + newline.join(wrap_cue(t)) + c))
     _check_contiguous(name, text, expected, len(text), count)
     if count == 0 and text.strip():
         raise DataError(name, "cue 1 (line 1): no subtitle found; expected a number, then a "

@@ -22,4 +22,4 @@ def _indentation(line: str) -> str:
 
 
 def _indented(indent: str):
-    return lambda translation: indent + one_line(translation)
+    return lambda translation, _: indent + one_line(translation)

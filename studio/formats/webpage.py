@@ -1,14 +1,15 @@
 """HTML (.html, .htm), scanned with the standard library's `html.parser` (forgiving: unclosed elements
 are fine). A segment is the text between two tags that are not inline (`<p>`, `<li>`, `<td>`, `<br>`...):
-inline elements (`<b>`, `<em>`, `<a>`, `<span>`...) stay inside it as placeholders (`studio.formats.inline`),
-so a sentence with a bold word is translated whole and the word's tags are put back around its English.
+inline elements (`<b>`, `<em>`, `<a>`, `<span>`...) stay inside it (`studio.formats.inline`), so a sentence
+with a bold word is translated whole: the word is translated alone too, and its tags go around its English
+where the sentence's English has it as a phrase; a link's tags are placeholders put back around its English.
 White space runs as single spaces, entities decoded; text inside `<script>`, `<style>`, `<code>`, `<pre>`
 and `<textarea>` is never translated (an inline `<code>` element is kept whole where the model puts it).
 Tags, attributes (`alt` and `title` too), comments, the doctype and white space around text are given
 back byte for byte; a translation is escaped (`&`, `<`, `>`) and written on one line. What is lost on a
-translated segment: its own line breaks, named entities (written as plain characters), and the tags of
-an inline element the model did not keep in order (its text stays; a link's `<a href>` is then written after
-the segment with its address as its text, so the link is not lost).
+translated segment: its own line breaks, named entities (written as plain characters), the tags of formatting
+whose English is not found, and those of a link the model did not keep in order (its text stays; its `<a href>`
+is then written after the segment with its address as its text, so the link is not lost).
 
 A tag or comment cut short (`<div class="a` at the end of the file) is an error naming its line."""
 
@@ -113,8 +114,10 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
         block = Placeholders(pieces, html.unescape, lambda markup: markup.replace("\n", " "))
         if pieces and block.words:
             spans.append(Span(pieces[0].start, pieces[-1].end, block.segment,
-                              lambda t, b=block: b.restore(t, lambda x, _: html.escape(x, quote=False))))
-    check_segments(name, [s.segment for s in spans], limits, "text nodes", empty=not text.strip())
+                              lambda t, own, b=block: b.restore(t, lambda x, _: html.escape(x, quote=False), own),
+                              block.stretches))
+    check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches], limits,
+                   "text nodes and formatted phrases", empty=not text.strip())
     if not note:
         return spliced(name, ".html", text, bom, spans)
     # written as UTF-8: a page that declared its legacy encoding now declares UTF-8
@@ -136,6 +139,7 @@ def _paired(run: list[Piece]) -> list[Piece]:
                 inner.kind = "atom"
             del stack[stack.index(opener):]
             opener.pair = piece.pair = piece.start
+            opener.phrase = piece.phrase = opener.tag != "a"
             href = _HREF.search(opener.raw) if opener.tag == "a" else None
             if href and (destination := next(value for value in href.groups() if value is not None)):
                 opener.fallback = f"{opener.raw}{destination}</a>"  # the link, with its address as its text

@@ -10,11 +10,10 @@ spaces. On render a translated line's text goes into its run with the most chara
 run's formatting (the line's main formatting), and the other runs' text in the line is emptied. A stretch
 of the line in another visible formatting (bold, italic, underline, colour, highlight, size...; not a
 link) is also translated on its own, and where that English appears in the line's English, as a phrase,
-it is given the stretch's formatting ("삼성은 **새 공장**을 지었다." -> "Samsung built a **new factory**.").
-The line itself is translated as plain text: placeholder tokens around a bold word (as .md and .html use)
-cost 1.9 chrF on the sentences that have one. What is lost: the formatting of a stretch whose English
-is not found so, a link's text (the link target is kept, its text moves to the main run), and the place
-of tabs inside a line. Styles, images, tables, numbering, untranslated lines and every other part are
+it is given the stretch's formatting ("삼성은 **새 공장**을 지었다." -> "Samsung built a **new factory**.";
+`studio.formats.phrases`, as .md and .html do). The line itself is translated as plain text. What is lost:
+the formatting of a stretch whose English is not found so, a link's text (the link target is kept, its text
+moves to the main run), and the place of tabs inside a line. Styles, images, tables, numbering, untranslated lines and every other part are
 kept.
 Not translated: footnotes, endnotes, comments, charts and SmartArt text."""
 
@@ -22,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import io
-import re
 import zipfile
 import zlib
 
@@ -30,6 +28,7 @@ from lxml import etree
 
 from studio.errors import DataError
 from studio.formats.base import Document, FormatLimits, check_segments, has_words, normalize_space, one_line
+from studio.formats.phrases import find_phrase
 
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _P, _R, _T = f"{{{_W}}}p", f"{{{_W}}}r", f"{{{_W}}}t"
@@ -47,7 +46,6 @@ _VISIBLE = {f"{{{_W}}}{name}" for name in ("rStyle", "b", "i", "u", "strike", "d
 _HYPERLINK = f"{{{_W}}}hyperlink"
 _VAL = f"{{{_W}}}val"
 _OFF = ("0", "false", "off", "none")
-_EDGES = " \"'“”‘’.,;:!?"
 
 
 def _check_zip(name: str, data: bytes, limits: FormatLimits) -> None:
@@ -186,26 +184,24 @@ class _Line:
                           if looks not in (None, plain) and has_words(text)]
 
     def write(self, translation: str, stretch_english: list[str]) -> None:
-        """The line's English in its main run; then each stretch's English, where the line's has it after the
-        previous one as a phrase, in a run of the stretch's formatting (the rest in a run of the main one)."""
+        """The line's English in its main run; then each stretch's English, where the line's has it as a phrase
+        (`studio.formats.phrases`), in a run of the stretch's formatting (the rest in runs of the main one)."""
         target = _write(self.line, translation)
-        main = target.getparent()
+        main, text = target.getparent(), target.text
+        placed: list[tuple[int, int, object]] = []  # (start, end, a run of the stretch)
         for (run, korean), english in zip(self.stretches, stretch_english):
-            phrase = re.sub(r"^(?:the|a|an) ", "", one_line(english).strip(_EDGES), flags=re.IGNORECASE).strip(_EDGES)
-            if len(phrase) < 4:  # "New" would be found in "New York": too short to be told apart
-                continue
-            found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", target.text, re.IGNORECASE)
-            if found is None:
-                continue
-            end = found.end()
-            if korean[-1] in _EDGES and target.text[end:end + 1] == korean[-1]:  # 중요: -> Important:
-                end += 1
-            before, matched, after = target.text[:found.start()], target.text[found.start():end], target.text[end:]
-            target.text = before
-            formatted, rest = self._run_like(run, matched), self._run_like(main, after)
-            target.getparent().addnext(formatted)  # beside the main run (in its tracked insertion, if any)
+            found = find_phrase(english, korean, text, [(start, end) for start, end, _ in placed])
+            if found:
+                placed.append((*found, run))
+        placed.sort(key=lambda p: p[0])
+        ends = [start for start, _, _ in placed[1:]] + [len(text)]
+        target.text = text[:placed[0][0]] if placed else text
+        after = main
+        for (start, end, run), rest_end in zip(placed, ends):
+            formatted, rest = self._run_like(run, text[start:end]), self._run_like(main, text[end:rest_end])
+            after.addnext(formatted)  # beside the main run (in its tracked insertion, if any)
             formatted.addnext(rest)
-            target = rest.find(_T)
+            after = rest
 
     @staticmethod
     def _run_like(run, text: str):

@@ -10,6 +10,7 @@ import docx
 import pytest
 
 from studio.formats import read_document
+from studio.formats.phrases import find_phrase
 from studio.text.protect import Protector
 
 
@@ -31,22 +32,36 @@ def tokens(segment: str) -> list[str]:
 # ---------------------------------------------------------------- .md
 
 SEOUL = "서울은 **한국의 수도**이며 인구는 약 *950만* 명이다.\n"
+LINKS = "[서울](http://a.kr)은 [한국](http://b.kr)의 수도이다.\n"
 
 
-def test_md_sentence_with_emphasis_is_one_segment_and_its_markup_wraps_the_english():
-    _, segment = one("a.md", SEOUL)
-    assert "**" not in segment and "한국의 수도" in segment and "950만" in segment
-    bold, end_bold, em, end_em = tokens(segment)
-    out = rendered("a.md", SEOUL, f"Seoul is {bold} the capital of Korea {end_bold} and has about {em} 9.5 million"
-                                  f" {end_em} people.")
+def test_md_emphasis_is_found_as_a_phrase_in_the_plain_sentences_english_no_tokens_in_the_sentence():
+    document = read_document("a.md", SEOUL.encode())
+    assert document.segments == ["서울은 한국의 수도이며 인구는 약 950만 명이다.", "한국의 수도", "950만"]
+    out = document.render(["Seoul is the capital of Korea and has about 9.5 million people.", "The capital of Korea",
+                           "9.5 million"]).decode()
     assert out == "Seoul is **the capital of Korea** and has about *9.5 million* people.\n"
+    # a phrase the sentence's English does not have stays plain; phrases are found in any order
+    out = document.render(["About 9.5 million people live in Seoul, Korea's capital.", "The capital of Korea",
+                           "9.5 million"]).decode()
+    assert out == "About *9.5 million* people live in Seoul, Korea's capital.\n"
+    reversed_order = read_document("a.md", "**삼성**은 *공장*을 지었다.\n".encode())
+    assert reversed_order.render(["The factory was built by Samsung.", "Samsung", "Factories"]).decode() == (
+        "The *factory* was built by **Samsung**.\n")
+
+
+def test_md_emphasis_around_a_link_or_around_no_letters_keeps_tokens():
+    for source in ("그는 **[삼성](http://a.kr) 공장**을 지었다.\n", "그는 **2024**년에 왔다.\n"):
+        document, segment = one("a.md", source)
+        assert "**" not in segment and len(tokens(segment)) >= 2
 
 
 def test_md_spacing_around_restored_markup_reads_naturally():
-    _, segment = one("a.md", SEOUL)
-    bold, end_bold, em, end_em = tokens(segment)
-    out = rendered("a.md", SEOUL, f"Seoul is{bold}the capital of Korea{end_bold}and has {em}9.5 million{end_em}.")
-    assert out == "Seoul is **the capital of Korea** and has *9.5 million*.\n"
+    source = "자세한 내용은 [위키백과](https://ko.wikipedia.org/wiki/서울)를 참고하세요.\n"
+    _, segment = one("a.md", source)
+    opening, closing = tokens(segment)
+    out = rendered("a.md", source, f"See{opening}Wikipedia{closing}for details.")
+    assert out == "See [Wikipedia](https://ko.wikipedia.org/wiki/서울) for details.\n"
 
 
 def test_md_link_keeps_its_destination_around_the_translated_text():
@@ -58,22 +73,22 @@ def test_md_link_keeps_its_destination_around_the_translated_text():
     assert out == "See [Wikipedia](https://ko.wikipedia.org/wiki/서울) for details.\n"
 
 
-@pytest.mark.parametrize("english", ["Seoul is the capital of Korea, population 9.5 million.",  # all dropped
-                                     "Seoul is {1} the capital {0} of Korea, {2} 9.5 million {3}.",  # reordered
-                                     "Seoul is {0} the capital {2} of Korea {1}, 9.5 million {3}."])  # crossing
+@pytest.mark.parametrize("english", ["Seoul is the capital of Korea.",  # all dropped
+                                     "{1} Seoul {0} is the capital of {2} Korea {3}.",  # reordered
+                                     "{0} Seoul {2} is the capital of {1} Korea {3}."])  # crossing
 def test_md_pair_dropped_or_out_of_order_is_removed_cleanly(english):
-    _, segment = one("a.md", SEOUL)
-    out = rendered("a.md", SEOUL, english.format(*tokens(segment)))
+    _, segment = one("a.md", LINKS)
+    out = rendered("a.md", LINKS, english.format(*tokens(segment)))
     assert "Xq" not in out and "  " not in out
-    assert "the capital" in out and "9.5 million" in out
-    assert out.count("**") in (0, 2) and out.count("*") % 2 == 0  # a pair is written whole or not at all
+    assert "Seoul" in out and "Korea" in out
+    assert out.count("[") == out.count("](") and "http://b.kr" in out  # written whole, or its destination after
 
 
 def test_md_pair_kept_in_order_survives_when_another_is_broken():
-    _, segment = one("a.md", SEOUL)
-    bold, end_bold, em, end_em = tokens(segment)
-    out = rendered("a.md", SEOUL, f"Seoul is {end_bold} the capital {bold}, about {em} 9.5 million {end_em} people.")
-    assert out == "Seoul is the capital, about *9.5 million* people.\n"
+    _, segment = one("a.md", LINKS)
+    seoul, end_seoul, korea, end_korea = tokens(segment)
+    out = rendered("a.md", LINKS, f"{end_seoul} Seoul {seoul} is the capital of {korea} Korea {end_korea}.")
+    assert out == "Seoul is the capital of [Korea](http://b.kr). <http://a.kr>\n"
 
 
 def test_md_inline_code_and_urls_are_never_lost_even_when_the_model_drops_them():
@@ -106,26 +121,25 @@ def test_a_link_whose_brackets_the_model_dropped_keeps_its_destination():
 
 
 def test_md_a_token_written_twice_is_written_once():
-    _, segment = one("a.md", SEOUL)
-    bold, end_bold, em, end_em = tokens(segment)
-    out = rendered("a.md", SEOUL, f"{bold} Seoul {end_bold} is the capital {end_bold} of {em} Korea {end_em} {em}.")
-    assert out == "**Seoul** is the capital of *Korea*.\n"
+    _, segment = one("a.md", LINKS)
+    seoul, end_seoul, korea, end_korea = tokens(segment)
+    out = rendered("a.md", LINKS, f"{seoul} Seoul {end_seoul} is the capital {end_seoul} of {korea} Korea {end_korea}"
+                                  f" {korea}.")
+    assert out == "[Seoul](http://a.kr) is the capital of [Korea](http://b.kr).\n"
 
 
 def test_md_text_is_escaped_but_markup_is_not():
-    source = "이것은 **굵은** 글이다.\n"
-    _, segment = one("a.md", source)
-    bold, end_bold = tokens(segment)
-    assert rendered("a.md", source, f"This is {bold} bold_text {end_bold} [sic] *x*.") == (
+    document = read_document("a.md", "이것은 **굵은** 글이다.\n".encode())
+    assert document.render(["This is bold_text [sic] *x*.", "bold_text"]).decode() == (
         "This is **bold\\_text** \\[sic\\] \\*x\\*.\n")
 
 
 def test_md_tokens_skip_a_number_the_text_already_uses_and_leave_the_users_token_alone():
-    source = "자리표시자 Xq51 는 **굵게** 쓴다.\n"
+    source = "자리표시자 Xq51 는 [링크](http://a.kr)로 쓴다.\n"
     _, segment = one("a.md", source)
     assert tokens(segment) == ["Xq51", "Xq52", "Xq53"]
-    out = rendered("a.md", source, "The placeholder Xq51 is written Xq52 in bold Xq53.")
-    assert out == "The placeholder Xq51 is written **in bold**.\n"
+    out = rendered("a.md", source, "The placeholder Xq51 is written Xq52 as a link Xq53.")
+    assert out == "The placeholder Xq51 is written [as a link](http://a.kr).\n"
 
 
 def test_md_markup_around_the_whole_block_stays_outside_the_segment():
@@ -136,7 +150,7 @@ def test_md_markup_around_the_whole_block_stays_outside_the_segment():
 
 def test_md_placeholders_pass_through_the_term_protector():
     """protect.py numbers its own placeholders from 1 and restores; ours must come back intact."""
-    _, segment = one("a.md", SEOUL)
+    _, segment = one("a.md", "서울은 [한국의 수도](http://a.kr)이며 인구는 약 950만 명이다.\n")
     shielded = Protector().protect(segment)
     assert "950만" not in shielded.text  # the amount is still protected, not swallowed with a token
     assert not [span for span in shielded.spans if "Xq" in span.original]  # our tokens are no terms of its own
@@ -146,19 +160,19 @@ def test_md_placeholders_pass_through_the_term_protector():
 
 # ---------------------------------------------------------------- .html
 
-def test_html_sentence_with_inline_tags_is_one_segment():
-    source = "<p>이것은 <em>매우</em> 중요한 문장입니다.</p>"
-    _, segment = one("a.html", source)
-    em, end_em = tokens(segment)
-    assert rendered("a.html", source, f"This is a {em} very {end_em} important sentence.") == (
-        "<p>This is a <em>very</em> important sentence.</p>")
+def test_html_sentence_with_inline_tags_is_one_segment_and_emphasis_is_found_as_a_phrase():
+    document = read_document("a.html", "<p>이것은 <em>매우</em> 중요한 문장입니다.</p>".encode())
+    assert document.segments == ["이것은 매우 중요한 문장입니다.", "매우"]
+    assert document.render(["This is a very important sentence.", "Very"]) == (
+        b"<p>This is a <em>very</em> important sentence.</p>")
 
 
 def test_html_link_and_bold_keep_their_attributes_and_text_is_escaped():
     source = '<p>우리 회사는 <b>2010년</b>에 설립되었고 <a href="/team?a=1&amp;b=2">팀</a>이 있다.</p>'
-    _, segment = one("a.html", source)
-    bold, end_bold, link, end_link = tokens(segment)
-    out = rendered("a.html", source, f"Founded in {bold} 2010 {end_bold}, we have a {link} team {end_link} & more.")
+    document = read_document("a.html", source.encode())
+    link, end_link = tokens(document.segments[0])
+    assert document.segments[1:] == ["2010년"]
+    out = document.render([f"Founded in 2010, we have a {link} team {end_link} & more.", "2010"]).decode()
     assert out == '<p>Founded in <b>2010</b>, we have a <a href="/team?a=1&amp;b=2">team</a> &amp; more.</p>'
 
 
@@ -246,7 +260,7 @@ def test_srt_cue_without_dialogue_dashes_stays_one_segment():
 
 
 def test_md_a_token_glued_after_a_number_or_around_nothing_never_shows():
-    source = "삼성은 **2024년**에 [발표](http://a.com)했다."
+    source = "삼성은 **2024**년에 [발표](http://a.com)했다."
     _, segment = one("a.md", source)
     bold, end_bold, link, end_link = tokens(segment)
     assert rendered("a.md", source, f"In 2024{bold} {end_bold}, Samsung {link} announced {end_link} it.") == (
@@ -279,3 +293,37 @@ def test_docx_a_line_whose_main_run_is_a_link_keeps_its_english_in_the_link_and_
     assert linked_text == ["For details, see the official Samsung site."]  # the English stays in the link
     assert [(r.text, r.bold) for r in written.paragraphs[1].runs if r.text] == [
         ("He built a new factory in New York.", None)]  # "New" alone is too short to be found for sure
+
+
+@pytest.mark.parametrize("english, korean, line, found", [
+    ("Banks", "은행", "Farm loans from a bank rose.", "bank"),
+    ("Our workers", "노동자", "The workers went on strike.", "workers"),
+    ("Factories", "공장", "The factory was closed.", "factory"),
+    ("The capital of Korea", "한국의 수도", "Seoul is the capital of Korea.", "the capital of Korea"),
+    ("NSW", "NSW", "He led the NSW government.", "NSW"),  # short, but written so in the Korean
+    ("Important:", "중요:", "Important: read this.", "Important:"),
+    ("New", "새", "He built it in New York.", None),  # short, and a word of another phrase
+    ("the bank", "은행", "The banker left.", None),  # whole words only
+    ("Critical", "시소의", "The owner shows the work.", None),
+])
+def test_a_stretchs_english_is_found_in_the_lines_as_whole_words_with_plural_or_singular(english, korean, line, found):
+    span = find_phrase(english, korean, line)
+    assert (line[span[0]:span[1]] if span else None) == found
+
+
+def test_a_phrase_is_not_found_where_another_was_placed():
+    line = "The bank and the bank."
+    first = find_phrase("bank", "은행", line)
+    assert find_phrase("bank", "은행", line, [first]) == (17, 21)
+
+
+def test_docx_formatted_phrases_are_found_in_either_order():
+    document = read_document("a.docx", docx_with([("", None), ("삼성", True), ("은 ", None), ("공장", False),
+                                                  ("을 지었다.", None)]))
+    assert document.segments[1:] == ["삼성"]
+    document = read_document("a.docx", docx_with([("삼성", True), ("은 새 공장을 ", None), ("서울", True),
+                                                  ("에 지었다.", None)]))
+    assert document.segments == ["삼성은 새 공장을 서울에 지었다.", "삼성", "서울"]
+    out = docx.Document(io.BytesIO(document.render(["In Seoul, Samsung built a new factory.", "Samsung", "Seoul"])))
+    assert [(r.text, r.bold) for r in out.paragraphs[0].runs if r.text] == [
+        ("In ", None), ("Seoul", True), (", ", None), ("Samsung", True), (" built a new factory.", None)]

@@ -19,9 +19,11 @@ from studio.formats import FORMATS, Document, FormatLimits, output_name, read_do
 from studio.formats.subtitles import wrap_cue
 
 
-def marked(document: Document) -> bytes:
-    """Render with a translator whose output is easy to find: upper case between « »."""
-    return document.render([f"«{s.upper()}»" for s in document.segments])
+def marked(document: Document, stretches: int = 0) -> bytes:
+    """Render with a translator whose output is easy to find: upper case between « » (the last `stretches`
+    segments, formatted stretches translated alone, without « », so that their lines have them)."""
+    lines = len(document.segments) - stretches
+    return document.render([f"«{s.upper()}»" if i < lines else s.upper() for i, s in enumerate(document.segments)])
 
 
 def refused(name: str, data: bytes, *fragments: str, limits: FormatLimits | None = None) -> str:
@@ -213,12 +215,12 @@ MD = """---
 title: 제목
 tags: [a, b]
 ---
-# 제목 *강조* ##
+# 제목 *강조 표시* ##
 
 > 인용 첫 줄
 > 계속 `인라인 코드` 여기
 
-- 항목 **굵게** [링크 글](http://a.b/c_d "제목") 그리고 <https://x.y/z>
+- 항목 **굵은 글씨** [링크 글](http://a.b/c_d "제목") 그리고 <https://x.y/z>
   1. 중첩 항목
 
 | 가 | 나 \\| 다 |
@@ -235,7 +237,7 @@ print("코드")
 원시 HTML
 </div>
 
-문단 <span class="q">안쪽</span> \\*별표\\* snake_case https://example.com/경로 끝.
+문단 <span class="q">안쪽 글</span> \\*별표\\* snake_case https://example.com/경로 끝.
 [참조 링크][ref] 문단
 
 2024
@@ -253,26 +255,27 @@ def test_md_round_trip_is_exact(newline):
     assert not document.warnings
 
 
-def test_md_segments_are_whole_blocks_with_inline_markup_as_placeholders():
+def test_md_segments_are_whole_blocks_with_links_and_code_as_placeholders_and_formatted_stretches_after():
     assert read_document("a.md", MD.encode()).segments == [
-        "제목  Xq51  강조  Xq52", "인용 첫 줄 계속  Xq51  여기", "항목  Xq51  굵게  Xq52  Xq53  링크 글  Xq54  그리고",
+        "제목 강조 표시", "인용 첫 줄 계속  Xq51  여기", "항목 굵은 글씨  Xq51  링크 글  Xq52  그리고",
         "중첩 항목", "가", "나 | 다", "라", "대체 글",
-        "문단  Xq51  안쪽  Xq52  *별표* snake_case  Xq53  끝.  Xq54  참조 링크  Xq55  문단"]
+        "문단 안쪽 글 *별표* snake_case  Xq51  끝.  Xq52  참조 링크  Xq53  문단", "강조 표시", "굵은 글씨",
+        "안쪽 글"]
 
 
 def test_md_translation_changes_only_text():
-    out = marked(read_document("a.md", MD.encode())).decode()
+    out = marked(read_document("a.md", MD.encode()), stretches=3).decode()
     for kept in ["---\ntitle: 제목\ntags: [a, b]\n---\n", "`인라인 코드`", "](http://a.b/c_d \"제목\")",
                  "<https://x.y/z>", "    들여쓴 코드\n", "```python\nprint(\"코드\")\n```\n",
                  "<div class=\"box\">\n원시 HTML\n</div>\n", "<span class=\"q\">", "https://example.com/경로",
                  "](그림.png)", "][ref]", "\n2024\n", "[ref]: http://ref.example \"참조\"\n", "|---|:-:|\n"]:
         assert kept in out
-    assert out.startswith("---\ntitle: 제목\ntags: [a, b]\n---\n# «제목 *강조*» ##\n")
-    assert "- «항목 **굵게** [링크 글](http://a.b/c_d \"제목\") 그리고» <https://x.y/z>\n" in out
+    assert out.startswith("---\ntitle: 제목\ntags: [a, b]\n---\n# «제목 *강조 표시*» ##\n")
+    assert "- «항목 **굵은 글씨** [링크 글](http://a.b/c_d \"제목\") 그리고» <https://x.y/z>\n" in out
     assert "  1. «중첩 항목»\n" in out
     assert "| «가» | «나 \\| 다» |" in out  # the cell's pipe stays escaped
     assert "| «라» | ![«대체 글»](그림.png) |" in out  # markup around all of a cell stays outside the segment
-    assert "«문단 <span class=\"q\">안쪽</span> \\*별표\\* SNAKE\\_CASE https://example.com/경로" in out
+    assert "«문단 <span class=\"q\">안쪽 글</span> \\*별표\\* SNAKE\\_CASE https://example.com/경로" in out
 
 
 def test_md_translation_cannot_create_markup():
@@ -310,7 +313,7 @@ HTML = """<!DOCTYPE html>
 <script>var s = "<b>스크립트</b>"; if (a<b) {}</script></head>
 <body>
   <!-- 주석 -->
-  <p class="x" title="제목 속성">톰 &amp; 제리&nbsp;<b>굵게</b> 꼬리
+  <p class="x" title="제목 속성">톰 &amp; 제리&nbsp;<b>굵은 글씨</b> 꼬리
     이어짐</p>
   <pre>미리  서식</pre> <code>코드</code> <textarea>입력</textarea>
   <img alt="대체 글" src="a.png"> &copy; 2024
@@ -323,13 +326,14 @@ SAMPLES["a.html"] = HTML.encode()
 def test_html_round_trip_is_exact():
     data = ("\ufeff" + HTML.replace("\n", "\r\n")).encode()
     document = read_document("a.html", data)
-    assert document.segments == ["제목", "톰 & 제리\xa0  Xq51  굵게  Xq52  꼬리 이어짐", "닫히지 않은  Xq51  기울임"]
+    assert document.segments == ["제목", "톰 & 제리\xa0굵은 글씨 꼬리 이어짐", "닫히지 않은  Xq51  기울임",
+                                 "굵은 글씨"]
     assert document.render(document.segments) == data
 
 
 def test_html_translation_changes_only_text_and_is_escaped():
     document = read_document("a.htm", HTML.encode())
-    out = document.render([f"{s} <&>" for s in document.segments]).decode()
+    out = document.render([f"{s} <&>" for s in document.segments[:-1]] + document.segments[-1:]).decode()
     for kept in ["<!DOCTYPE html>", '<html lang="ko"><head><meta charset="utf-8">', "<!-- 주석 -->",
                  '<style>p::before { content: "<스타일>"; }</style>',
                  '<script>var s = "<b>스크립트</b>"; if (a<b) {}</script>', '<p class="x" title="제목 속성">',
@@ -337,7 +341,7 @@ def test_html_translation_changes_only_text_and_is_escaped():
                  '<img alt="대체 글" src="a.png"> &copy; 2024', "\n</body></html>\n"]:
         assert kept in out
     assert "<title>제목 &lt;&amp;&gt;</title>" in out
-    assert "<b>굵게</b> 꼬리 이어짐 &lt;&amp;&gt;</p>" in out
+    assert "<b>굵은 글씨</b> 꼬리 이어짐 &lt;&amp;&gt;</p>" in out
 
 
 def test_html_without_closing_tags_works():
