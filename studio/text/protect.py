@@ -106,7 +106,8 @@ _TYPED_SEPARATOR = re.compile(r"=>|->|=|→")  # a glossary line without a tab: 
 
 @dataclass(frozen=True)
 class Glossary:
-    """(Korean term, English) pairs, longest term first so "삼성전자" wins over "삼성"."""
+    """(Korean term, English) pairs, in the order they were written (a term's matching tries the longest first,
+    so "삼성전자" wins over "삼성")."""
 
     entries: tuple[tuple[str, str], ...] = ()
 
@@ -132,7 +133,7 @@ class Glossary:
 
     @classmethod
     def of(cls, entries: dict[str, str]) -> "Glossary":
-        return cls(tuple(sorted(entries.items(), key=lambda e: -len(e[0]))))
+        return cls(tuple(entries.items()))
 
     def as_text(self) -> str:
         """The entries as a glossary box shows them, `korean = english` a line (a tab between the two where
@@ -413,8 +414,9 @@ def _named(source: str) -> list[tuple[int, int, str]]:
 def _glossary_pattern(entries: tuple[tuple[str, str], ...]) -> re.Pattern:
     """One regex for every term, longest first (so "삼성전자" wins over "삼성"), compiled once per glossary.
     A term starts a word; a Korean term may be followed by a particle, a Latin one ends its word."""
-    korean = [t for t, _ in entries if _HANGUL.search(t[-1])]
-    other = [t for t, _ in entries if not _HANGUL.search(t[-1])]
+    terms = sorted((term for term, _ in entries), key=len, reverse=True)
+    korean = [t for t in terms if _HANGUL.search(t[-1])]
+    other = [t for t in terms if not _HANGUL.search(t[-1])]
     parts = []
     if korean:
         parts.append("(?:" + "|".join(map(re.escape, korean)) + ")" + f"(?={_KOREAN_TAIL})")

@@ -40,7 +40,9 @@ class WordTranslator:
 
 def test_glossary_parses_tsv_and_names_bad_lines(tmp_path):
     glossary = Glossary.parse("# terms\n삼성\tSamsung\n\n삼성전자\t Samsung  Electronics \n")
-    assert glossary.entries == (("삼성전자", "Samsung Electronics"), ("삼성", "Samsung"))  # longest first
+    assert glossary.entries == (("삼성", "Samsung"), ("삼성전자", "Samsung Electronics"))  # as written (shown so)
+    assert [s.english for s in Protector(glossary).protect("삼성전자와 삼성은").spans] == [
+        "Samsung Electronics", "Samsung"]  # the longer term wins where both match
     with pytest.raises(DataError, match=r"terms.tsv:2: expected the Korean term and its English separated by a tab"):
         Glossary.parse("삼성\tSamsung\n원자로 reactor\n", "terms.tsv")
     # typed in a browser's text box, which cannot type a tab; with a tab the line is TSV, whatever else it holds
@@ -50,7 +52,7 @@ def test_glossary_parses_tsv_and_names_bad_lines(tmp_path):
     with pytest.raises(DataError, match=r":1: expected the Korean term"):
         Glossary.parse("삼성 = Samsung = Group\n")
     assert Glossary.parse(typed.as_text()) == typed  # as the Translate tab shows an uploaded file's entries
-    assert typed.as_text().splitlines()[-1] == "등식\tE = mc²"
+    assert typed.as_text().splitlines()[-2:] == ["등식\tE = mc²", "양성자 = proton"]
     with pytest.raises(DataError, match="bad.tsv:1: not valid UTF-8"):
         (tmp_path / "bad.tsv").write_bytes(b"\xff\xfe\x00garbage")
         Glossary.read(tmp_path / "bad.tsv")

@@ -166,7 +166,8 @@ const escapeRegex = (text) => text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 
 // ---- the glossary ----
 
-/** (Korean term, English) pairs, longest term first so "삼성전자" wins over "삼성". */
+/** (Korean term, English) pairs, in the order they were written (a term's matching tries the longest first, so
+ * "삼성전자" wins over "삼성"). */
 export class Glossary {
   constructor(entries = []) {
     this.entries = Object.freeze(entries.map((entry) => Object.freeze([...entry])));
@@ -177,8 +178,7 @@ export class Glossary {
   static of(entries) {
     const pairs = entries instanceof Map ? [...entries] : Array.isArray(entries) ? [...new Map(entries)]
       : Object.entries(entries);
-    const keyed = pairs.map((pair) => [codePoints(pair[0]), pair]);
-    return new Glossary(keyed.sort((a, b) => b[0] - a[0]).map(([, pair]) => pair));
+    return new Glossary(pairs);
   }
 
   /** `korean<TAB>english` per line (TSV), or `korean = english` (also `→`, `->`, `=>`): a browser's text box cannot type a
@@ -250,8 +250,9 @@ const glossaryPatterns = new WeakMap();
 function glossaryPattern(glossary) {
   if (!glossaryPatterns.has(glossary)) {
     const lastIsHangul = (term) => HANGUL.test(String.fromCodePoint(codePointBefore(term, term.length)));
-    const korean = glossary.entries.map(([term]) => term).filter(lastIsHangul);
-    const other = glossary.entries.map(([term]) => term).filter((term) => !lastIsHangul(term));
+    const terms = glossary.entries.map(([term]) => term).sort((a, b) => codePoints(b) - codePoints(a));
+    const korean = terms.filter(lastIsHangul);
+    const other = terms.filter((term) => !lastIsHangul(term));
     const parts = [];
     if (korean.length) parts.push(`(?:${korean.map(escapeRegex).join("|")})(?=${KOREAN_TAIL})`);
     if (other.length) parts.push(`(?:${other.map(escapeRegex).join("|")})(?![A-Za-z0-9])`);
