@@ -213,6 +213,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         lines = [text]
     elif document is not None:
         lines = document.segments  # a .txt's lines
+        _show_warnings(document.warnings)  # read as CP949
     elif sys.stdin.isatty() and not (alternatives or scores):
         _translate_interactively(generator, options, protector)
         return

@@ -109,6 +109,15 @@ def test_cli_scores_give_each_line_its_confidence_and_its_words(tiny_bundle, tin
     assert generation.confidence.sentence == pytest.approx(rows[0]["confidence"], abs=1e-3)
 
 
+def test_cli_scores_and_alternatives_of_a_file_in_cp949_say_how_it_was_read(tiny_bundle, tmp_path):
+    source = tmp_path / "old.txt"
+    source.write_bytes("나는 커피를 좋아해?\n".encode("cp949"))
+    for option in (["--scores"], ["--alternatives", "2"]):
+        result = translate_cli(tiny_bundle, [*option, "--file", str(source), "--out", "-"])
+        assert result.exit_code == 0, result.output
+        assert "read as CP949" in result.stderr and result.stdout.startswith('{"translation": ')
+
+
 def test_cli_alternatives_are_different_translations_best_first(tiny_bundle):
     import json
 
