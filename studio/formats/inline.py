@@ -13,9 +13,9 @@ translation gets the markup back in the tokens' places.
   crossed is removed, its text kept.
 - Atoms (inline code, URLs, HTML images and other tags kept whole) are written back verbatim where the model
   put them, or at the end of the block if it dropped them: they are never lost. A link or image is a pair
-  (its text is translated): dropped, its text stays in place and a link with its own address (a URL, a path) is
-  written at the end of the block as a link of its own (`<https://…>`, `<a href="…">…</a>`); an anchor in the
-  page and a reference link (`[text][ref]`) are lost with their markup.
+  (its text is translated): dropped, its text stays in place and a link with an address (a URL, a path; a
+  Markdown reference link's from its definition) is written at the end of the block as a link of its own
+  (`<https://…>`, `<a href="…">…</a>`); an anchor in the page is lost with its markup.
 - A token is written only once (a second copy is removed), and no token of ours ever shows through.
 
 Tokens are numbered from 51, skipping any `Xq<n>` the block itself contains: the term protector numbers its

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import normalizeReference
 
 from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text
 from studio.formats.base import one_line, split_lines, spliced
@@ -69,7 +71,9 @@ def read_markdown(name: str, data: bytes, limits: FormatLimits) -> Document:
     source = "\n".join("" if number < front else text[start:end] for number, (start, end) in enumerate(lines))
     spans: list[Span] = []
     warnings: list[str] = []
-    tokens = _parser().parse(source)
+    env: dict = {}
+    tokens = _parser().parse(source, env)
+    references = {label: _readable(found["href"]) for label, found in env.get("references", {}).items()}
     row, cursor = None, 0
     for position, token in enumerate(tokens):
         if token.type != "inline" or not token.map:
@@ -89,7 +93,7 @@ def read_markdown(name: str, data: bytes, limits: FormatLimits) -> Document:
             if in_table:
                 row = None  # the rest of the row cannot be placed either
             continue
-        spans += _text_runs(text, located)
+        spans += _text_runs(text, located, references)
     check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches], limits,
                    "text runs and formatted phrases", empty=not text.strip())
     return spliced(name, ".md", text, bom, spans, ([note] if note else []) + warnings)
@@ -121,8 +125,9 @@ def _locate_cell(text: str, line: tuple[int, int], cursor: int, content: str, fi
     return [match.span(1)] if content else [(match.end(), match.end())]
 
 
-def _text_runs(text: str, located: list[tuple[int, int]]) -> list[Span]:
-    """The translated spans of one block's inline content: one per stretch between hard breaks."""
+def _text_runs(text: str, located: list[tuple[int, int]], references: dict[str, str]) -> list[Span]:
+    """The translated spans of one block's inline content: one per stretch between hard breaks. `references`: the
+    file's link reference definitions, normalized label -> destination."""
     raw = "\n".join(text[start:end] for start, end in located)
     offsets = []  # raw offset of each located line -> its source offset
     position = 0
@@ -135,7 +140,7 @@ def _text_runs(text: str, located: list[tuple[int, int]]) -> list[Span]:
         return start + raw_offset - base
 
     spans = []
-    for pieces in _blocks(raw):
+    for pieces in _blocks(raw, references):
         pieces = trim(pieces)
         block = Placeholders(pieces, lambda piece: _unescape(piece), lambda markup: markup.replace("\n", " "))
         if not pieces or not block.words:
@@ -153,7 +158,7 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*$")
 _SCRIPT = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
 
 
-def _blocks(raw: str) -> list[list[Piece]]:
+def _blocks(raw: str, references: dict[str, str]) -> list[list[Piece]]:
     """The pieces of `raw` (text, atoms, pairs), cut at hard breaks: each list is translated as one."""
     blocks: list[list[Piece]] = [[]]
     openers: list[Piece] = []  # emphasis runs and brackets waiting for their closing
@@ -180,7 +185,7 @@ def _blocks(raw: str) -> list[list[Piece]]:
                 del openers[openers.index(opener):]  # openers inside it stay atoms
                 opener.kind, piece.kind, opener.pair = "open", "close", start
                 piece.pair = start
-                opener.fallback = _link_fallback(opener.raw, markup)
+                opener.fallback = _link_fallback(opener.raw, markup, raw[opener.end:start], references)
                 opener.phrase = piece.phrase = opener.raw not in ("[", "![") and not _LINK_TAG.match(opener.raw)
             elif opens:
                 openers.append(piece)
@@ -189,23 +194,33 @@ def _blocks(raw: str) -> list[list[Piece]]:
     return blocks
 
 
-def _link_fallback(opener: str, closer: str) -> str:
+def _readable(href: str) -> str:
+    """A destination as the parser gives it (percent-encoded: `서울` as `%EC%84%9C…`), decoded where that is
+    still one destination."""
+    decoded = unquote(href)
+    return href if re.search(r"[\s<>()]", decoded) else decoded
+
+
+def _link_fallback(opener: str, closer: str, label: str, references: dict[str, str]) -> str:
     """What keeps a link or image whose text the model lost the brackets of: the image, or a link with its
-    destination as its text (`<https://…>`, `[page.md](page.md)`)."""
+    destination as its text (`<https://…>`, `[page.md](page.md)`). A reference link (`[text][ref]`, `[text][]`,
+    `[text]`; `label`: its text) takes its destination from the file's definition."""
     if opener not in ("[", "!["):
         return ""
     if closer.startswith("]("):
         inside = closer[2:-1].strip()
         destination = (inside[1:inside.find(">")] if inside.startswith("<") and ">" in inside
                        else inside.split()[0] if inside else "")
-        if not destination or destination.startswith("#") or _SCRIPT.match(destination):
-            return ""  # an anchor in the page (its name is the Korean heading), a script: nothing to keep
-        if opener == "![":
-            return f"![]({inside})"
-        if _SCHEME.match(destination):
-            return f"<{destination}>"
-        return "" if any(not c.isascii() for c in destination) else f"[{destination}]({inside})"
-    return ""  # a reference link ([text][ref], [text][], [text]): its label is its text, the model's to keep
+    else:
+        reference = closer[2:-1] if closer.startswith("][") and len(closer) > 3 else label
+        destination = inside = references.get(normalizeReference(reference), "")
+    if not destination or destination.startswith("#") or _SCRIPT.match(destination):
+        return ""  # none, an anchor in the page (its name is the Korean heading), a script: nothing to keep
+    if opener == "![":
+        return f"![]({inside})"
+    if _SCHEME.match(destination):
+        return f"<{destination}>"
+    return "" if any(not c.isascii() for c in destination) else f"[{destination}]({inside})"
 
 
 def _matches(opener: str, closer: str) -> bool:

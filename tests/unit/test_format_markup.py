@@ -120,6 +120,15 @@ def test_a_link_whose_brackets_the_model_dropped_keeps_its_destination():
         "<p>Press <a href='https://example.com'>here</a> and go up.</p>")  # kept: nothing added
 
 
+def test_a_reference_link_whose_brackets_the_model_dropped_keeps_its_definitions_destination():
+    source = ("[위키백과][wiki]를 보고 [문서][]와 [그림]을 보세요. [정의 없음][x]도.\n\n"
+              "[wiki]: https://ko.wikipedia.org/wiki/서울\n[문서]: guide.md\n[그림]: #그림\n")
+    document = read_document("a.md", source.encode())
+    assert document.render(["See Wikipedia, the guide and the picture, and none."]).decode() == (
+        "See Wikipedia, the guide and the picture, and none. <https://ko.wikipedia.org/wiki/서울> "
+        "[guide.md](guide.md)\n\n[wiki]: https://ko.wikipedia.org/wiki/서울\n[문서]: guide.md\n[그림]: #그림\n")
+
+
 def test_md_a_token_written_twice_is_written_once():
     _, segment = one("a.md", LINKS)
     seoul, end_seoul, korea, end_korea = tokens(segment)
