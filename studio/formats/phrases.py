@@ -5,8 +5,9 @@ where the line's English has the stretch's English as a phrase, that phrase gets
 ("삼성은 **새 공장**을 지었다." -> "Samsung built a **new factory**.").
 
 The phrase is matched as whole words, case-insensitively, without a leading article or possessive ("the",
-"our"...; taken in where the line has the same one) and with a noun's plural or singular ("Banks" finds "bank loans"); a phrase under 4 characters only
-when its letters are written so in the Korean too ("NSW", "EU"): "New" alone would be found in "New York"."""
+"our"...; taken in where the line has the same one) and with a noun's plural or singular ("Banks" finds "bank
+loans"); a phrase under 4 characters only when its letters are written so in the Korean too ("NSW", "EU"): "New"
+alone would be found in "New York"."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ _LEADING = re.compile(r"^(?:the|a|an|our|their|his|her|its|my|your|this|these|th
 _SHORTEST = 4
 
 
-def phrase_of(english: str) -> str:
+def _phrase_of(english: str) -> str:
     """The words of a stretch's English to look for: without edge punctuation or a leading article."""
     return _LEADING.sub("", one_line(english).strip(EDGES)).strip(EDGES)
 
@@ -29,7 +30,7 @@ def find_phrase(english: str, korean: str, text: str, taken: list[tuple[int, int
     `korean` alone), not overlapping the spans `taken` (phrases already placed), or None. The end takes in the
     stretch's own final punctuation where the line has it there too ("중요:" -> "Important:"), and its leading
     article or possessive where the line has the same one before the phrase."""
-    phrase = phrase_of(english)
+    phrase = _phrase_of(english)
     article = _LEADING.match(one_line(english).strip(EDGES))
     latin = re.sub(r"[^A-Za-z]", "", phrase)
     if len(phrase) < _SHORTEST and not (latin and phrase.casefold() in korean.casefold()):
@@ -40,8 +41,10 @@ def find_phrase(english: str, korean: str, text: str, taken: list[tuple[int, int
         start, end = found.span()
         if any(start < until and at < end for at, until in taken):
             continue
-        if article and text[:start].casefold().endswith(article.group(0).casefold()):  # "the capital" as a whole
-            start -= len(article.group(0))
+        before = start - len(article.group(0)) if article else -1
+        if before >= 0 and text[before:start].casefold() == article.group(0).casefold() and not (
+                before and (text[before - 1].isalnum() or text[before - 1] == "_")):  # "the capital", not "ba|the"
+            start = before
         last = korean.rstrip()[-1:]
         if last and last in EDGES and text[end:end + 1] == last:
             end += 1
