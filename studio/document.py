@@ -19,6 +19,7 @@ from studio.text.protect import Protected, Protector, Span
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])(?<!\b[A-Z]\.)(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z][a-z]{2}\.)"
                            r"(?<!^[가-힣]\.)(?<!^\d\.)(?<!^\d\d\.)\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:，])\s+")
+_KOREAN = re.compile("[가-힣ㄱ-ㅎㅏ-ㅣ]")
 
 
 # a lower-case word written twice in a row ("the draft draft of this plan"): this model's slip, which English writes
@@ -184,17 +185,33 @@ def _restored(shield: Protected, output: str, written_in: list[Span]) -> tuple[s
 
 def plan_lines(preprocessor, lines: Sequence[str]) -> list[list[str]]:
     """Per line, the pieces the model decodes: its sentences, each split further if too long (none for a
-    blank line). Their total is what a progress bar counts."""
+    blank line, nor for one without Korean: `translate_lines` keeps it as written). Their total is what a
+    progress bar counts."""
     limit, count = preprocessor.source_limit, preprocessor.count_tokens
-    return [[] if not line.strip() else [p for s in split_sentences(line) for p in fit_to_length(s, count, limit)]
+    return [[] if not has_korean(line) else [p for s in split_sentences(line) for p in fit_to_length(s, count, limit)]
             for line in lines]
+
+
+def has_korean(text: str) -> bool:
+    """Whether `text` has a Hangul letter: a line without one (English, code, a number, another language) is no
+    input for a Korean-to-English model, and a document's is kept as written."""
+    return bool(_KOREAN.search(text))
+
+
+def kept_warning(kept: list[str]) -> str:
+    """What is said about the lines without Korean that `translate_lines` kept as written (`kept`: not blank)."""
+    first = kept[0].strip()
+    first = first[:40] + "…" if len(first) > 40 else first
+    return (f"kept as written, without Korean to translate: {first!r}" if len(kept) == 1 else
+            f"{len(kept):,} lines without Korean kept as written (the first: {first!r})")
 
 
 def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | None = None, batch_size: int = 32,
                     on_progress: Callable[[int, int], None] | None = None, scores: list | None = None,
                     protector: Protector | None = None, report: list | None = None,
                     stop: Callable[[], bool] | None = None) -> tuple[list[str], list[str]]:
-    """Translate each line; returns (outputs aligned with `lines`, warnings). Given a list as `scores`, it
+    """Translate each line (one without Korean is kept as written, and a warning says so); returns (outputs
+    aligned with `lines`, warnings). Given a list as `scores`, it
     receives each line's `Confidence` (its sentences' words together). `on_progress(done, total)` hears the
     number of sentences (pieces, see `plan_lines`) before the first batch and after each. With a `protector`,
     glossary terms and protected spans pass through placeholders (see `unprotect`; `report` receives what was
@@ -224,9 +241,15 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
         if on_progress:
             on_progress(start + len(batch), len(flat))
     outputs, position = [], 0
+    kept = [line for line, pieces in zip(lines, plan) if not pieces and line.strip()]
+    if kept:
+        warnings.append(kept_warning(kept))
     for line, pieces in zip(lines, plan):
         done = position + len(pieces) <= len(translated)  # else stopped before this line was done
-        outputs.append(" ".join(t for t in translated[position: position + len(pieces)] if t) if done else line)
+        if not pieces:
+            outputs.append(line if line.strip() else "")
+        else:
+            outputs.append(" ".join(t for t in translated[position: position + len(pieces)] if t) if done else line)
         if scores is not None:
             words = [w for c in confidences[position: position + len(pieces)] for w in c.words] if done else []
             scores.append(Confidence(words, sum(s for _, s in words) / len(words) if words else 0.0))

@@ -54,7 +54,8 @@ class DecodingControls:
                 control("top_k", gr.Slider, 0, 100, value=defaults.get("top_k", 0), step=1, label="Top-k (0 = off)")
                 control("top_p", gr.Slider, 0.05, 1.0, value=defaults.get("top_p", 1.0), step=0.05, label="Top-p")
             with gr.Row():
-                control("seed", gr.Number, value=None, precision=0, label="Seed (empty = random)")
+                # a text box: Gradio's Number shows an empty value as 0 and sends 0, which gave one reply forever
+                control("seed", gr.Textbox, value="", placeholder="random", max_lines=1, label="Seed (empty = random)")
                 # up to 64 whatever the capacity: API clients that sent 64 (the old default) must keep working
                 control("max_new_tokens", gr.Slider, 1, max(capacity, 64), value=capacity, step=1,
                         label="Max new tokens")
@@ -114,4 +115,4 @@ def _fits(control, value) -> bool:
     number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if isinstance(control, gr.Slider):
         return number and control.minimum <= value <= control.maximum
-    return value is None or number  # gr.Number: the seed, empty or a number
+    return isinstance(value, str) and len(value) <= 20  # the seed's text box (a number saved by the old one: not)

@@ -101,15 +101,28 @@ def _notify(message: str) -> None:
 def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalty: float = 1.0,
                    temperature: float = 1.0, top_k: float = 0, top_p: float = 1.0, seed=None,
                    max_new_tokens=None, no_repeat_ngram: float = 0) -> DecodeOptions:
-    """Options from UI/API values (Gradio numbers arrive as floats, an empty seed as None)."""
+    """Options from UI/API values (Gradio numbers arrive as floats; the seed as a number, or as the text of the
+    tabs' seed box, empty for a new sample each time)."""
     try:
         return DecodeOptions(strategy=str(strategy).lower(), beam_size=int(beam_size), length_penalty=float(length_penalty),
-                             temperature=float(temperature), top_k=int(top_k), top_p=float(top_p),
-                             seed=None if seed in (None, "") else int(seed),
+                             temperature=float(temperature), top_k=int(top_k), top_p=float(top_p), seed=_seed(seed),
                              max_new_tokens=int(max_new_tokens) if max_new_tokens else None,
                              no_repeat_ngram_size=int(no_repeat_ngram)).validate()
     except (TypeError, ValueError) as error:
         raise InputError(f"Invalid decoding settings: {error}") from None
+
+
+def _seed(value) -> int | None:
+    if isinstance(value, str):
+        value = value.strip()
+        if not value:
+            return None
+        try:
+            return int(value)
+        except ValueError:
+            raise InputError(f"The seed must be a whole number, or empty for a new sample each time; got {value[:20]!r}"
+                             ) from None
+    return None if value is None else int(value)
 
 
 __all__ = ["ModelService", "InputError", "Limits", "decode_options"]

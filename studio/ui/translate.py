@@ -66,7 +66,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
                    protector=None) -> tuple[str, str, list, str]:
     """Translate one or more lines; returns (translation, latency summary, confidence marks: with `scores`,
     which costs one more forced pass over the output, and what the glossary/protection did)."""
-    from studio.document import finish_generation, split_sentences, translate_lines, unprotect
+    from studio.document import finish_generation, has_korean, split_sentences, translate_lines, unprotect
     from studio.generate.confidence import Confidence
     from studio.inference import Generation
     from studio.text.protect import describe
@@ -80,7 +80,8 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
     lines = text.split("\n")
     filled = [line for line in lines if line.strip()]
     report: list = []
-    if len(filled) == 1 and len(split_sentences(filled[0])) == 1:  # one sentence: decode once, with latency
+    # one Korean sentence: decode once, with latency (without Korean, translate_lines keeps it and says so)
+    if len(filled) == 1 and has_korean(filled[0]) and len(split_sentences(filled[0])) == 1:
         shield = protector.protect(filled[0].strip()) if protector else None
         source = shield.text if shield else filled[0].strip()
         output, latency, warnings = (list(generator.stream(source, options, scores=True, partial=False))[-1] if scores

@@ -160,6 +160,7 @@ def test_settings_survive_a_reload(page):
     page.locator("#chat-decoding").get_by_text("Decoding").click()
     # sampling's settings are disabled unless the strategy samples (the chat's greedy reads no seed)
     assert page.locator("#chat-seed input").is_disabled() and page.locator("#chat-top-p input[type=number]").is_disabled()
+    assert page.locator("#chat-seed input").input_value() == ""  # no seed: a new sample each time (not seed 0)
     saved("chat", lambda: page.locator("#chat-strategy").get_by_label("sample").check())
     saved("chat", lambda: page.locator("#chat-seed input").fill("1"))
     assert page.locator("#chat-top-p input[type=number]").is_enabled()

@@ -168,13 +168,14 @@ def test_saved_settings_are_restored_by_name_and_values_that_no_longer_fit_are_l
     names = ["backend", *decoding.components]
     saved = handlers["save"]("onnx", *[control.value for control in decoding.listed()])
     assert list(saved) == names and saved["backend"] == "onnx"  # by name
-    restored = dict(zip(names, handlers["restore"](saved | {"strategy": "beam", "seed": 7})))
+    restored = dict(zip(names, handlers["restore"](saved | {"strategy": "beam", "seed": "7"})))
     assert restored["backend"] == "onnx" and restored["strategy"] == "beam"
     # with the strategy restored, what it ignores comes back disabled (beam search reads no seed)
-    assert restored["seed"]["value"] == 7 and restored["seed"]["interactive"] is False
+    assert restored["seed"]["value"] == "7" and restored["seed"]["interactive"] is False
     assert restored["temperature"]["interactive"] is False and "value" in restored["temperature"]
-    tampered = {"backend": "evil", "strategy": "sample; rm", "beam_size": 1e9, "top_p": float("nan"), "seed": "x",
+    tampered = {"backend": "evil", "strategy": "sample; rm", "beam_size": 1e9, "top_p": float("nan"), "seed": 0,
                 "temperature": True, "top_k": 5}
     restored = dict(zip(names, handlers["restore"](tampered)))
+    # (seed 0: what the seed's old number box saved, and sent, when left empty)
     assert restored.pop("top_k") == 5 and all(value == gr.skip() for value in restored.values())
     assert all(value == gr.skip() for value in handlers["restore"]("not a dict"))

@@ -135,11 +135,12 @@ def test_the_language_hint_judges_the_input_as_written_and_names_its_lines(fake,
     for args in (["--glossary", str(glossary), "삼성, 삼성, 삼성!"], ["--no-protect", "이메일은 kim.minsu@example.co.kr 입니다."]):
         result = studio_translate(*args)
         assert result.exit_code == 0 and "looks like" not in result.stderr, (args, result.stderr)
-    piped = studio_translate(input="안녕하세요 여러분.\nHello there, my friend.\n\nAnother English line here.\n")
-    assert piped.exit_code == 0
-    assert piped.stderr == f"warning: lines 2, 4: {READS}; the input looks like English or another language in " \
-                           "Latin letters\n"
-    alone = studio_translate("Hello there, my friend.")
+    piped = studio_translate(input="안녕하세요 여러분.\nHello there, my friend.\n\nAnother English line, 친구.\n")
+    assert piped.exit_code == 0 and piped.stdout.split("\n")[1] == "Hello there, my friend."  # no Korean: kept
+    assert piped.stderr == ("warning: kept as written, without Korean to translate: 'Hello there, my friend.'\n"
+                            f"warning: line 4: {READS}; the input looks like English or another language in Latin "
+                            "letters\n")
+    alone = studio_translate("Hello there, my 친구.")
     assert alone.stderr.startswith(f"warning: {READS}; the input looks like English")  # one input: no line number
 
 

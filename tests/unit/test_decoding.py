@@ -228,3 +228,12 @@ def test_alternatives_that_differ_only_in_case_or_end_punctuation_are_one():
               ("Seven people died in a fire.", -0.4), ("Fire.", -0.5)]
     assert distinct_outputs(scored, 8) == [scored[0], scored[3], scored[4], scored[5]]  # a question is another
     assert distinct_outputs(scored, 2) == [scored[0], scored[3]]
+
+
+def test_the_seed_box_empty_is_a_new_sample_each_time_and_text_must_be_a_whole_number():
+    from studio.ui.service import InputError, decode_options
+
+    assert decode_options("sample", seed="").seed is None and decode_options("sample", seed=" 42 ").seed == 42
+    assert decode_options("sample", seed=None).seed is None and decode_options("sample", seed=7.0).seed == 7  # API
+    with pytest.raises(InputError, match="whole number"):
+        decode_options("sample", seed="abc")

@@ -105,6 +105,8 @@ TEXTS = [
     ("첫 문장이다. 둘째 문장이다.\n\n셋째, 아주 긴 문장이 여기 있다, 넷째 다섯째 여섯째.\n", 4),
     ("\n한 줄이다\n   \n...\nDr. Smith는 왔다. 끝!", 10),
     ("Hello there. How are you?\niOS rules! “quoted” words, and more words after them.", 3),
+    ("첫 줄이다.\n  # Introduction  \n2024\n둘째 줄, 'quoted' 이다.\n中文 句子。\n", 4),
+    ("Only English here, and it is kept as it is written to the very last of its many words.", 4),
     ("", 4),
 ]
 
@@ -142,7 +144,8 @@ def cases() -> dict:
         "finish_sentence": [{"source": s, "output": o, "finished": finish_sentence(s, o)} for s, o in FINISHES],
         "plan_lines": [{"text": text, "limit": n,
                         "plan": plan_lines(FakeTranslator(n).preprocessor, text.split("\n")),
-                        "translation": "\n".join(translate_lines(FakeTranslator(n), text.split("\n"))[0])}
+                        "translation": "\n".join(translate_lines(FakeTranslator(n), text.split("\n"))[0]),
+                        "warnings": translate_lines(FakeTranslator(n), text.split("\n"))[1]}
                        for text, n in TEXTS],
     }
 

@@ -25,7 +25,7 @@ import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
 import { decodeProtected, describe, Glossary, Protector } from "./src/protect.js";
-import { finishSentence, joinPieces, planLines } from "./src/sentences.js";
+import { finishSentence, joinPieces, keptWarning, planLines } from "./src/sentences.js";
 import { loadTokenizer } from "./src/tokenizer.js";
 
 const params = new URLSearchParams(location.search);
@@ -239,6 +239,8 @@ async function translate(model, text, options, show, warn, protector) {
   const countTokens = (piece) => model.source.encode(model.pipeline.source(piece)).length;
   const plan = planLines(text, countTokens, maxSourceLen - 1); // Preprocessor.source_limit: room for </s>
   const pieces = plan.flat();
+  const kept = keptWarning(text); // lines without Korean are kept as written
+  if (kept) warn(kept);
   const withNames = protector.remembering(text); // also the names the whole text introduces with their original
   const done = [];
   const results = []; // per piece, the decoding kept
@@ -252,10 +254,10 @@ async function translate(model, text, options, show, warn, protector) {
     const decoded = {}; // pass -> {result, output, prepared}
     const kept = await decodeProtected(shield, async (source, pass) => {
       const prepared = prepareSource(source, model.pipeline, model.source, maxSourceLen, eos);
-      if (pass === 1) show(joinPieces(plan, [...done, options.strategy === "beam" ? "searching…" : "…"]));
+      if (pass === 1) show(joinPieces(plan, [...done, options.strategy === "beam" ? "searching…" : "…"], text));
       // a second pass is not streamed: the first's output stays on show until the better one is known
       const result = await decode(model, prepared.ids, options,
-        (partial) => pass === 1 && show(joinPieces(plan, [...done, restoredSoFar(shield, partial)])));
+        (partial) => pass === 1 && show(joinPieces(plan, [...done, restoredSoFar(shield, partial)], text)));
       passes.push(result);
       decoded[pass] = { result, output: finishOutput(result.ids, model.pipeline, model.target), prepared };
       return result.stop === "aborted" ? null : decoded[pass].output;
@@ -271,7 +273,7 @@ async function translate(model, text, options, show, warn, protector) {
     report.push(...kept.applied.map((span) => [span, true]), ...kept.dropped.map((span) => [span, false]));
     done.push(finishSentence(piece, kept.text));
   }
-  show(joinPieces(plan, stopped === null ? done : [...done, stopped]));
+  show(joinPieces(plan, stopped === null ? done : [...done, stopped], text));
   // "Glossary: 삼성 → Samsung (applied). Not kept as written (the model dropped it): 127.95달러 → $127.95."
   const described = describe(report);
   if (described) warn(described);

@@ -23,7 +23,7 @@
 // - looks_like (studio/text/script.py) reads Unicode names ("HANGUL …"): HANGUL_LETTERS are the letters so named.
 
 import { AMOUNT, amountInEnglish, asciiDigits, DIGIT, SPACE } from "./numbers.js";
-import { codePointBefore, PY_WHITESPACE, pyRstrip, pySplit, pyStrip, stripChars, WORD_CHARS } from "./pystr.js";
+import { codePointBefore, PY_WHITESPACE, pyRepr, pyRstrip, pySplit, pyStrip, stripChars, WORD_CHARS } from "./pystr.js";
 import { soundsLike } from "./transliteration.js";
 import { isUnassignedInUnicode14 } from "./unicode14.js";
 
@@ -224,24 +224,6 @@ const splitLines = (text) => {
   if (lines.length && lines.at(-1) === "") lines.pop();
   return lines;
 };
-
-/** Python's repr() of a str. */
-function pyRepr(text) {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = "";
-  for (const char of text) {
-    const code = char.codePointAt(0);
-    if (char === quote || char === "\\") out += `\\${char}`;
-    else if (char === "\t") out += "\\t";
-    else if (char === "\n") out += "\\n";
-    else if (char === "\r") out += "\\r";
-    else if (char !== " " && (/^[\p{C}\p{Z}]$/u.test(char) || isUnassignedInUnicode14(code))) {
-      out += code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}`
-        : code < 0x10000 ? `\\u${code.toString(16).padStart(4, "0")}` : `\\U${code.toString(16).padStart(8, "0")}`;
-    } else out += char;
-  }
-  return quote + out + quote;
-}
 
 const glossaryPatterns = new WeakMap();
 

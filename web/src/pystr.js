@@ -3,6 +3,8 @@
 // not JS's `\s` (JS lacks U+001C-U+001F and U+0085, has U+FEFF), Python's `\w` is Unicode, and Python's strings
 // count code points.
 
+import { isUnassignedInUnicode14 } from "./unicode14.js";
+
 // str.isspace() in Python 3.11 (the same set as `\s` in a str regex), for character classes
 export const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 export const WORD_CHARS = "\\p{L}\\p{N}_"; // Python's \w, for character classes (with the `u` flag)
@@ -56,3 +58,21 @@ export function codePointBefore(text, index) {
 
 /** The last code point of `text` ("" for ""): Python's text[-1:]. */
 export const lastChar = (text) => (text ? String.fromCodePoint(codePointBefore(text, text.length)) : "");
+
+/** Python's repr() of a str. */
+export function pyRepr(text) {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = "";
+  for (const char of text) {
+    const code = char.codePointAt(0);
+    if (char === quote || char === "\\") out += `\\${char}`;
+    else if (char === "\t") out += "\\t";
+    else if (char === "\n") out += "\\n";
+    else if (char === "\r") out += "\\r";
+    else if (char !== " " && (/^[\p{C}\p{Z}]$/u.test(char) || isUnassignedInUnicode14(code))) {
+      out += code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}`
+        : code < 0x10000 ? `\\u${code.toString(16).padStart(4, "0")}` : `\\U${code.toString(16).padStart(8, "0")}`;
+    } else out += char;
+  }
+  return quote + out + quote;
+}

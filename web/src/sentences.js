@@ -12,7 +12,7 @@
 //   toUpperCase() both map fully ("ß" -> "SS"); lengths count code points, as Python's len() does.
 // - Node's Unicode is newer than Python 3.11's 14.0: some 55 rare letters ("ƛ") capitalize differently.
 
-import { lastChar, lstripChars, PY_WHITESPACE, pyRstrip, pySplit, pyStrip, rstripChars, WORD_CHARS } from "./pystr.js";
+import { lastChar, lstripChars, PY_WHITESPACE, pyRepr, pyRstrip, pySplit, pyStrip, rstripChars, WORD_CHARS } from "./pystr.js";
 
 const WORD = `[${WORD_CHARS}]`; // Python's \w
 const START = `(?<!${WORD})`; // Python's \b before a word character
@@ -83,26 +83,43 @@ export function finishSentence(source, output) {
   return output;
 }
 
+const KOREAN = /[가-힣ㄱ-ㅎㅏ-ㅣ]/u; // document.py's _KOREAN
+
 /** Per line of `text` (split at "\n"), the pieces the model decodes: its sentences, each split further when
- * longer than `limit` tokens by `countTokens`; none for a blank line (document.py's plan_lines). */
+ * longer than `limit` tokens by `countTokens`; none for a blank line, nor for one without Korean (kept as written:
+ * joinPieces) (document.py's plan_lines). */
 export function planLines(text, countTokens, limit) {
-  return text.split("\n").map((line) => (pyStrip(line)
+  return text.split("\n").map((line) => (KOREAN.test(line)
     ? splitSentences(line).flatMap((sentence) => fitToLength(sentence, countTokens, limit))
     : []));
 }
 
+/** What is said about the lines of `text` without Korean that joinPieces keeps as written, or null (document.py's
+ * kept_warning, as translate_lines gives it). */
+export function keptWarning(text) {
+  const kept = text.split("\n").filter((line) => pyStrip(line) && !KOREAN.test(line));
+  if (!kept.length) return null;
+  const stripped = [...pyStrip(kept[0])];
+  const first = stripped.length > 40 ? `${stripped.slice(0, 40).join("")}…` : stripped.join("");
+  return kept.length === 1 ? `kept as written, without Korean to translate: ${pyRepr(first)}`
+    : `${kept.length.toLocaleString("en-US")} lines without Korean kept as written (the first: ${pyRepr(first)})`;
+}
+
 /**
- * The translation of a planned text (planLines) as translate_lines joins it: each line's outputs joined by a
- * space (empty ones left out), the lines by "\n". `outputs` are the first outputs.length pieces' (the last may
- * be one being written); until every piece has one, the lines after the last with an output are left out.
+ * The translation of a planned `text` (planLines) as translate_lines joins it: each line's outputs joined by a
+ * space (empty ones left out), a line without Korean as written, the lines by "\n". `outputs` are the first
+ * outputs.length pieces' (the last may be one being written); until every piece has one, the lines after the last
+ * with an output are left out.
  */
-export function joinPieces(plan, outputs) {
+export function joinPieces(plan, outputs, text) {
+  const written = text.split("\n");
   const lines = [];
   let position = 0;
   let shown = 0; // lines up to the last one with an output
-  for (const pieces of plan) {
+  for (const [i, pieces] of plan.entries()) {
     if (pieces.length && position >= outputs.length) break;
-    lines.push(outputs.slice(position, position + pieces.length).filter(Boolean).join(" "));
+    lines.push(pieces.length ? outputs.slice(position, position + pieces.length).filter(Boolean).join(" ")
+      : pyStrip(written[i]) ? written[i] : "");
     position += pieces.length;
     if (pieces.length) shown = lines.length;
   }

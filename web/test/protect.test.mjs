@@ -127,7 +127,7 @@ test("decodeProtected, piece by piece, equals translate_lines with a protector",
       }
       done.push(finishSentence(piece, output));
     }
-    return { outputs: joinPieces(plan, done).split("\n"), report };
+    return { outputs: joinPieces(plan, done, c.text).split("\n"), report };
   };
   const got = [];
   for (const c of cases.translate_lines) got.push(await translate(c));

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { finishSentence, fitToLength, joinPieces, planLines, splitSentences } from "../src/sentences.js";
+import { finishSentence, fitToLength, joinPieces, keptWarning, planLines, splitSentences } from "../src/sentences.js";
 
 const cases = JSON.parse(readFileSync(new URL("./sentences-cases.json", import.meta.url), "utf8"));
 
@@ -53,18 +53,24 @@ test("planLines equals plan_lines, and the finished pieces joined equal translat
     []);
   const translated = (c) => {
     const plan = planLines(c.text, TOKENIZERS.words, c.limit);
-    return joinPieces(plan, plan.flat().map((piece) => finishSentence(piece, fakeTranslation(piece))));
+    return joinPieces(plan, plan.flat().map((piece) => finishSentence(piece, fakeTranslation(piece))), c.text);
   };
   assert.deepEqual(differences(cases.plan_lines, translated, (c) => c.translation), []);
+  const warned = (c) => [keptWarning(c.text)].filter(Boolean);
+  assert.deepEqual(differences(cases.plan_lines, warned, (c) => c.warnings), []);
 });
 
 test("joinPieces shows the lines reached so far", () => {
   const plan = [["a.", "b."], [], ["c."], []];
-  assert.equal(joinPieces(plan, []), "");
-  assert.equal(joinPieces(plan, ["A."]), "A.");
-  assert.equal(joinPieces(plan, ["A.", "B."]), "A. B.");
-  assert.equal(joinPieces(plan, ["A.", "B.", "C"]), "A. B.\n\nC\n");
-  assert.equal(joinPieces(plan, ["A.", "", "C."]), "A.\n\nC.\n");
-  assert.equal(joinPieces([[], ["a."], []], []), "");
-  assert.equal(joinPieces([[], []], []), "\n");
+  const text = "가. 나.\n\n다.\n";
+  assert.equal(joinPieces(plan, [], text), "");
+  assert.equal(joinPieces(plan, ["A."], text), "A.");
+  assert.equal(joinPieces(plan, ["A.", "B."], text), "A. B.");
+  assert.equal(joinPieces(plan, ["A.", "B.", "C"], text), "A. B.\n\nC\n");
+  assert.equal(joinPieces(plan, ["A.", "", "C."], text), "A.\n\nC.\n");
+  assert.equal(joinPieces([[], ["a."], []], [], "\n가.\n"), "");
+  assert.equal(joinPieces([[], []], [], "\n"), "\n");
+  // a line without Korean is written as it is once the lines before it are done
+  assert.equal(joinPieces([[], ["a."], []], [], "Hi\n가.\n"), "");
+  assert.equal(joinPieces([[], ["a."], []], ["A."], "Hi\n가.\n"), "Hi\nA.\n");
 });
