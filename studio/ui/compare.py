@@ -7,7 +7,7 @@ from functools import partial
 import gradio as gr
 
 from studio.tasks import CHATBOT, TRANSLATOR
-from studio.ui.service import InputError, ModelService, user_error
+from studio.ui.service import InputError, ModelService, as_notice, user_error
 
 COLUMNS = ["backend", "output", "first token ms", "ms/token", "tokens", "total ms", "same as TF"]
 
@@ -79,7 +79,8 @@ def compare_tab(services: dict[str, ModelService]) -> None:
     summary = gr.Markdown(elem_id="compare-summary")
     table = gr.Dataframe(headers=COLUMNS, interactive=False, elem_id="compare-table", wrap=True)
     plot = gr.Plot(label="Latency (log scale; lower is better)", elem_id="compare-plot")
-    button.click(partial(compare_view, services), [text, task], [summary, table, plot], api_visibility="private")
+    button.click(as_notice(partial(compare_view, services), ("", None, None)), [text, task], [summary, table, plot],
+                 api_visibility="private")
     task.change(example_for, [task, text], text, queue=False, show_progress="hidden", api_visibility="private")
 
 

@@ -104,8 +104,10 @@ def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: 
                 else kept.get(name, gr.skip()) for name in controls]
 
     for control in controls.values():
-        control.input(save, [backend, *decoding.listed()], saved, queue=False, show_progress="hidden",
-                      trigger_mode="always_last", api_visibility="private")
+        # a text box's input event misses a value pasted or filled in without typing: its blur catches that
+        for event in (control.input, control.blur) if isinstance(control, gr.Textbox) else (control.input,):
+            event(save, [backend, *decoding.listed()], saved, queue=False, show_progress="hidden",
+                  trigger_mode="always_last", api_visibility="private")
     app.load(restore, saved, list(controls.values()), show_progress="hidden", api_visibility="private")
 
 

@@ -7,8 +7,8 @@ from functools import partial
 
 import gradio as gr
 
-from studio.tasks import CHATBOT
-from studio.ui.service import InputError, ModelService, inform, user_error, warn
+from studio.ui.compare import example_for
+from studio.ui.service import InputError, ModelService, as_notice, inform, user_error, warn
 
 
 def explore(services: dict[str, ModelService], text: str, task: str, layer):
@@ -25,7 +25,7 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
     except InputError as error:
         raise user_error(error) from None
     config = service.bundle.config
-    asked = int(layer or 1)
+    asked = int(layer if layer is not None else 1)
     layer = min(max(asked, 1), config.model.num_layers) - 1
     if asked != layer + 1:
         warn(f"The {service.task} has layers 1 to {config.model.num_layers}; showing layer {layer + 1}.")
@@ -62,11 +62,14 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
 def explore_tab(services: dict[str, ModelService]) -> None:
     gr.Markdown("Look inside the model for an input: attention of every head in every layer (encoder "
                 "self-attention, decoder self-attention, encoder-decoder attention), the positional "
-                "encoding, the learning-rate schedule and the configuration.")
+                "encoding, the learning-rate schedule and the configuration. The output is the model's alone "
+                "(TF, greedy), without the Translate tab's sentence splitting and term protection, so it can differ "
+                "from that tab's.")
     with gr.Row():
         task = gr.Radio(["chatbot", "translator"], value="chatbot", label="Model", scale=1)
-        text = gr.Textbox(value=CHATBOT.prompts[0], label="Input", scale=3, elem_id="explore-input")
-        layer = gr.Number(value=1, precision=0, minimum=1, label="Layer", scale=1)
+        text = gr.Textbox(value=example_for("chatbot", ""), label="Input", scale=3, elem_id="explore-input")
+        # no minimum: Gradio would refuse 0 with its own error; `explore` shows the nearest layer and says so
+        layer = gr.Number(value=1, precision=0, label="Layer", scale=1)
     button = gr.Button("Show attention", variant="primary", elem_id="explore-button")
     summary = gr.Markdown(elem_id="explore-output")
     plots = [gr.Plot(label=title) for title in
@@ -75,5 +78,7 @@ def explore_tab(services: dict[str, ModelService]) -> None:
         positional = gr.Plot(label="Positional encoding")
         schedule = gr.Plot(label="Learning-rate schedule")
         config = gr.JSON(label="Configuration")
-    button.click(partial(explore, services), [text, task, layer], [summary, *plots, positional, schedule, config],
-                 api_visibility="private")
+    outputs = [summary, *plots, positional, schedule, config]
+    button.click(as_notice(partial(explore, services), ("", *[None] * (len(outputs) - 1))), [text, task, layer],
+                 outputs, api_visibility="private")
+    task.change(example_for, [task, text], text, queue=False, show_progress="hidden", api_visibility="private")

@@ -77,6 +77,25 @@ def user_error(message) -> Exception:
     return gr.Error(html.escape(str(message), quote=False), print_exception=False)
 
 
+def as_notice(handler, cleared):
+    """`handler` for a page's event, its user error (`user_error`) shown as a notice and its outputs set to
+    `cleared`, rather than as an error badge on each output beside an earlier result. Only for events that are no
+    API endpoint: an API client must get the error."""
+    import functools
+
+    import gradio as gr
+
+    @functools.wraps(handler)
+    def noticed(*args, **kwargs):
+        try:
+            return handler(*args, **kwargs)
+        except gr.Error as error:
+            gr.Warning(error.message)  # escaped by user_error
+            return cleared
+
+    return noticed
+
+
 def warn(message) -> None:
     import gradio as gr
 

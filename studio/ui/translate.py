@@ -13,7 +13,7 @@ import gradio as gr
 from studio.formats import FORMATS
 from studio.tasks import TRANSLATOR
 from studio.ui.decoding import DecodingControls, backend_dropdown
-from studio.ui.service import (InputError, ModelService, decode_options, discard_upload, inform, read_upload,
+from studio.ui.service import (InputError, ModelService, as_notice, decode_options, discard_upload, inform, read_upload,
                                remove_old_files, user_error, warn, with_warnings)
 
 
@@ -99,8 +99,9 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
         confidences = [] if scores else None
         outputs, warnings = translate_lines(generator, lines, options, scores=confidences, protector=protector,
                                             report=report)
-        sentences = sum(len(split_sentences(line)) for line in filled)
-        summary = f"{backend} · {sentences} sentences · {(time.perf_counter() - started) * 1000:.0f} ms total"
+        sentences = sum(len(split_sentences(line)) for line in filled if has_korean(line))
+        summary = (f"{backend} · {sentences} sentence{'s' * (sentences != 1)} · "
+                   f"{(time.perf_counter() - started) * 1000:.0f} ms total")
     for warning in sorted(set(warnings)):
         warn(warning)
     return ("\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences or []),
@@ -145,6 +146,7 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
 
 
 DEFAULT_DECODING = TRANSLATOR.default_decoding  # the API's defaults too
+MAX_NOTES = 5  # a document's notes shown one by one, the rest counted
 
 
 def translate_api(service: ModelService, default_backend: str):
@@ -263,7 +265,7 @@ class TranslateTab:
                                   file_types=list(FORMATS), elem_id="translate-file")
             with gr.Row():
                 file_button = gr.Button("Translate file", elem_id="translate-file-button")
-                cancel_button = gr.Button("Cancel", elem_id="translate-file-cancel", variant="stop")
+                cancel_button = gr.Button("Cancel", elem_id="translate-file-cancel", variant="secondary")
             download = gr.File(label="English translation (same format)", interactive=False,
                                elem_id="translate-file-output")
 
@@ -276,16 +278,19 @@ class TranslateTab:
         # the report describes the translation, not the picked alternative (protected too, but its own output)
         alternatives.select(lambda choice: (choice, ""), alternatives, [target, protection], api_visibility="private")
         translate_button.click(lambda: gr.Radio(visible=False), None, alternatives, api_visibility="private")
-        translate_button.click(self.translate_source,
+        # a bad input: a notice, as the Chat tab gives, and no result of an earlier input beside it
+        translate_button.click(as_notice(self.translate_source, ("", "", [], "")),
                                [self.source, self.backend, *protection_inputs, *self.decoding.listed()],
                                [target, latency, marks, protection], api_visibility="private")
         # `/translate_file(file, backend, *settings, glossary, protect)`: the API keeps its
         # earlier parameters first and in order, so earlier clients' positional calls still work
         # the stop flag is made before the job waits in the queue, so a Cancel while it waits is not lost
-        file_button.click(self.expect_upload, None, None, queue=False, api_visibility="private").then(
+        translating = file_button.click(self.expect_upload, None, None, queue=False, api_visibility="private").then(
             self.translate_upload, [self.upload, self.backend, *self.decoding.listed(), *protection_inputs],
-            download, api_name="translate_file").then(  # the upload was read and deleted: not offered again
-            lambda: None, None, self.upload, queue=False, api_visibility="private")
+            download, api_name="translate_file")
+        # the upload was read and deleted: not offered again; a refused one's notice says why (no error badge left)
+        translating.then(lambda: None, None, self.upload, queue=False, api_visibility="private")
+        translating.failure(lambda: (None, None), None, [download, self.upload], queue=False, api_visibility="private")
         # a new upload's translation is not yet made: the previous file's is not shown as if it were
         self.upload.upload(lambda: None, None, download, queue=False, api_visibility="private")
         # outside the queue, so it runs while the translation holds a worker; the translation stops after its
@@ -305,14 +310,9 @@ class TranslateTab:
         return merged, None
 
     def translate_source(self, text, backend, glossary, protect, *settings):
-        try:
-            protector = requested_protection(glossary, protect)
-            output, summary, marks, protection = translate_text(self.service, text, backend,
-                                                               self.decoding.named(settings), scores=True,
-                                                               protector=protector)
-        except gr.Error as error:  # a notice, as the Chat tab gives, and no result of an earlier input beside it
-            gr.Warning(error.message)  # (escaped by user_error) rather than an error badge on each output
-            return "", "", [], ""
+        protector = requested_protection(glossary, protect)
+        output, summary, marks, protection = translate_text(self.service, text, backend, self.decoding.named(settings),
+                                                           scores=True, protector=protector)
         return output, summary, marks, html.escape(protection, quote=False)  # it quotes the user's terms
 
     def offer_alternatives(self, text, backend, glossary, protect, *settings):
@@ -357,8 +357,13 @@ class TranslateTab:
                                                         stop.is_set)
         finally:
             self.jobs.finish(session, stop)
-        for notice in [w for w in warnings if stop.is_set() and w.startswith("Stopped")] + [protection] * bool(protection):
-            inform(notice)
+        notes = list(dict.fromkeys(warnings))  # the file's (read as CP949, a part kept...) and its sentences'
+        for note in notes[:MAX_NOTES]:
+            (inform if note.startswith("Stopped") else warn)(note)
+        if len(notes) > MAX_NOTES:
+            warn(f"… and {len(notes) - MAX_NOTES:,} more notes like these.")
+        if protection:
+            inform(protection)
         return path
 
     def expect_upload(self, request: gr.Request):

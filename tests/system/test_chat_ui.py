@@ -162,7 +162,7 @@ def test_settings_survive_a_reload(page):
     assert page.locator("#chat-seed input").is_disabled() and page.locator("#chat-top-p input[type=number]").is_disabled()
     assert page.locator("#chat-seed input").input_value() == ""  # no seed: a new sample each time (not seed 0)
     saved("chat", lambda: page.locator("#chat-strategy").get_by_label("sample").check())
-    saved("chat", lambda: page.locator("#chat-seed input").fill("1"))
+    saved("chat", lambda: (page.locator("#chat-seed input").fill("1"), page.locator("#chat-seed input").press("Tab")))
     assert page.locator("#chat-top-p input[type=number]").is_enabled()
     page.get_by_role("tab", name="Translate").click()
     page.locator("#translate-decoding").get_by_text("Decoding").click()

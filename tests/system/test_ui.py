@@ -47,7 +47,9 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
     assert reply == expected and "ms/token" in latency
     translation, _ = client.predict("너는 영화를 봤어?\n그는 책을 샀어?", api_name="/translate")
     assert isinstance(translation, str) and translation.count("\n") == 1
-    _, beside = client.predict("How are you doing today?", api_name="/translate")  # the hint, next to the output
+    kept, beside = client.predict("How are you doing today?", api_name="/translate")  # no Korean: kept, and said
+    assert kept == "How are you doing today?" and "kept as written, without Korean" in beside
+    _, beside = client.predict("How are you doing today, 친구?", api_name="/translate")  # the hint, beside the output
     assert "ms" in beside and "the input looks like English" in beside
     _, beside = client.predict("How are you doing today?", api_name="/chat")  # /chat says so too
     assert "ms/token" in beside and "this chatbot reads Korean" in beside
@@ -138,7 +140,8 @@ def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
     from studio.ui.explore import explore as handler
 
     app = build_app(*services, default_backend="tf")
-    explore = next(fn.fn for fn in app.fns.values() if getattr(fn.fn, "func", None) is handler)
+    shown = next(fn.fn for fn in app.fns.values() if getattr(getattr(fn.fn, "__wrapped__", None), "func", None) is handler)
+    explore = shown.__wrapped__
     summary, encoder, decoder, cross, positional, schedule, config = explore("나는 커피를 좋아해?", "chatbot", 2)
     assert "Parameters:" in summary
     assert len(encoder.axes) == 4 and len(cross.axes) == 4  # one heat-map per head (4 heads)
@@ -148,6 +151,8 @@ def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
     with pytest.warns(UserWarning, match="has layers 1 to 2; showing layer 2"):  # a toast in the page
         _, encoder, *_ = explore("나는 커피를 좋아해?", "chatbot", 99)
     assert encoder.get_suptitle() == "Encoder self-attention, layer 2"
+    with pytest.warns(UserWarning, match="Please type something first"):  # a notice, no error badge on each plot
+        assert shown("", "chatbot", 1) == ("", None, None, None, None, None, None)
 
 
 def test_compare_runs_every_backend_and_reports_agreement(app_url, services):
