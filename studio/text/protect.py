@@ -1,7 +1,7 @@
 """Terms the translator must not mangle: a user's glossary (Korean term -> the English to use) and, when
 `auto` is on, URLs, e-mail addresses, numbers with units, decimals and dotted numbers, Korean amounts and prices
 ("30억 달러", "127.95달러", given in English as "$3 billion", "$127.95": `studio.text.numbers`), ranges ("3~4%" ->
-"3-4%"), times of day ("오후 2:00" -> "2:00 p.m."), emoji and other symbols the tokenizer spells byte by byte, runs
+"3-4%"), times of day ("오후 2:00" -> "2:00 p.m.", "오후 2시 30분" -> "2:30 p.m."), emoji and other symbols the tokenizer spells byte by byte, runs
 of Latin script ("Zoran Zaev", "iPhone 15") and a Korean name followed by its original in brackets, the way Korean
 news writes foreign names ("도이체반(Deutsche Bahn)": the output gets "Deutsche Bahn" once, where the model wrote
 "Doyvan (Deutsche Bahn)"); such a name is remembered through a document (`Protector.remembering`) and given in
@@ -50,8 +50,12 @@ _FIGURE = r"(?<![\w.,])\d+(?:\.\d+)+(?![\w.,]?\d)"
 _RANGE_END = rf"(?:[$€£¥₩]\s?)?(?:{_CLOCK}|{_AMOUNT}(?:\s?{_UNIT})?)"
 _RANGE = rf"(?<![\w.,])(?:\d{{4}}\s?[~∼〜]\s?\d{{4}}년|{_RANGE_END}\s?[~∼〜]\s?{_RANGE_END})"  # "1995~2005년": years
 _TILDE = re.compile(r"\s?[~∼〜]\s?")
-# a clock time after 오전/오후 (a.m./p.m.), which protecting only the time lost ("오전 10:30" -> "10:30")
-_TIME = rf"(?:오전|오후)\s?{_CLOCK}(?:\s?[~∼〜]\s?{_CLOCK})?"
+# a clock time after 오전/오후 (a.m./p.m.), which protecting only the time lost ("오전 10:30" -> "10:30"); also the
+# Korean way, hours and minutes ("오후 2시 30분" -> "2:30 p.m."; the model wrote "오후 2시" as "224 p.m."), not a
+# number of hours ("2시간")
+_KOREAN_CLOCK = r"\d{1,2}시(?!간)(?:\s?\d{1,2}분)?"
+_TIME = rf"(?:오전|오후)\s?(?:{_CLOCK}|{_KOREAN_CLOCK})(?:\s?[~∼〜]\s?(?:{_CLOCK}|{_KOREAN_CLOCK}))?"
+_KOREAN_HOUR = re.compile(r"(\d{1,2})시(?:\s?(\d{1,2})분)?")
 _HALF_DAY = {"오전": "a.m.", "오후": "p.m."}
 # pictographs, arrows, shapes and math signs (emoji, "▲", "※", "→", "±"), and a middle dot that is no word's
 # neighbour (a bullet; between words the pipeline makes it a comma): read byte by byte by the tokenizer, they came out
@@ -358,8 +362,16 @@ def _english(kind: str, text: str) -> str | None:
     if kind == "amount":
         return amount_in_english(text)
     if kind == "time":
-        return f"{_TILDE.sub('-', text[2:].strip())} {_HALF_DAY[text[:2]]}"
+        half = _HALF_DAY[text[:2]]
+        return f"{_TILDE.sub('-', _KOREAN_HOUR.sub(lambda m: _clock(m, half), text[2:].strip()))} {half}"
     return _TILDE.sub("-", text.removesuffix("년")) if kind == "range" else text
+
+
+def _clock(hour_and_minutes: re.Match, half: str) -> str:
+    """"2시 5분" as English writes it: "2:05" (midnight, "오전 0시", is 12 a.m.)."""
+    hour, minutes = hour_and_minutes.groups()
+    hour = 12 if int(hour) == 0 and half == "a.m." else int(hour)
+    return f"{hour}:{int(minutes):02d}" if minutes else str(hour)
 
 
 def language_sample(text: str) -> str:

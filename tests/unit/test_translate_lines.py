@@ -238,11 +238,16 @@ def test_decimals_are_kept_as_written_and_other_bare_numbers_left_to_the_model()
 @pytest.mark.parametrize("korean, english", [
     ("물가는 3~4% 올랐다", "3-4%"), ("가격은 1.5~2.5배", "1.5-2.5"), ("2020~2023년에", "2020-2023"),
     ("10:30~11:45에", "10:30-11:45"), ("$10~$20이다", "$10-$20"), ("15 ~ 20℃로", "15-20℃"), ("5∼10kg을", "5-10kg"),
-    ("오전 10:30에", "10:30 a.m."), ("오후 2:00~3:30까지", "2:00-3:30 p.m.")])
+    ("오전 10:30에", "10:30 a.m."), ("오후 2:00~3:30까지", "2:00-3:30 p.m."), ("오후 2시에", "2 p.m."),
+    ("오전 0시 26분 발생", "12:26 a.m."), ("오후 2시 5분~4시까지", "2:05-4 p.m."), ("오전 8시부터", "8 a.m.")])
 def test_a_range_or_a_time_of_day_is_one_span_as_english_writes_it(korean, english):
     protected = Protector().protect(korean)
     assert [s.english for s in protected.spans] == [english]
     assert not re.search(r"[~∼]", protected.text)
+
+
+def test_a_number_of_hours_is_no_time_of_day():
+    assert Protector().protect("오후 2시간 동안 회의했다").spans == []
 
 
 @pytest.mark.parametrize("korean, kind, english", [

@@ -1,8 +1,8 @@
 // Terms the translator must not mangle, a port of studio/text/protect.py (and of the retry in studio/document.py's
 // unprotect): a user's glossary (Korean term -> the English to use) and, with `auto`, URLs, e-mail addresses,
 // numbers with units, decimals and dotted numbers, Korean amounts and prices ("30억 달러" -> "$3 billion":
-// src/numbers.js), ranges ("3~4%" -> "3-4%"), times of day ("오후 2:00" -> "2:00 p.m."), emoji and other symbols,
-// runs of Latin script ("Zoran Zaev") and a Korean name followed by its original in brackets ("도이체반(Deutsche
+// src/numbers.js), ranges ("3~4%" -> "3-4%"), times of day ("오후 2:00" -> "2:00 p.m.", "오후 2시" -> "2 p.m."), emoji
+// and other symbols, runs of Latin script ("Zoran Zaev") and a Korean name followed by its original in brackets ("도이체반(Deutsche
 // Bahn)": the output gets "Deutsche Bahn" once), remembered through a text (Protector.remembering) and given in
 // English where it is written alone later. Each span becomes a placeholder the model copies ("Xq1", "Xq2"), and the
 // output gets the span's English back (Protected.restore); a sentence whose placeholder the model dropped, or
@@ -56,8 +56,11 @@ const FIGURE = `(?<![${WORD}.,])${D}+(?:\\.${D}+)+(?![${WORD}.,]?${D})`;
 const RANGE_END = `(?:[$€£¥₩]${S}?)?(?:${CLOCK}|${NUMERAL}(?:${S}?${UNIT})?)`;
 const RANGE = `(?<![${WORD}.,])(?:${D}{4}${S}?[~∼〜]${S}?${D}{4}년|${RANGE_END}${S}?[~∼〜]${S}?${RANGE_END})`;
 const TILDE = new RegExp(`${S}?[~∼〜]${S}?`, "gu");
-// a clock time after 오전/오후 (a.m./p.m.)
-const TIME = `(?:오전|오후)${S}?${CLOCK}(?:${S}?[~∼〜]${S}?${CLOCK})?`;
+// a clock time after 오전/오후 (a.m./p.m.); also the Korean way, hours and minutes ("오후 2시 30분" -> "2:30 p.m."), not
+// a number of hours ("2시간")
+const KOREAN_CLOCK = `${D}{1,2}시(?!간)(?:${S}?${D}{1,2}분)?`;
+const TIME = `(?:오전|오후)${S}?(?:${CLOCK}|${KOREAN_CLOCK})(?:${S}?[~∼〜]${S}?(?:${CLOCK}|${KOREAN_CLOCK}))?`;
+const KOREAN_HOUR = new RegExp(`(${D}{1,2})시(?:${S}?(${D}{1,2})분)?`, "gu");
 const HALF_DAY = { 오전: "a.m.", 오후: "p.m." };
 // pictographs, arrows, shapes and math signs (emoji, "▲", "※", "→", "±"), and a middle dot that is no word's
 // neighbour (a bullet): read byte by byte by the tokenizer, they came out as other characters ("😊" -> "😜")
@@ -450,10 +453,20 @@ export class Protector {
   }
 }
 
+/** "2시 5분" as English writes it: "2:05" (midnight, "오전 0시", is 12 a.m.). */
+function clock(hour, minutes, half) {
+  const hours = Number(asciiDigits(hour)) === 0 && half === "a.m." ? 12 : Number(asciiDigits(hour));
+  return minutes === undefined ? String(hours) : `${hours}:${String(Number(asciiDigits(minutes))).padStart(2, "0")}`;
+}
+
 /** What the output gets for an automatically protected span: mostly the span as written. */
 function autoEnglish(kind, text) {
   if (kind === "amount") return amountInEnglish(text);
-  if (kind === "time") return `${pyStrip(text.slice(2)).replace(TILDE, "-")} ${HALF_DAY[text.slice(0, 2)]}`;
+  if (kind === "time") {
+    const half = HALF_DAY[text.slice(0, 2)];
+    return `${pyStrip(text.slice(2)).replace(KOREAN_HOUR, (_, hour, minutes) => clock(hour, minutes, half))
+      .replace(TILDE, "-")} ${half}`;
+  }
   return kind === "range" ? (text.endsWith("년") ? text.slice(0, -1) : text).replace(TILDE, "-") : text;
 }
 
