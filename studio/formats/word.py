@@ -8,12 +8,14 @@ breaks (`w:br`, `w:cr`) end its lines, so they stay where they were. A line's te
 text (hyperlinks and tracked insertions included, deleted text and field codes not), tabs read as
 spaces. On render a translated line's text goes into its run with the most characters, keeping that
 run's formatting (the line's main formatting), and the other runs' text in the line is emptied. A stretch
-of the line in another visible formatting (bold, italic, underline, colour, highlight, size...; not a
-link) is also translated on its own, and where that English appears in the line's English, as a phrase,
+of the line in another visible formatting (bold, italic, underline, colour, highlight, size...) is also
+translated on its own, and where that English appears in the line's English, as a phrase,
 it is given the stretch's formatting ("삼성은 **새 공장**을 지었다." -> "Samsung built a **new factory**.";
-`studio.formats.phrases`, as .md and .html do). The line itself is translated as plain text. What is lost:
-the formatting of a stretch whose English is not found so, a link's text (the link target is kept, its text
-moves to the main run), and the place of tabs inside a line. Styles, images, tables, numbering, untranslated lines and every other part are
+`studio.formats.phrases`, as .md and .html do). The line itself is translated as plain text. A link's text
+is translated alone too and the link moved to its phrase, or, not found so, written after the line with that
+English as its text: it stays a link. What is lost: the formatting of a stretch whose English is not found, a
+link's place where that is, links beside a main run in a tracked insertion or a field (their text goes to the
+main run), and the place of tabs inside a line. Styles, images, tables, numbering, untranslated lines and every other part are
 kept.
 Not translated: footnotes, endnotes, comments, charts and SmartArt text."""
 
@@ -152,6 +154,10 @@ def _write(line, translation: str):
     return target
 
 
+def _linked(run) -> bool:
+    return run.getparent() is not None and run.getparent().tag == _HYPERLINK
+
+
 def _looks(run) -> tuple | None:
     """What a reader sees of a run's formatting (a switch turned off, `<w:b w:val="0"/>`, is no formatting);
     None for a run in a link (its text is not re-formatted)."""
@@ -173,35 +179,56 @@ class _Line:
         main = _main_run(line) if any(t.tag == _T for _, t in line) else None
         if main is None or _looks(main) is None or any(child.tag in _BREAKS for child in main):
             return  # the text goes where it always went: a link's main run, a run across lines
-        groups: list[list] = []  # [first run, looks, text] of consecutive runs that look alike
+        # a link is moved to its phrase (or after the line): only beside a main run that is the paragraph's own
+        links = main.getparent() is not None and main.getparent().tag == _P
+        groups: list[list] = []  # [first run, looks (a link: its element), text] of consecutive runs that look alike
         for run, child in line:
-            looks = _looks(run)
-            if not groups or groups[-1][1] != looks:
+            looks = run.getparent() if _linked(run) else _looks(run)
+            if not groups or groups[-1][1] is not looks and groups[-1][1] != looks:
                 groups.append([run, looks, ""])
             groups[-1][2] += (child.text or "") if child.tag == _T else " "
         plain = _looks(main)
         self.stretches = [(run, normalize_space(text)) for run, looks, text in groups
-                          if looks not in (None, plain) and has_words(text)]
+                          if (links if _linked(run) else looks != plain) and has_words(text)]
 
     def write(self, translation: str, stretch_english: list[str]) -> None:
         """The line's English in its main run; then each stretch's English, where the line's has it as a phrase
-        (`studio.formats.phrases`), in a run of the stretch's formatting (the rest in runs of the main one)."""
+        (`studio.formats.phrases`), in a run of the stretch's formatting (the rest in runs of the main one). A link
+        whose English is not found so follows the line with that English as its text: it stays a link."""
         target = _write(self.line, translation)
         main, text = target.getparent(), target.text
         placed: list[tuple[int, int, object]] = []  # (start, end, a run of the stretch)
+        unplaced_links = []  # (a run of the link, its English)
         for (run, korean), english in zip(self.stretches, stretch_english):
             found = find_phrase(english, korean, text, [(start, end) for start, end, _ in placed])
             if found:
                 placed.append((*found, run))
+            elif _linked(run):
+                unplaced_links.append((run, one_line(english)))
         placed.sort(key=lambda p: p[0])
         ends = [start for start, _, _ in placed[1:]] + [len(text)]
         target.text = text[:placed[0][0]] if placed else text
         after = main
         for (start, end, run), rest_end in zip(placed, ends):
-            formatted, rest = self._run_like(run, text[start:end]), self._run_like(main, text[end:rest_end])
+            formatted, rest = self._formatted(run, text[start:end]), self._run_like(main, text[end:rest_end])
             after.addnext(formatted)  # beside the main run (in its tracked insertion, if any)
             formatted.addnext(rest)
             after = rest
+        for run, english in unplaced_links:
+            space, link = self._run_like(main, " "), self._formatted(run, english)
+            after.addnext(space)
+            space.addnext(link)
+            after = link
+
+    def _formatted(self, run, text: str):
+        """`text` in `run`'s formatting: a new run like it, or, for a run in a link, the link (moved) holding
+        `text` in that run."""
+        if not _linked(run):
+            return self._run_like(run, text)
+        t = next(run.getparent().iter(_T))  # the link's first text (it has one: its text has letters)
+        t.text = text
+        t.set(_XML_SPACE, "preserve")
+        return run.getparent()
 
     @staticmethod
     def _run_like(run, text: str):

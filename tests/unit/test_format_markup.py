@@ -336,3 +336,31 @@ def test_docx_formatted_phrases_are_found_in_either_order():
     out = docx.Document(io.BytesIO(document.render(["In Seoul, Samsung built a new factory.", "Samsung", "Seoul"])))
     assert [(r.text, r.bold) for r in out.paragraphs[0].runs if r.text] == [
         ("In ", None), ("Seoul", True), (", ", None), ("Samsung", True), (" built a new factory.", None)]
+
+
+def test_docx_a_link_keeps_its_english_as_its_text_at_its_phrase_or_after_the_line():
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    word = docx.Document()
+    paragraph = word.add_paragraph("자세한 내용은 ")
+    link = OxmlElement("w:hyperlink")
+    link.set(qn("r:id"), paragraph.part.relate_to("http://example.com/detail", docx.opc.constants.RELATIONSHIP_TYPE
+                                                 .HYPERLINK, is_external=True))
+    link.append(paragraph.add_run("공식 홈페이지")._r)  # moves the run into the link
+    paragraph._p.append(link)
+    paragraph.add_run("에서 확인할 수 있다.")
+    out = io.BytesIO()
+    word.save(out)
+    document = read_document("a.docx", out.getvalue())
+    assert document.segments == ["자세한 내용은 공식 홈페이지에서 확인할 수 있다.", "공식 홈페이지"]
+
+    def written(*english):
+        result = docx.Document(io.BytesIO(document.render(list(english)))).paragraphs[0]
+        linked = "".join(result._p.xpath("./w:hyperlink//w:t/text()"))
+        return result.text, linked
+
+    assert written("Details can be found on the official homepage.", "The official homepage") == (
+        "Details can be found on the official homepage.", "the official homepage")
+    assert written("Details can be confirmed there.", "Official homepage") == (
+        "Details can be confirmed there. Official homepage", "Official homepage")  # still a link, after the line
