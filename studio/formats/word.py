@@ -15,8 +15,8 @@ it is given the stretch's formatting ("삼성은 **새 공장**을 지었다." -
 is translated alone too and the link moved to its phrase, or, not found so, written after the line with that
 English as its text: it stays a link. What is lost: the formatting of a stretch whose English is not found, a
 link's place where that is, links beside a main run in a tracked insertion or a field (their text goes to the
-main run), and the place of tabs inside a line. Styles, images, tables, numbering, untranslated lines and every other part are
-kept.
+main run), and the place of tabs inside a line. Styles, images, tables, numbering, untranslated lines and
+every other part are kept.
 Not translated: footnotes, endnotes, comments, charts and SmartArt text."""
 
 from __future__ import annotations
