@@ -49,6 +49,9 @@ def _keep(char: str) -> str:
     return char
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # Unicode's Cc, but tab and line break
+
+
 def clean_text(text: str) -> str:
     """NFC, full-width ASCII to ASCII, East Asian brackets to quotes, a middle dot between words to a comma, every
     kind of space to one space, invisible characters removed.
@@ -98,8 +101,9 @@ class TextPipeline:
         return untokenize_ptb(clean_text(text))
 
     def output(self, text: str) -> str:
-        """Detokenized model output as shown to a user."""
-        return tidy(text) if self.name == TUTORIAL else untokenize_ptb(text.strip())
+        """Detokenized model output as shown to a user, without control characters (a byte-fallback piece the
+        model sampled can decode to one: a reply held a raw \\x10)."""
+        return _CONTROL.sub("", tidy(text) if self.name == TUTORIAL else untokenize_ptb(text.strip()))
 
     def describe(self) -> str:
         if self.name == TUTORIAL:

@@ -6,6 +6,7 @@ import pytest
 
 from studio.config import TaskConfig
 from studio.text import SentencePieceTokenizer, clean_text, normalize, pipeline_for
+from studio.text.pipelines import PIPELINES
 
 NEWS = [
     "2022년 작, '풀장에서 수영하는 사람들'은 비센테 시소(Vicente Siso)의 작품이다.",
@@ -88,3 +89,10 @@ def test_double_quotes_mixed_in_one_output_become_straight_ones():
     pipeline = pipeline_for(TaskConfig(task="translator", text_pipeline="translator"))
     assert pipeline.output('He said: “Do not think it is a solution."') == 'He said: "Do not think it is a solution."'
     assert pipeline.output("The film “Parasite” won.") == "The film “Parasite” won."  # one style: kept
+
+
+@pytest.mark.parametrize("name", PIPELINES)
+def test_an_output_shows_no_control_character_a_byte_piece_decoded_to(name):
+    from studio.text.pipelines import TextPipeline
+
+    assert TextPipeline(name).output("안녕\x10하세요\x7f") == "안녕하세요"

@@ -112,6 +112,9 @@ export function untokenizePtb(text) {
 
 // ---- pipelines ----
 
+// Unicode's Cc, but tab and line break: what a byte-fallback piece the model sampled can decode to (pipelines.py)
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/gu;
+
 /**
  * A text pipeline: source(text) is what the model reads, target(text) a training target, output(text) the
  * detokenized model output as shown to a user.
@@ -126,7 +129,7 @@ export function pipeline(name, lowercaseTarget = false) {
     lowercaseTarget,
     source: (text) => (tutorial ? normalize(text) : cleanText(text)),
     target: (text) => (tutorial ? normalize(text, lowercaseTarget) : untokenizePtb(cleanText(text))),
-    output: (text) => (tutorial ? tidy(text) : untokenizePtb(pyStrip(text))),
+    output: (text) => (tutorial ? tidy(text) : untokenizePtb(pyStrip(text))).replace(CONTROL, ""),
   };
 }
 

@@ -61,3 +61,7 @@ test("a config without text_pipeline is the tutorial pipeline", () => {
   assert.equal(pipelineForConfig({ task: { text_pipeline: "translator" } }).name, "translator");
   assert.throws(() => pipeline("other"), /unknown text pipeline/);
 });
+
+test("an output shows no control character a byte piece decoded to", () => {
+  for (const name of ["tutorial", "translator"]) assert.equal(pipeline(name).output("안녕\x10하세요\x7f"), "안녕하세요");
+});
