@@ -38,6 +38,9 @@ _LEGACY_CHARSET = re.compile(rb"""(<meta\b[^>]*?charset\s*=\s*["']?|<\?xml\b[^>]
                              re.IGNORECASE)
 
 
+_KOREAN_PAGE = re.compile(rb"""(<html\b[^>]*?\blang\s*=\s*["']?)ko(?:-KR)?(?=["'\s/>])""", re.IGNORECASE)
+
+
 class _Scanner(HTMLParser):
     """Records where each piece of markup and text starts, what it is, and whether text is inside a skipped
     element."""
@@ -103,6 +106,7 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
         else:
             run.append(Piece(offset, end, kind, raw, tag=tag))
     spans = []
+    translated: list[str] = []  # what the spans wrote in this rendering (a text kept as it was writes nothing)
     for run in runs:
         for piece in run:
             if piece.kind == "text" and (broken := _BROKEN.search(piece.raw)):
@@ -114,14 +118,23 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
         block = Placeholders(pieces, html.unescape, lambda markup: markup.replace("\n", " "))
         if pieces and block.words:
             spans.append(Span(pieces[0].start, pieces[-1].end, block.segment,
-                              lambda t, own, b=block: b.restore(t, lambda x, _: html.escape(x, quote=False), own),
+                              lambda t, own, b=block: translated.append(b.restore(t, _escape, own)) or translated[-1],
                               block.stretches))
     check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches], limits,
                    "text nodes and formatted phrases", empty=not text.strip())
-    if not note:
-        return spliced(name, ".html", text, bom, spans)
-    # written as UTF-8: a page that declared its legacy encoding now declares UTF-8
-    return spliced(name, ".html", text, bom, spans, [note], lambda body: _LEGACY_CHARSET.sub(rb"\1utf-8", body))
+
+    def finish(body: bytes) -> bytes:
+        if translated:
+            body = _KOREAN_PAGE.sub(rb"\1en", body, count=1)  # the page is English now
+            translated.clear()
+        # written as UTF-8: a page that declared its legacy encoding now declares UTF-8
+        return _LEGACY_CHARSET.sub(rb"\1utf-8", body) if note else body
+
+    return spliced(name, ".html", text, bom, spans, [note] if note else [], finish)
+
+
+def _escape(text: str, at_start: bool) -> str:
+    return html.escape(text, quote=False)
 
 
 def _paired(run: list[Piece]) -> list[Piece]:

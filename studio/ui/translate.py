@@ -243,8 +243,9 @@ class TranslateTab:
         alternatives = gr.Radio(label="Other translations (beam search's n-best): pick one to use it", visible=False,
                                 elem_id="translate-alternatives")
         latency = gr.Markdown(elem_id="translate-latency")
-        marks = gr.HighlightedText(label=f"Confidence: a word is unsure when the model's mean log-probability of its "
-                                         f"pieces is below {UNSURE}, doubtful below {DOUBTFUL} (a hint, not a verdict)",
+        marks = gr.HighlightedText(label="How sure the model was of each word: unsure and doubtful words are worth a "
+                                         "second look (a hint, not a verdict; the mean log-probability of the word's "
+                                         f"pieces below {UNSURE} and {DOUBTFUL})",
                                    color_map=CONFIDENCE_COLORS, show_legend=True, combine_adjacent=False,
                                    elem_id="translate-confidence")
         gr.Examples(list(TRANSLATOR.prompts), inputs=self.source, label="Try")
@@ -252,7 +253,7 @@ class TranslateTab:
         self.decoding = DecodingControls("translate", service.capacity, TRANSLATOR.default_decoding)
         with gr.Accordion("Glossary and protected terms", open=False):
             with gr.Row():
-                self.glossary_text = gr.Textbox("", label="Glossary: one `korean = english` entry per line (or a tab "
+                self.glossary_text = gr.Textbox("", label="Glossary: one entry per line, korean = english (or a tab "
                                                 "between them)", lines=3, placeholder="삼성전자 = Samsung Electronics",
                                                 elem_id="translate-glossary")
                 glossary_file = gr.File(label="Add the entries of a .tsv glossary file", file_types=[".tsv", ".txt"],

@@ -334,7 +334,7 @@ def test_html_round_trip_is_exact():
 def test_html_translation_changes_only_text_and_is_escaped():
     document = read_document("a.htm", HTML.encode())
     out = document.render([f"{s} <&>" for s in document.segments[:-1]] + document.segments[-1:]).decode()
-    for kept in ["<!DOCTYPE html>", '<html lang="ko"><head><meta charset="utf-8">', "<!-- 주석 -->",
+    for kept in ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', "<!-- 주석 -->",  # English now
                  '<style>p::before { content: "<스타일>"; }</style>',
                  '<script>var s = "<b>스크립트</b>"; if (a<b) {}</script>', '<p class="x" title="제목 속성">',
                  "<pre>미리  서식</pre> <code>코드</code> <textarea>입력</textarea>",
