@@ -22,12 +22,13 @@ def _korean_font() -> str | None:
         from matplotlib import font_manager
 
         _KOREAN_FONT = ""
-        for path in font_manager.findSystemFonts():
-            name = path.lower()
-            if any(k in name for k in ("notosanscjk", "noto sans cjk", "nanum", "malgun", "applegothic", "notosanskr")):
-                font_manager.fontManager.addfont(path)
-                _KOREAN_FONT = font_manager.FontProperties(fname=path).get_name()
-                break
+        found = [path for path in font_manager.findSystemFonts() if any(
+            k in path.lower() for k in ("notosanscjk", "noto sans cjk", "nanum", "malgun", "applegothic", "notosanskr"))]
+        # the regular weight first: a bold face alone made matplotlib log "Failed to find font weight normal" per draw
+        found.sort(key=lambda path: (any(w in path.lower() for w in ("bold", "black", "light", "thin", "medium")), path))
+        if found:
+            font_manager.fontManager.addfont(found[0])
+            _KOREAN_FONT = font_manager.FontProperties(fname=found[0]).get_name()
     return _KOREAN_FONT or None
 
 
