@@ -1,6 +1,7 @@
 """What every format shares: the `Document` (segments out, translations in, bytes out), the limits, text
-decoding (UTF-8, or Korean in CP949) with line numbers, and the splicing renderer of the text formats: a text document is its
-source plus the spans to replace, so everything outside a translated span is given back byte for byte."""
+decoding (UTF-8, or Korean in CP949) with line numbers, and the splicing renderer of the text formats: a text
+document is its source plus the spans to replace, so everything outside a translated span is given back byte for
+byte."""
 
 from __future__ import annotations
 
@@ -67,10 +68,13 @@ def one_line(text: str) -> str:
     return normalize_space(text)
 
 
-def check_segments(name: str, segments: list[str], limits: FormatLimits, unit: str, empty: bool) -> None:
+def check_segments(name: str, segments: list[str], limits: FormatLimits, unit: str, empty: bool,
+                   text: str = "") -> None:
+    """Refuses a document with nothing to translate (`empty`: its `text` is blank) or too many segments."""
     if not any(s.strip() for s in segments):
-        raise DataError(name, "is empty: there is no text to translate" if empty
-                        else "has no text to translate")
+        controls = empty and text.strip(" \t\r\n")  # blank to Python, but not a blank file: 0x1C-0x1F, 0x85...
+        raise DataError(name, "has no text to translate, only control characters" if controls
+                        else "is empty: there is no text to translate" if empty else "has no text to translate")
     if len(segments) > limits.max_segments:
         raise DataError(name, f"has {len(segments):,} {unit} to translate; the limit is "
                               f"{limits.max_segments:,}. Please split it.")

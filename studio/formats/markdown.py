@@ -95,7 +95,7 @@ def read_markdown(name: str, data: bytes, limits: FormatLimits) -> Document:
             continue
         spans += _text_runs(text, located, references)
     check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches], limits,
-                   "text runs and formatted phrases", empty=not text.strip())
+                   "text runs and formatted phrases", empty=not text.strip(), text=text)
     return spliced(name, ".md", text, bom, spans, ([note] if note else []) + warnings)
 
 

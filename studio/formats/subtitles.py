@@ -102,7 +102,7 @@ def read_subtitles(name: str, data: bytes, limits: FormatLimits) -> Document:
     if count == 0 and text.strip():
         raise DataError(name, "cue 1 (line 1): no subtitle found; expected a number, then a "
                               "'HH:MM:SS,mmm --> HH:MM:SS,mmm' line, then the text")
-    check_segments(name, [s.segment for s in spans], limits, "cues", empty=not text.strip())
+    check_segments(name, [s.segment for s in spans], limits, "cues", empty=not text.strip(), text=text)
     return spliced(name, ".srt", text, bom, spans, [note] if note else [])
 
 

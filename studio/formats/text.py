@@ -13,7 +13,7 @@ def read_text(name: str, data: bytes, limits: FormatLimits) -> Document:
     text, bom, note = decode_text(name, data, "a .txt file")
     spans = [Span(start, end, text[start:end], _indented(_indentation(text[start:end])))
              for start, end in split_lines(text)]
-    check_segments(name, [s.segment for s in spans], limits, "lines", empty=not text.strip())
+    check_segments(name, [s.segment for s in spans], limits, "lines", empty=not text.strip(), text=text)
     return spliced(name, ".txt", text, bom, spans, [note] if note else [])
 
 

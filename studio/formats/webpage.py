@@ -121,7 +121,7 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
                               lambda t, own, b=block: translated.append(b.restore(t, _escape, own)) or translated[-1],
                               block.stretches))
     check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches], limits,
-                   "text nodes and formatted phrases", empty=not text.strip())
+                   "text nodes and formatted phrases", empty=not text.strip(), text=text)
 
     def finish(body: bytes) -> bytes:
         if translated:

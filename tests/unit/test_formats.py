@@ -504,3 +504,9 @@ def test_docx_without_words_has_nothing_to_translate():
 
 def test_docx_over_the_segment_limit_is_refused():
     refused("a.docx", make_docx(["가", "나", "다", "라"]), "4 paragraphs", limits=FormatLimits(max_segments=3))
+
+
+@pytest.mark.parametrize("name", ["a.txt", "a.md", "a.srt", "a.html"])
+def test_a_file_of_control_characters_is_called_so_not_empty(name):
+    refused(name, b"\x1c\x1d\x1e\x1f" * 100, "has no text to translate, only control characters")
+    refused(name, b"  \r\n\n", "is empty")
