@@ -183,7 +183,8 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     """Translate Korean to English."""
     options = decode_options("translator", beam, length_penalty, sample, temperature, top_k, top_p, seed,
                              max_new_tokens, no_repeat_ngram)
-    from studio.document import has_korean, translate_lines
+    from studio.document import translate_lines
+    from studio.text.script import has_hangul
 
     if out is not None and file is None:
         raise StudioError("--out needs --file (the file to translate)")
@@ -245,7 +246,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                             on_progress=_advancing(progress, job), scores=confidences,
                                             protector=protector, report=report)
     _show_warnings(sorted(set(w for w in warnings if not _is_language_hint(w))))
-    _show_line_warnings([[hint] if hint and has_korean(line) else []  # one without Korean was kept: said above
+    _show_line_warnings([[hint] if hint and has_hangul(line) else []  # one without Korean was kept: said above
                          for line, hint in zip(lines, map(generator.preprocessor.language_hint, lines))])
     if protector:
         _show_protection(report)
@@ -294,7 +295,8 @@ def _show_line_warnings(per_line: list[list[str]]) -> None:
 
 def _translate_interactively(generator, options, protector) -> None:
     """A terminal on stdin: each line is translated when Enter is pressed."""
-    from studio.document import has_korean, translate_lines
+    from studio.document import translate_lines
+    from studio.text.script import has_hangul
 
     console.print("[bold]Transformer Studio translator[/bold] — type Korean and press Enter; Ctrl-D or /quit to "
                   "leave.")
@@ -304,7 +306,7 @@ def _translate_interactively(generator, options, protector) -> None:
         outputs, warnings = translate_lines(generator, [line], options, protector=protector, report=report)
         hint = generator.preprocessor.language_hint(line)
         _show_warnings(sorted(set(w for w in warnings if not _is_language_hint(w)))
-                       + ([hint] if hint and has_korean(line) else []))
+                       + ([hint] if hint and has_hangul(line) else []))
         if protector:
             _show_protection(report)
         print(outputs[0], flush=True)

@@ -12,14 +12,15 @@ from dataclasses import replace
 
 from studio.generate import DecodeOptions
 from studio.generate.confidence import Confidence
-from studio.text.protect import Protected, Protector, Span
+from studio.text.protect import PLACEHOLDER_PREFIX, Protected, Protector, Span
+from studio.text.script import has_hangul
 
 # not after a Latin abbreviation or initial ("Dr. Smith", "U.S. Steel", "J. Kim"), nor after a list marker that
 # starts the line ("가. 서론", "1. 개요")
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])(?<!\b[A-Z]\.)(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z][a-z]{2}\.)"
                            r"(?<!^[가-힣]\.)(?<!^\d\.)(?<!^\d\d\.)\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:，])\s+")
-_KOREAN = re.compile("[가-힣ㄱ-ㅎㅏ-ㅣ]")
+_MARKUP_TOKEN = re.compile(rf"(?<![0-9]){PLACEHOLDER_PREFIX}\d+(?![0-9])")  # a document format's (inline markup)
 
 
 # a lower-case word written twice in a row ("the draft draft of this plan"): this model's slip, which English writes
@@ -134,12 +135,15 @@ def translate_alternatives(generator, text: str, n: int, options: DecodeOptions 
     Alternatives and `/translate_alternatives`. With a `protector`, the search runs on the placeholder source
     and every alternative gets the spans' English back; when the best one dropped a span or wrote one twice,
     the search runs once more with those spans' English written in, as `unprotect` does, and the set whose best
-    keeps more of them is used. `report` receives (span, applied) for the best."""
+    keeps more of them is used. `report` receives (span, applied) for the best. A text without Korean is its only
+    alternative, as written."""
     from studio.inference import distinct_outputs
 
     text = " ".join(text.split())
     if not text:
         return [], []
+    if not has_hangul(text):  # kept as written, as translate_lines keeps it
+        return [(text, 0.0)], [kept_warning([text])]
     shield = protector.protect(text) if protector else Protected(text)  # protect() knows the text's own names
     source = shield.text
     found = generator.alternatives(source, n, options)
@@ -188,14 +192,8 @@ def plan_lines(preprocessor, lines: Sequence[str]) -> list[list[str]]:
     blank line, nor for one without Korean: `translate_lines` keeps it as written). Their total is what a
     progress bar counts."""
     limit, count = preprocessor.source_limit, preprocessor.count_tokens
-    return [[] if not has_korean(line) else [p for s in split_sentences(line) for p in fit_to_length(s, count, limit)]
+    return [[] if not has_hangul(line) else [p for s in split_sentences(line) for p in fit_to_length(s, count, limit)]
             for line in lines]
-
-
-def has_korean(text: str) -> bool:
-    """Whether `text` has a Hangul letter: a line without one (English, code, a number, another language) is no
-    input for a Korean-to-English model, and a document's is kept as written."""
-    return bool(_KOREAN.search(text))
 
 
 def kept_warning(kept: list[str]) -> str:
@@ -209,7 +207,7 @@ def kept_warning(kept: list[str]) -> str:
 def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | None = None, batch_size: int = 32,
                     on_progress: Callable[[int, int], None] | None = None, scores: list | None = None,
                     protector: Protector | None = None, report: list | None = None,
-                    stop: Callable[[], bool] | None = None) -> tuple[list[str], list[str]]:
+                    stop: Callable[[], bool] | None = None, say_kept: bool = True) -> tuple[list[str], list[str]]:
     """Translate each line (one without Korean is kept as written, and a warning says so); returns (outputs
     aligned with `lines`, warnings). Given a list as `scores`, it
     receives each line's `Confidence` (its sentences' words together). `on_progress(done, total)` hears the
@@ -242,7 +240,7 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
             on_progress(start + len(batch), len(flat))
     outputs, position = [], 0
     kept = [line for line, pieces in zip(lines, plan) if not pieces and line.strip()]
-    if kept:
+    if kept and say_kept:
         warnings.append(kept_warning(kept))
     for line, pieces in zip(lines, plan):
         done = position + len(pieces) <= len(translated)  # else stopped before this line was done
@@ -262,5 +260,9 @@ def translate_document(generator, document, options: DecodeOptions | None = None
                        report: list | None = None, stop: Callable[[], bool] | None = None) -> tuple[bytes, list[str]]:
     """A read document (`studio.formats.read_document`) translated, in the same format; and warnings."""
     outputs, warnings = translate_lines(generator, document.segments, options, batch_size, on_progress,
-                                        protector=protector, report=report, stop=stop)
-    return document.render(outputs), list(document.warnings) + warnings
+                                        protector=protector, report=report, stop=stop, say_kept=False)
+    stretches = document.stretches or [False] * len(document.segments)
+    # its texts without Korean, as the reader sees them (a formatted phrase is part of one; markup tokens are not)
+    kept = [" ".join(_MARKUP_TOKEN.sub(" ", segment).split()) for segment, stretch in zip(document.segments, stretches)
+            if not stretch and segment.strip() and not has_hangul(segment)]
+    return document.render(outputs), list(document.warnings) + ([kept_warning(kept)] if kept else []) + warnings

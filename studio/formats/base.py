@@ -6,6 +6,7 @@ byte."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -38,6 +39,9 @@ class Document:
     segments: list[str]
     _render: Callable[[list[str]], bytes] = field(repr=False)
     warnings: list[str] = field(default_factory=list)  # parts kept untranslated, and why
+    # per segment: a formatted stretch of the text before it, translated alone only to place its formatting
+    # (`studio.formats.phrases`); each follows its own text, so a translation stopped midway leaves both alike
+    stretches: list[bool] = field(default_factory=list)
 
     def render(self, translations: Sequence[str]) -> bytes:
         translations = list(translations)
@@ -72,7 +76,7 @@ def check_segments(name: str, segments: list[str], limits: FormatLimits, unit: s
                    text: str = "") -> None:
     """Refuses a document with nothing to translate (`empty`: its `text` is blank) or too many segments."""
     if not any(s.strip() for s in segments):
-        controls = empty and text.strip(" \t\r\n")  # blank to Python, but not a blank file: 0x1C-0x1F, 0x85...
+        controls = empty and any(unicodedata.category(c) == "Cc" and c not in "\t\r\n" for c in text)  # 0x1C...
         raise DataError(name, "has no text to translate, only control characters" if controls
                         else "is empty: there is no text to translate" if empty else "has no text to translate")
     if len(segments) > limits.max_segments:
@@ -158,17 +162,17 @@ class Span:
 def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
             warnings: list[str] | None = None, finish: Callable[[bytes], bytes] = lambda body: body) -> Document:
     """A document rendered by replacing `spans` of `text` (sorted, not overlapping), then passed through
-    `finish` (a format's last touch on the written bytes). Its segments are the spans' segments, then all their
-    stretches, in order."""
+    `finish` (a format's last touch on the written bytes). Its segments are each span's segment followed by its
+    stretches."""
     spans = sorted(spans, key=lambda s: s.start)
     for before, after in zip(spans, spans[1:]):
         assert before.end <= after.start, "overlapping spans"
 
     def render(translations: list[str]) -> bytes:
         out, position = [], 0
-        stretch_english = iter(translations[len(spans):])
-        for span, translation in zip(spans, translations):
-            own = [next(stretch_english) for _ in span.stretches]
+        english = iter(translations)
+        for span in spans:
+            translation, own = next(english), [next(english) for _ in span.stretches]
             out.append(text[position:span.start])
             out.append(text[span.start:span.end] if translation == span.segment else span.output(translation, own))
             position = span.end
@@ -176,5 +180,6 @@ def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
         body = finish("".join(out).encode("utf-8"))
         return BOM + body if bom else body
 
-    segments = [s.segment for s in spans] + [stretch for s in spans for stretch in s.stretches]
-    return Document(name, kind, segments, render, warnings or [])
+    segments = [part for s in spans for part in (s.segment, *s.stretches)]
+    return Document(name, kind, segments, render, warnings or [],
+                    [stretch for s in spans for stretch in (False, *[True] * len(s.stretches))])

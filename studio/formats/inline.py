@@ -149,7 +149,13 @@ class Placeholders:
     def _with_phrases(self, items: list[tuple[str, str]], stretch_english: list[str]) -> list[tuple[str, str]]:
         """`items` with each formatting pair placed without tokens around its stretch's English, where a text
         item has it as a phrase outside the phrases already placed."""
-        marked = [(kind, value, kind == "text") for kind, value in items]  # third: may still take a phrase
+        merged: list[tuple[str, str]] = []  # adjacent texts (where a token was removed) as one, to search across
+        for kind, value in items:
+            if kind == "text" and merged and merged[-1][0] == "text":
+                merged[-1] = ("text", merged[-1][1] + value)
+            else:
+                merged.append((kind, value))
+        marked = [(kind, value, kind == "text") for kind, value in merged]  # third: may still take a phrase
         for (opening, closing, korean), english in zip(self._phrases, stretch_english):
             for i, (kind, value, free) in enumerate(marked):
                 found = find_phrase(english, korean, value) if free else None

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import html
 import re
-from urllib.parse import unquote
 
+import mdurl
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import normalizeReference
 
@@ -196,8 +196,8 @@ def _blocks(raw: str, references: dict[str, str]) -> list[list[Piece]]:
 
 def _readable(href: str) -> str:
     """A destination as the parser gives it (percent-encoded: `서울` as `%EC%84%9C…`), decoded where that is
-    still one destination."""
-    decoded = unquote(href)
+    still one destination (reserved characters stay encoded: `%2F` is not `/`)."""
+    decoded = mdurl.decode(href)
     return href if re.search(r"[\s<>()]", decoded) else decoded
 
 

@@ -35,9 +35,11 @@ def find_phrase(english: str, korean: str, text: str, taken: list[tuple[int, int
     latin = re.sub(r"[^A-Za-z]", "", phrase)
     if len(phrase) < _SHORTEST and not (latin and phrase.casefold() in korean.casefold()):
         return None
-    words = [_inflected(word) for word in phrase.split(" ")]
-    pattern = re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", re.IGNORECASE)
-    for found in pattern.finditer(text):
+    words = phrase.split(" ")
+    exact, inflected = (re.compile(r"(?<!\w)" + r"\s+".join(map(form, words)) + r"(?!\w)", re.IGNORECASE)
+                        for form in (re.escape, _inflected))
+    # as written first: "News" is a word of its own before it is the plural of "new"
+    for found in [*exact.finditer(text), *inflected.finditer(text)]:
         start, end = found.span()
         if any(start < until and at < end for at, until in taken):
             continue
@@ -57,7 +59,7 @@ def _inflected(word: str) -> str:
     if not word.isalpha() or len(word) < _SHORTEST:
         return re.escape(word)
     lower = word.casefold()
-    if lower.endswith("ies") or lower.endswith("y") and lower[-2] not in "aeiou":  # "factories", "factory"
-        return re.escape(word[:-3] if lower.endswith("ies") else word[:-1]) + "(?:y|ies)"
+    if lower.endswith("ies") or lower.endswith("y") and lower[-2] not in "aeiou":  # "factories", "factory", "movie"
+        return re.escape(word[:-3] if lower.endswith("ies") else word[:-1]) + "(?:y|ies|ie)"
     stem = word[:-1] if word[-1] in "sS" and word[-2:-1] not in "sS" else word
     return re.escape(stem) + "(?:e?s)?"

@@ -38,7 +38,8 @@ _LEGACY_CHARSET = re.compile(rb"""(<meta\b[^>]*?charset\s*=\s*["']?|<\?xml\b[^>]
                              re.IGNORECASE)
 
 
-_KOREAN_PAGE = re.compile(rb"""(<html\b[^>]*?\blang\s*=\s*["']?)ko(?:-KR)?(?=["'\s/>])""", re.IGNORECASE)
+_HTML_TAG_OPEN = re.compile(rb"<html\b[^>]*>", re.IGNORECASE)
+_KOREAN_LANG = re.compile(rb"""((?<![\w-])(?:xml:)?lang\s*=\s*["']?)ko(?:-KR)?(?=["'\s/>])""", re.IGNORECASE)
 
 
 class _Scanner(HTMLParser):
@@ -125,7 +126,7 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
 
     def finish(body: bytes) -> bytes:
         if translated:
-            body = _KOREAN_PAGE.sub(rb"\1en", body, count=1)  # the page is English now
+            body = _HTML_TAG_OPEN.sub(lambda tag: _KOREAN_LANG.sub(rb"\1en", tag.group(0)), body, count=1)  # English now
             translated.clear()
         # written as UTF-8: a page that declared its legacy encoding now declares UTF-8
         return _LEGACY_CHARSET.sub(rb"\1utf-8", body) if note else body

@@ -14,8 +14,8 @@ it is given the stretch's formatting ("삼성은 **새 공장**을 지었다." -
 `studio.formats.phrases`, as .md and .html do). The line itself is translated as plain text. A link's text
 is translated alone too and the link moved to its phrase, or, not found so, written after the line with that
 English as its text: it stays a link. What is lost: the formatting of a stretch whose English is not found, a
-link's place where that is, links beside a main run in a tracked insertion or a field (their text goes to the
-main run), and the place of tabs inside a line. Styles, images, tables, numbering, untranslated lines and
+link's place where that is, the text of a link without letters, across a line break or holding a tab, or beside
+a main run in a tracked insertion (its text goes to the main run), and the place of tabs inside a line. Styles, images, tables, numbering, untranslated lines and
 every other part are kept.
 Not translated: footnotes, endnotes, comments, charts and SmartArt text."""
 
@@ -158,10 +158,15 @@ def _linked(run) -> bool:
     return run.getparent() is not None and run.getparent().tag == _HYPERLINK
 
 
+def _movable(link) -> bool:
+    """Whether a link can be moved to its English whole: no line break or tab in it (it would take them along)."""
+    return not any(child.tag in _BREAKS or child.tag == _TAB for run in link.iter(_R) for child in run)
+
+
 def _looks(run) -> tuple | None:
     """What a reader sees of a run's formatting (a switch turned off, `<w:b w:val="0"/>`, is no formatting);
     None for a run in a link (its text is not re-formatted)."""
-    if run.getparent() is not None and run.getparent().tag == _HYPERLINK:
+    if _linked(run):
         return None
     properties = run.find(_RPR)
     return tuple(sorted((child.tag, tuple(sorted(child.attrib.items()))) for child in properties
@@ -189,7 +194,8 @@ class _Line:
             groups[-1][2] += (child.text or "") if child.tag == _T else " "
         plain = _looks(main)
         self.stretches = [(run, normalize_space(text)) for run, looks, text in groups
-                          if (links if _linked(run) else looks != plain) and has_words(text)]
+                          if (links and _movable(run.getparent()) if _linked(run) else looks != plain)
+                          and has_words(text)]
 
     def write(self, translation: str, stretch_english: list[str]) -> None:
         """The line's English in its main run; then each stretch's English, where the line's has it as a phrase
@@ -265,19 +271,19 @@ def _open(name: str, data: bytes):
 def read_docx(name: str, data: bytes, limits: FormatLimits) -> Document:
     _check_zip(name, data, limits)
     _, lines = _open(name, data)
-    segments = [line.segment for line in lines]
-    stretches = [text for line in lines for _, text in line.stretches]  # translated too, after the lines
-    check_segments(name, segments + stretches, limits, "paragraphs and formatted phrases", empty=False)
+    segments = [part for line in lines for part in (line.segment, *[text for _, text in line.stretches])]
+    check_segments(name, segments, limits, "paragraphs and formatted phrases", empty=False)
 
     def render(translations: list[str]) -> bytes:
         document, fresh = _open(name, data)  # a fresh copy each time: render can be called again
-        english = iter(translations[len(fresh):])
-        for line, translation in zip(fresh, translations):
-            own = [next(english) for _ in line.stretches]
+        english = iter(translations)
+        for line in fresh:
+            translation, own = next(english), [next(english) for _ in line.stretches]
             if translation != line.segment:
                 line.write(translation, own)
         out = io.BytesIO()
         document.save(out)
         return out.getvalue()
 
-    return Document(name, ".docx", segments + stretches, render)
+    return Document(name, ".docx", segments, render,
+                    stretches=[s for line in lines for s in (False, *[True] * len(line.stretches))])

@@ -363,14 +363,14 @@ def _english(kind: str, text: str) -> str | None:
         return amount_in_english(text)
     if kind == "time":
         half = _HALF_DAY[text[:2]]
-        return f"{_TILDE.sub('-', _KOREAN_HOUR.sub(lambda m: _clock(m, half), text[2:].strip()))} {half}"
+        return f"{_TILDE.sub('-', _KOREAN_HOUR.sub(_clock, text[2:].strip()))} {half}"
     return _TILDE.sub("-", text.removesuffix("년")) if kind == "range" else text
 
 
-def _clock(hour_and_minutes: re.Match, half: str) -> str:
-    """"2시 5분" as English writes it: "2:05" (midnight, "오전 0시", is 12 a.m.)."""
+def _clock(hour_and_minutes: re.Match) -> str:
+    """"2시 5분" as English writes it: "2:05" (hour 0 is 12: "오전 0시" is 12 a.m., "오후 0시 30분" 12:30 p.m.)."""
     hour, minutes = hour_and_minutes.groups()
-    hour = 12 if int(hour) == 0 and half == "a.m." else int(hour)
+    hour = int(hour) or 12
     return f"{hour}:{int(minutes):02d}" if minutes else str(hour)
 
 

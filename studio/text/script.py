@@ -3,6 +3,7 @@ script (English, Japanese, Chinese, code...) gets a hint next to its output inst
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 
@@ -33,3 +34,13 @@ def looks_like(text: str) -> str | None:
         return None
     script, _ = max(((s, n) for s, n in counts.items() if s != "HANGUL"), key=lambda item: item[1])
     return _SCRIPTS.get(script, "another language")
+
+
+# the letters Unicode names "HANGUL …" (syllables, compatibility and conjoining jamo: decomposed Korean, NFD, too);
+# web/src/protect.js's HANGUL_LETTERS are the same ranges
+_HANGUL_LETTER = re.compile("[\u1100-\u11ff\u3131-\u318e\ua960-\ua97c\uac00-\ud7a3\ud7b0-\ud7c6\ud7cb-\ud7fb]")
+
+
+def has_hangul(text: str) -> bool:
+    """Whether `text` has a Korean letter: a line without one is no input for a Korean-to-English model."""
+    return bool(_HANGUL_LETTER.search(text))

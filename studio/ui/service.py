@@ -132,16 +132,17 @@ def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalt
 
 
 def _seed(value) -> int | None:
-    if isinstance(value, str):
-        value = value.strip()
-        if not value:
-            return None
-        try:
-            return int(value)
-        except ValueError:
-            raise InputError(f"The seed must be a whole number, or empty for a new sample each time; got {value[:20]!r}"
-                             ) from None
-    return None if value is None else int(value)
+    """The seed box's text, or an API client's number: None when empty (a new sample each time)."""
+    if value is None or isinstance(value, str) and not value.strip():
+        return None
+    try:
+        seed = int(value.strip()) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        seed = -1
+    if seed < 0:
+        raise InputError(f"The seed must be a whole number, 0 or more, or empty for a new sample each time; "
+                         f"got {str(value)[:20]!r}")
+    return seed
 
 
 __all__ = ["ModelService", "InputError", "Limits", "decode_options"]

@@ -66,7 +66,8 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
                    protector=None) -> tuple[str, str, list, str]:
     """Translate one or more lines; returns (translation, latency summary, confidence marks: with `scores`,
     which costs one more forced pass over the output, and what the glossary/protection did)."""
-    from studio.document import finish_generation, has_korean, split_sentences, translate_lines, unprotect
+    from studio.document import finish_generation, split_sentences, translate_lines, unprotect
+    from studio.text.script import has_hangul
     from studio.generate.confidence import Confidence
     from studio.inference import Generation
     from studio.text.protect import describe
@@ -81,7 +82,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
     filled = [line for line in lines if line.strip()]
     report: list = []
     # one Korean sentence: decode once, with latency (without Korean, translate_lines keeps it and says so)
-    if len(filled) == 1 and has_korean(filled[0]) and len(split_sentences(filled[0])) == 1:
+    if len(filled) == 1 and has_hangul(filled[0]) and len(split_sentences(filled[0])) == 1:
         shield = protector.protect(filled[0].strip()) if protector else None
         source = shield.text if shield else filled[0].strip()
         output, latency, warnings = (list(generator.stream(source, options, scores=True, partial=False))[-1] if scores
@@ -99,7 +100,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
         confidences = [] if scores else None
         outputs, warnings = translate_lines(generator, lines, options, scores=confidences, protector=protector,
                                             report=report)
-        sentences = sum(len(split_sentences(line)) for line in filled if has_korean(line))
+        sentences = sum(len(split_sentences(line)) for line in filled if has_hangul(line))
         summary = (f"{backend} · {sentences} sentence{'s' * (sentences != 1)} · "
                    f"{(time.perf_counter() - started) * 1000:.0f} ms total")
     for warning in sorted(set(warnings)):

@@ -235,5 +235,6 @@ def test_the_seed_box_empty_is_a_new_sample_each_time_and_text_must_be_a_whole_n
 
     assert decode_options("sample", seed="").seed is None and decode_options("sample", seed=" 42 ").seed == 42
     assert decode_options("sample", seed=None).seed is None and decode_options("sample", seed=7.0).seed == 7  # API
-    with pytest.raises(InputError, match="whole number"):
-        decode_options("sample", seed="abc")
+    for bad in ("abc", "-1", -3):
+        with pytest.raises(InputError, match="whole number, 0 or more"):
+            decode_options("sample", seed=bad)

@@ -127,6 +127,8 @@ def test_a_reference_link_whose_brackets_the_model_dropped_keeps_its_definitions
     assert document.render(["See Wikipedia, the guide and the picture, and none."]).decode() == (
         "See Wikipedia, the guide and the picture, and none. <https://ko.wikipedia.org/wiki/서울> "
         "[guide.md](guide.md)\n\n[wiki]: https://ko.wikipedia.org/wiki/서울\n[문서]: guide.md\n[그림]: #그림\n")
+    escaped = read_document("a.md", "[문서][a]를 보세요.\n\n[a]: https://a.kr/x%2Fy/%EC%84%9C\n".encode())
+    assert "<https://a.kr/x%2Fy/서>\n" in escaped.render(["See the document."]).decode()  # %2F is not "/"
 
 
 def test_md_a_token_written_twice_is_written_once():
@@ -229,17 +231,17 @@ def docx_with(*paragraphs) -> bytes:
 def test_docx_translation_goes_into_the_main_run_and_a_bold_stretch_keeps_its_english_bold():
     document = read_document("a.docx", docx_with([("중요: ", True), ("회의는 오후 3시에 시작한다.", None)],
                                                   [("삼성은 ", None), ("새 공장", True), ("을 지었다.", None)]))
-    assert document.segments == ["중요: 회의는 오후 3시에 시작한다.", "삼성은 새 공장을 지었다.", "중요:", "새 공장"]
+    assert document.segments == ["중요: 회의는 오후 3시에 시작한다.", "중요:", "삼성은 새 공장을 지었다.", "새 공장"]
 
     def runs(*english):
         out = docx.Document(io.BytesIO(document.render(list(english))))
         return [[(r.text, r.bold) for r in paragraph.runs if r.text] for paragraph in out.paragraphs]
 
-    assert runs("Important: the meeting starts at 3 pm.", "Samsung built a new factory.", "Important:",
+    assert runs("Important: the meeting starts at 3 pm.", "Important:", "Samsung built a new factory.",
                 "The new factory.") == [[("Important:", True), (" the meeting starts at 3 pm.", None)],
                                         [("Samsung built a ", None), ("new factory", True), (".", None)]]
     # a stretch's English that the line's English does not have as a phrase: the line as one run, as before
-    assert runs("Important: the meeting starts at 3 pm.", "Samsung built a new plant.", "Caution",
+    assert runs("Important: the meeting starts at 3 pm.", "Caution", "Samsung built a new plant.",
                 "factory") == [[("Important: the meeting starts at 3 pm.", None)], [("Samsung built a new plant.", None)]]
 
 
@@ -364,3 +366,21 @@ def test_docx_a_link_keeps_its_english_as_its_text_at_its_phrase_or_after_the_li
         "Details can be found on the official homepage.", "the official homepage")
     assert written("Details can be confirmed there.", "Official homepage") == (
         "Details can be confirmed there. Official homepage", "Official homepage")  # still a link, after the line
+
+
+def test_docx_a_link_across_a_line_break_or_with_a_tab_is_not_moved():
+    from docx.oxml import OxmlElement
+
+    word = docx.Document()
+    paragraph = word.add_paragraph("첫 줄의 긴 문장과 ")
+    link = OxmlElement("w:hyperlink")
+    inside = paragraph.add_run("링크 시작")
+    inside.add_break()
+    inside.add_text("링크 끝")
+    link.append(inside._r)
+    paragraph._p.append(link)
+    paragraph.add_run(" 둘째 줄의 긴 문장")
+    out = io.BytesIO()
+    word.save(out)
+    document = read_document("a.docx", out.getvalue())
+    assert not any(document.stretches)  # its text goes to the main runs, its break stays where it was

@@ -19,11 +19,11 @@ from studio.formats import FORMATS, Document, FormatLimits, output_name, read_do
 from studio.formats.subtitles import wrap_cue
 
 
-def marked(document: Document, stretches: int = 0) -> bytes:
-    """Render with a translator whose output is easy to find: upper case between « » (the last `stretches`
-    segments, formatted stretches translated alone, without « », so that their lines have them)."""
-    lines = len(document.segments) - stretches
-    return document.render([f"«{s.upper()}»" if i < lines else s.upper() for i, s in enumerate(document.segments)])
+def marked(document: Document) -> bytes:
+    """Render with a translator whose output is easy to find: upper case between « » (formatted stretches, translated
+    alone, without « », so that their lines have them)."""
+    stretches = document.stretches or [False] * len(document.segments)
+    return document.render([s.upper() if stretch else f"«{s.upper()}»" for s, stretch in zip(document.segments, stretches)])
 
 
 def refused(name: str, data: bytes, *fragments: str, limits: FormatLimits | None = None) -> str:
@@ -256,15 +256,16 @@ def test_md_round_trip_is_exact(newline):
 
 
 def test_md_segments_are_whole_blocks_with_links_and_code_as_placeholders_and_formatted_stretches_after():
-    assert read_document("a.md", MD.encode()).segments == [
-        "제목 강조 표시", "인용 첫 줄 계속  Xq51  여기", "항목 굵은 글씨  Xq51  링크 글  Xq52  그리고",
+    document = read_document("a.md", MD.encode())
+    assert document.segments == [
+        "제목 강조 표시", "강조 표시", "인용 첫 줄 계속  Xq51  여기", "항목 굵은 글씨  Xq51  링크 글  Xq52  그리고", "굵은 글씨",
         "중첩 항목", "가", "나 | 다", "라", "대체 글",
-        "문단 안쪽 글 *별표* snake_case  Xq51  끝.  Xq52  참조 링크  Xq53  문단", "강조 표시", "굵은 글씨",
-        "안쪽 글"]
+        "문단 안쪽 글 *별표* snake_case  Xq51  끝.  Xq52  참조 링크  Xq53  문단", "안쪽 글"]  # each stretch after its text
+    assert [i for i, stretch in enumerate(document.stretches) if stretch] == [1, 4, 11]
 
 
 def test_md_translation_changes_only_text():
-    out = marked(read_document("a.md", MD.encode()), stretches=3).decode()
+    out = marked(read_document("a.md", MD.encode())).decode()
     for kept in ["---\ntitle: 제목\ntags: [a, b]\n---\n", "`인라인 코드`", "](http://a.b/c_d \"제목\")",
                  "<https://x.y/z>", "    들여쓴 코드\n", "```python\nprint(\"코드\")\n```\n",
                  "<div class=\"box\">\n원시 HTML\n</div>\n", "<span class=\"q\">", "https://example.com/경로",
@@ -326,14 +327,14 @@ SAMPLES["a.html"] = HTML.encode()
 def test_html_round_trip_is_exact():
     data = ("\ufeff" + HTML.replace("\n", "\r\n")).encode()
     document = read_document("a.html", data)
-    assert document.segments == ["제목", "톰 & 제리\xa0굵은 글씨 꼬리 이어짐", "닫히지 않은  Xq51  기울임",
-                                 "굵은 글씨"]
+    assert document.segments == ["제목", "톰 & 제리\xa0굵은 글씨 꼬리 이어짐", "굵은 글씨", "닫히지 않은  Xq51  기울임"]
     assert document.render(document.segments) == data
 
 
 def test_html_translation_changes_only_text_and_is_escaped():
     document = read_document("a.htm", HTML.encode())
-    out = document.render([f"{s} <&>" for s in document.segments[:-1]] + document.segments[-1:]).decode()
+    out = document.render([s if stretch else f"{s} <&>" for s, stretch in zip(document.segments, document.stretches)]
+                          ).decode()
     for kept in ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', "<!-- 주석 -->",  # English now
                  '<style>p::before { content: "<스타일>"; }</style>',
                  '<script>var s = "<b>스크립트</b>"; if (a<b) {}</script>', '<p class="x" title="제목 속성">',
@@ -406,8 +407,8 @@ def members(data: bytes) -> set[str]:
 
 def test_docx_segments_are_paragraphs_with_words_in_body_tables_headers_footers():
     document = read_document("a.docx", make_docx(["첫 문단"], rich=True))
-    # after the lines, the stretches in another formatting than their line's main run (the bold "굵은 ")
-    assert document.segments == ["첫 문단", "굵은 보통 끝", "셀 하나", "중첩 셀", "머리글", "바닥글", "보통", "끝"]
+    # each line's stretches in another formatting than its main run (the bold "굵은 ") right after it
+    assert document.segments == ["첫 문단", "굵은 보통 끝", "보통", "끝", "셀 하나", "중첩 셀", "머리글", "바닥글"]
 
 
 def test_docx_round_trip_keeps_parts_and_text():
@@ -510,3 +511,13 @@ def test_docx_over_the_segment_limit_is_refused():
 def test_a_file_of_control_characters_is_called_so_not_empty(name):
     refused(name, b"\x1c\x1d\x1e\x1f" * 100, "has no text to translate, only control characters")
     refused(name, b"  \r\n\n", "is empty")
+
+
+def test_a_translated_page_declares_english_in_lang_and_xml_lang_of_html_only():
+    document = read_document("a.html", '<html xml:lang="ko" lang="ko-KR"><p lang="ko">안녕</p></html>'.encode())
+    assert document.render(["Hello"]) == b'<html xml:lang="en" lang="en"><p lang="ko">Hello</p></html>'
+    assert document.render(document.segments) == '<html xml:lang="ko" lang="ko-KR"><p lang="ko">안녕</p></html>'.encode()
+
+
+def test_a_file_of_wide_or_no_break_spaces_is_empty_not_control_characters():
+    refused("a.txt", "\u3000\u3000\n\xa0 \n".encode(), "is empty")

@@ -239,7 +239,7 @@ def test_decimals_are_kept_as_written_and_other_bare_numbers_left_to_the_model()
     ("물가는 3~4% 올랐다", "3-4%"), ("가격은 1.5~2.5배", "1.5-2.5"), ("2020~2023년에", "2020-2023"),
     ("10:30~11:45에", "10:30-11:45"), ("$10~$20이다", "$10-$20"), ("15 ~ 20℃로", "15-20℃"), ("5∼10kg을", "5-10kg"),
     ("오전 10:30에", "10:30 a.m."), ("오후 2:00~3:30까지", "2:00-3:30 p.m."), ("오후 2시에", "2 p.m."),
-    ("오전 0시 26분 발생", "12:26 a.m."), ("오후 2시 5분~4시까지", "2:05-4 p.m."), ("오전 8시부터", "8 a.m.")])
+    ("오전 0시 26분 발생", "12:26 a.m."), ("오후 0시 30분", "12:30 p.m."), ("오후 2시 5분~4시까지", "2:05-4 p.m."), ("오전 8시부터", "8 a.m.")])
 def test_a_range_or_a_time_of_day_is_one_span_as_english_writes_it(korean, english):
     protected = Protector().protect(korean)
     assert [s.english for s in protected.spans] == [english]
@@ -432,3 +432,30 @@ def test_a_word_written_once_instead_of_twice_loses_its_second_score_too():
     words = [("the", -0.1), ("draft", -0.5), ("draft,", -2.0), ("it", -0.2), ("is", -0.3)]
     finished = finish_generation("초안이다.", Generation("the draft draft, it is", [], [], Confidence(words, -0.6)))
     assert finished.confidence.words == [("The", -0.1), ("draft,", -0.5), ("it", -0.2), ("is.", -0.3)]
+
+
+def test_lines_without_korean_are_kept_as_written_and_said_once_as_the_reader_sees_them():
+    import unicodedata
+
+    from studio.document import translate_document
+    from studio.formats import read_document
+
+    translator = WordTranslator()
+    outputs, warnings = translate_lines(translator, ["회의는 서울에서 열린다", "Hello there.", "", "2024",
+                                                     unicodedata.normalize("NFD", "회의는 열린다")])
+    assert outputs[1:4] == ["Hello there.", "", "2024"] and outputs[4]  # decomposed Korean is Korean
+    assert warnings == ["2 lines without Korean kept as written (the first: 'Hello there.')"]
+    assert all("Hello" not in source for call in translator.calls for source in call)  # never sent to the model
+    document = read_document("a.md", "**Note** `code` here\n\n회의는 **서울**에서 열린다\n".encode())
+    data, warnings = translate_document(WordTranslator(), document)
+    assert data.decode().startswith("**Note** `code` here\n")  # as written, markup and all
+    # a formatted phrase is no line of its own, and the markup's tokens are not shown
+    assert warnings == ["kept as written, without Korean to translate: 'Note here'"]
+
+
+def test_alternatives_of_a_text_without_korean_are_the_text_itself():
+    from studio.document import translate_alternatives
+
+    translator = WordTranslator()
+    assert translate_alternatives(translator, "Hello  there.", 3) == (
+        [("Hello there.", 0.0)], ["kept as written, without Korean to translate: 'Hello there.'"])

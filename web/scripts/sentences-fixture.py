@@ -107,6 +107,7 @@ TEXTS = [
     ("Hello there. How are you?\niOS rules! “quoted” words, and more words after them.", 3),
     ("첫 줄이다.\n  # Introduction  \n2024\n둘째 줄, 'quoted' 이다.\n中文 句子。\n", 4),
     ("Only English here, and it is kept as it is written to the very last of its many words.", 4),
+    ("\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165 \u1106\u116e\u11ab\u110c\u1161\u11bc. Hello.\n", 4),  # decomposed (NFD)
     ("", 4),
 ]
 

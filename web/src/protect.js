@@ -453,9 +453,9 @@ export class Protector {
   }
 }
 
-/** "2시 5분" as English writes it: "2:05" (midnight, "오전 0시", is 12 a.m.). */
-function clock(hour, minutes, half) {
-  const hours = Number(asciiDigits(hour)) === 0 && half === "a.m." ? 12 : Number(asciiDigits(hour));
+/** "2시 5분" as English writes it: "2:05" (hour 0 is 12: "오전 0시" is 12 a.m., "오후 0시 30분" 12:30 p.m.). */
+function clock(hour, minutes) {
+  const hours = Number(asciiDigits(hour)) || 12;
   return minutes === undefined ? String(hours) : `${hours}:${String(Number(asciiDigits(minutes))).padStart(2, "0")}`;
 }
 
@@ -464,7 +464,7 @@ function autoEnglish(kind, text) {
   if (kind === "amount") return amountInEnglish(text);
   if (kind === "time") {
     const half = HALF_DAY[text.slice(0, 2)];
-    return `${pyStrip(text.slice(2)).replace(KOREAN_HOUR, (_, hour, minutes) => clock(hour, minutes, half))
+    return `${pyStrip(text.slice(2)).replace(KOREAN_HOUR, (_, hour, minutes) => clock(hour, minutes))
       .replace(TILDE, "-")} ${half}`;
   }
   return kind === "range" ? (text.endsWith("년") ? text.slice(0, -1) : text).replace(TILDE, "-") : text;

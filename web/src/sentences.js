@@ -12,6 +12,7 @@
 //   toUpperCase() both map fully ("ß" -> "SS"); lengths count code points, as Python's len() does.
 // - Node's Unicode is newer than Python 3.11's 14.0: some 55 rare letters ("ƛ") capitalize differently.
 
+import { HANGUL_LETTERS } from "./protect.js";
 import { lastChar, lstripChars, PY_WHITESPACE, pyRepr, pyRstrip, pySplit, pyStrip, rstripChars, WORD_CHARS } from "./pystr.js";
 
 const WORD = `[${WORD_CHARS}]`; // Python's \w
@@ -83,7 +84,9 @@ export function finishSentence(source, output) {
   return output;
 }
 
-const KOREAN = /[가-힣ㄱ-ㅎㅏ-ㅣ]/u; // document.py's _KOREAN
+// a Korean letter (script.py's has_hangul): the letters Unicode names "HANGUL …", decomposed Korean too
+const KOREAN = new RegExp(`[${HANGUL_LETTERS.map(([first, last]) => `\\u{${first.toString(16)}}-\\u{${last.toString(16)}}`)
+  .join("")}]`, "u");
 
 /** Per line of `text` (split at "\n"), the pieces the model decodes: its sentences, each split further when
  * longer than `limit` tokens by `countTokens`; none for a blank line, nor for one without Korean (kept as written:
