@@ -24,7 +24,7 @@ class InputError(StudioError):
 class Limits:
     """Enforced on the server for every request, whatever the browser allows."""
     max_input_chars: int = 1000
-    max_file_bytes: int = 2_000_000
+    max_file_bytes: int = 2 * 1024 * 1024  # 2 MB as Gradio counts it on the page ("2 Mb", not "1.9 Mb")
     max_file_lines: int = 5_000
 
 

@@ -18,7 +18,7 @@ MAX_CONVERSATIONS = 100
 MAX_MESSAGES = 1000  # per conversation
 MAX_CHARS = 20_000  # per message
 MAX_STATS_CHARS = 500
-MAX_IMPORT_BYTES = 1_000_000
+MAX_IMPORT_BYTES = 1024 * 1024  # 1 MB as the page counts
 # localStorage holds about 5 million characters per site; the store is kept encrypted in base64 (4/3 of its
 # UTF-8 size), beside the settings and Gradio's own entries
 STORE_BUDGET_BYTES = 2_500_000

@@ -175,7 +175,7 @@ def read_upload(file, max_bytes: int, kind: str = "a file", suffixes=None) -> tu
     finally:
         delete_upload(path)
     if len(data) > max_bytes:
-        limit = f"{max_bytes // 1_000_000} MB" if max_bytes % 1_000_000 == 0 else f"{max_bytes:,} bytes"
+        limit = f"{max_bytes // 2 ** 20} MB" if max_bytes % 2 ** 20 == 0 else f"{max_bytes:,} bytes"  # as the page says
         raise InputError(f"{name}: larger than {limit}, the most {kind} may be.")
     return name, data
 

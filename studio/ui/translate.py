@@ -20,7 +20,7 @@ from studio.ui.service import (InputError, ModelService, as_notice, decode_optio
 # a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it
 UNSURE, DOUBTFUL = -0.7, -1.6
 CONFIDENCE_COLORS = {"unsure": "#fde68a", "doubtful": "#fca5a5"}
-MAX_GLOSSARY_BYTES = 1_000_000
+MAX_GLOSSARY_BYTES = 1024 * 1024  # 1 MB as the page counts
 ALTERNATIVES = 4  # how many n-best translations the tab offers
 
 

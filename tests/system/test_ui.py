@@ -273,11 +273,11 @@ def test_an_upload_over_its_limit_or_gone_is_refused_by_name(services, tmp_path)
     from studio.ui.translate import translate_file
 
     upload = tmp_path / "terms.tsv"
-    upload.write_bytes(b"x" * 1_000_000)
-    assert read_upload(str(upload), 1_000_000, "a glossary") == ("terms.tsv", b"x" * 1_000_000)
-    upload.write_bytes(b"x" * 1_000_001)
+    upload.write_bytes(b"x" * 2**20)
+    assert read_upload(str(upload), 2**20, "a glossary") == ("terms.tsv", b"x" * 2**20)
+    upload.write_bytes(b"x" * (2**20 + 1))
     with pytest.raises(InputError, match=r"^terms.tsv: larger than 1 MB, the most a glossary may be\.$"):
-        read_upload(str(upload), 1_000_000, "a glossary")
+        read_upload(str(upload), 2**20, "a glossary")  # a megabyte as the page counts it
     with pytest.raises(InputError, match="gone.txt: the upload could not be read"):
         read_upload(str(tmp_path / "gone.txt"), 1_000_000)
     with pytest.raises(InputError, match=r"terms.pdf: cannot read this type of file as a glossary; choose \.tsv"):
