@@ -47,25 +47,34 @@ def new_figure(**options):
     return Figure(**options)
 
 
+MAX_HEAD_INCHES = 6.0  # one head's heat-map at the most
+MAX_LABELS = 40  # pieces named along an axis at the most
+
+
 def attention_figure(weights: np.ndarray, rows: list[str], columns: list[str], title: str):
     """weights [heads, len(rows), len(columns)] -> one heat-map per head, like the translator tutorial."""
     heads = weights.shape[0]
     cols = min(4, heads)
     grid_rows = int(np.ceil(heads / cols))
-    size = max(2.6, 0.28 * max(len(rows), len(columns)))
-    figure = new_figure(figsize=(cols * size, grid_rows * size))
+    longest = max(len(rows), len(columns))
+    # a long input: a bounded picture with every k-th piece named (a figure 134 inches wide took 11 s to draw and
+    # was unreadable once the page scaled it down)
+    size = min(MAX_HEAD_INCHES, max(2.6, 0.28 * longest))
+    step = max(1, int(np.ceil(longest / MAX_LABELS)))
+    figure = new_figure(figsize=(cols * size + 1, grid_rows * size), layout="constrained")
     axes = figure.subplots(grid_rows, cols, squeeze=False)
+    image = None
     for head in range(grid_rows * cols):
         axis = axes[head // cols][head % cols]
         if head >= heads:
             axis.axis("off")
             continue
-        axis.imshow(weights[head], cmap="viridis", vmin=0, vmax=1, aspect="auto")
+        image = axis.imshow(weights[head], cmap="viridis", vmin=0, vmax=1, aspect="auto")
         axis.set_title(f"head {head + 1}", fontsize=9)
-        axis.set_xticks(range(len(columns)), columns, rotation=90, fontsize=7)
-        axis.set_yticks(range(len(rows)), rows, fontsize=7)
-    figure.suptitle(title)
-    figure.tight_layout()
+        axis.set_xticks(range(0, len(columns), step), columns[::step], rotation=90, fontsize=7)
+        axis.set_yticks(range(0, len(rows), step), rows[::step], fontsize=7)
+    figure.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="attention weight")
+    figure.suptitle(title + (f" (one piece in {step} named)" if step > 1 else ""))
     return figure
 
 

@@ -144,8 +144,9 @@ def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
     explore = shown.__wrapped__
     summary, encoder, decoder, cross, positional, schedule, config = explore("나는 커피를 좋아해?", "chatbot", 2)
     assert "Parameters:" in summary
-    assert len(encoder.axes) == 4 and len(cross.axes) == 4  # one heat-map per head (4 heads)
-    assert encoder.axes[0].get_title() == "head 1"
+    heads = [axis.get_title() for axis in encoder.axes if axis.get_title()]
+    assert heads == ["head 1", "head 2", "head 3", "head 4"]  # one heat-map per head (4 heads)
+    assert len(cross.axes) == 5 and cross.axes[-1].get_ylabel() == "attention weight"  # and the colour scale
     assert config["model"]["d_model"] == 32
     assert positional.axes and schedule.axes
     with pytest.warns(UserWarning, match="has layers 1 to 2; showing layer 2"):  # a toast in the page
