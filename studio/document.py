@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from studio.generate import DecodeOptions
 from studio.generate.confidence import Confidence
-from studio.text.protect import PLACEHOLDER_PREFIX, Protected, Protector, Span
+from studio.text.protect import ANY_PLACEHOLDER, Protected, Protector, Span
 from studio.text.script import has_hangul
 
 # not after a Latin abbreviation or initial ("Dr. Smith", "U.S. Steel", "J. Kim"), nor after a list marker that
@@ -20,7 +20,6 @@ from studio.text.script import has_hangul
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])(?<!\b[A-Z]\.)(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z][a-z]{2}\.)"
                            r"(?<!^[가-힣]\.)(?<!^\d\.)(?<!^\d\d\.)\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:，])\s+")
-_MARKUP_TOKEN = re.compile(rf"(?<![0-9]){PLACEHOLDER_PREFIX}\d+(?![0-9])")  # a document format's (inline markup)
 
 
 # a lower-case word written twice in a row ("the draft draft of this plan"): this model's slip, which English writes
@@ -263,6 +262,6 @@ def translate_document(generator, document, options: DecodeOptions | None = None
                                         protector=protector, report=report, stop=stop, say_kept=False)
     stretches = document.stretches or [False] * len(document.segments)
     # its texts without Korean, as the reader sees them (a formatted phrase is part of one; markup tokens are not)
-    kept = [" ".join(_MARKUP_TOKEN.sub(" ", segment).split()) for segment, stretch in zip(document.segments, stretches)
+    kept = [" ".join(ANY_PLACEHOLDER.sub(" ", segment).split()) for segment, stretch in zip(document.segments, stretches)
             if not stretch and segment.strip() and not has_hangul(segment)]
     return document.render(outputs), list(document.warnings) + ([kept_warning(kept)] if kept else []) + warnings

@@ -149,13 +149,7 @@ class Placeholders:
     def _with_phrases(self, items: list[tuple[str, str]], stretch_english: list[str]) -> list[tuple[str, str]]:
         """`items` with each formatting pair placed without tokens around its stretch's English, where a text
         item has it as a phrase outside the phrases already placed."""
-        merged: list[tuple[str, str]] = []  # adjacent texts (where a token was removed) as one, to search across
-        for kind, value in items:
-            if kind == "text" and merged and merged[-1][0] == "text":
-                merged[-1] = ("text", merged[-1][1] + value)
-            else:
-                merged.append((kind, value))
-        marked = [(kind, value, kind == "text") for kind, value in merged]  # third: may still take a phrase
+        marked = [(kind, value, kind == "text") for kind, value in _merged(items)]  # third: may still take a phrase
         for (opening, closing, korean), english in zip(self._phrases, stretch_english):
             for i, (kind, value, free) in enumerate(marked):
                 found = find_phrase(english, korean, value) if free else None
@@ -218,13 +212,19 @@ def _placeable(marks: dict[int, Piece], order: list[int]) -> set[int]:
     return kept
 
 
-def _join(items: list[tuple[str, str]], escape: Callable[[str, bool], str]) -> str:
-    merged: list[list[str]] = []
-    for kind, value in items:  # adjacent texts (where a token was removed) become one
+def _merged(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`items` with adjacent texts (where a token was removed) as one."""
+    merged: list[tuple[str, str]] = []
+    for kind, value in items:
         if kind == "text" and merged and merged[-1][0] == "text":
-            merged[-1][1] += value
+            merged[-1] = ("text", merged[-1][1] + value)
         else:
-            merged.append([kind, value])
+            merged.append((kind, value))
+    return merged
+
+
+def _join(items: list[tuple[str, str]], escape: Callable[[str, bool], str]) -> str:
+    merged = [list(item) for item in _merged(items)]
     for i, (kind, value) in enumerate(merged):
         if kind != "text":
             continue

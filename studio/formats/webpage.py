@@ -107,7 +107,6 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
         else:
             run.append(Piece(offset, end, kind, raw, tag=tag))
     spans = []
-    translated: list[str] = []  # what the spans wrote in this rendering (a text kept as it was writes nothing)
     for run in runs:
         for piece in run:
             if piece.kind == "text" and (broken := _BROKEN.search(piece.raw)):
@@ -119,15 +118,14 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
         block = Placeholders(pieces, html.unescape, lambda markup: markup.replace("\n", " "))
         if pieces and block.words:
             spans.append(Span(pieces[0].start, pieces[-1].end, block.segment,
-                              lambda t, own, b=block: translated.append(b.restore(t, _escape, own)) or translated[-1],
+                              lambda t, own, b=block: b.restore(t, _escape, own),
                               block.stretches))
     check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches], limits,
                    "text nodes and formatted phrases", empty=not text.strip(), text=text)
 
     def finish(body: bytes) -> bytes:
-        if translated:
-            body = _HTML_TAG_OPEN.sub(lambda tag: _KOREAN_LANG.sub(rb"\1en", tag.group(0)), body, count=1)  # English now
-            translated.clear()
+        if body != text.encode("utf-8"):  # something was translated: the page is English now
+            body = _HTML_TAG_OPEN.sub(lambda tag: _KOREAN_LANG.sub(rb"\1en", tag.group(0)), body, count=1)
         # written as UTF-8: a page that declared its legacy encoding now declares UTF-8
         return _LEGACY_CHARSET.sub(rb"\1utf-8", body) if note else body
 

@@ -15,8 +15,8 @@ it is given the stretch's formatting ("삼성은 **새 공장**을 지었다." -
 is translated alone too and the link moved to its phrase, or, not found so, written after the line with that
 English as its text: it stays a link. What is lost: the formatting of a stretch whose English is not found, a
 link's place where that is, the text of a link without letters, across a line break or holding a tab, or beside
-a main run in a tracked insertion (its text goes to the main run), and the place of tabs inside a line. Styles, images, tables, numbering, untranslated lines and
-every other part are kept.
+a main run in a tracked insertion (its text goes to the main run), and the place of tabs inside a line.
+Styles, images, tables, numbering, untranslated lines and every other part are kept.
 Not translated: footnotes, endnotes, comments, charts and SmartArt text."""
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ class _Line:
         groups: list[list] = []  # [first run, looks (a link: its element), text] of consecutive runs that look alike
         for run, child in line:
             looks = run.getparent() if _linked(run) else _looks(run)
-            if not groups or groups[-1][1] is not looks and groups[-1][1] != looks:
+            if not groups or groups[-1][1] != looks:  # (elements compare by identity)
                 groups.append([run, looks, ""])
             groups[-1][2] += (child.text or "") if child.tag == _T else " "
         plain = _looks(main)

@@ -70,7 +70,7 @@ _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
 PLACEHOLDER_PREFIX = "Xq"  # a Latin-looking token the model copies through; document formats' markup tokens too
 _PLACEHOLDER = PLACEHOLDER_PREFIX + "{}"
 # also where the model glued one to a word ("IXq1)"): left there, it would show through
-_ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
+ANY_PLACEHOLDER = re.compile(r"(?<![0-9])Xq\d+(?![0-9])", re.IGNORECASE)
 # or written wrongly ("Seq1", "ETq4", "X Q4", "X-q7"; "X1q1", "X23" in capitals): the span's English where the
 # placeholder itself is missing
 _RESTORED = re.compile(r"(?P<exact>(?<![0-9])Xq\d+(?![0-9]))"
@@ -196,10 +196,10 @@ class Protected:
         One pass over the output, so an English that looks like a placeholder is never replaced again; a
         placeholder the model made up (one this source does not have), or a number's written more often than the
         source has it ("1 million won faces below 1 million won"), is removed, misspelt or not."""
-        if not self.spans and not _ANY_PLACEHOLDER.search(output):
+        if not self.spans and not ANY_PLACEHOLDER.search(output):
             return output, [], []
         by_placeholder = {span.placeholder.casefold(): span for span in self.spans}
-        written_right = {m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(output)}
+        written_right = {m.group(0).casefold() for m in ANY_PLACEHOLDER.finditer(output)}
         left = self._counts()
         seen: set[str] = set()
 
@@ -238,7 +238,7 @@ class Protected:
         often than the source: "'Xq1 'Xq1'" -> "'Xq1'", "the drama Xq2 “Xq2”" -> "the drama “Xq2”" (a quote between
         them is kept unless one comes before the first)."""
         spans = {span.placeholder.casefold() for span in self.spans} - self.written
-        written = [m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(output)]
+        written = [m.group(0).casefold() for m in ANY_PLACEHOLDER.finditer(output)]
         counts = self._counts()
 
         def once(match: re.Match) -> str:
@@ -254,21 +254,21 @@ class Protected:
     def repeated(self, output: str) -> list[Span]:
         """The numbers (amounts, figures, ranges, times) whose placeholder `output` has more often than the source:
         a number written twice is a wrong number; a name written twice is English ("Smith ... Mr Smith")."""
-        written = [m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(output)]
+        written = [m.group(0).casefold() for m in ANY_PLACEHOLDER.finditer(output)]
         counts = self._counts()
         return [s for s in self.spans if s.kind in NUMERIC_KINDS
                 and written.count(s.placeholder.casefold()) > counts[s.placeholder.casefold()]]
 
     def _counts(self) -> dict[str, int]:
         """How often the source has each span's placeholder (a term written twice shares one)."""
-        written = [m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(self.text)]
+        written = [m.group(0).casefold() for m in ANY_PLACEHOLDER.finditer(self.text)]
         return {s.placeholder.casefold(): written.count(s.placeholder.casefold()) for s in self.spans}
 
     def inline(self, spans: list[Span]) -> str:
         """The source with `spans` written as their English instead of placeholders (the fallback for a
         sentence whose placeholders the model dropped: it copies Latin text more often than not)."""
         chosen = {span.placeholder.casefold(): span.english for span in spans}
-        return _ANY_PLACEHOLDER.sub(lambda m: chosen.get(m.group(0).casefold(), m.group(0)), self.text)
+        return ANY_PLACEHOLDER.sub(lambda m: chosen.get(m.group(0).casefold(), m.group(0)), self.text)
 
 
 @dataclass(frozen=True)
@@ -299,7 +299,7 @@ class Protector:
     def _protect(self, source: str, auto: bool) -> Protected:
         found: list[tuple[int, int, str, str]] = []  # (start, end, kind, english), not overlapping
         # "Xq…" tokens already in the source (the user's, or a document format's markup) pass through as they are
-        tokens = [match.span() for match in _ANY_PLACEHOLDER.finditer(source)]
+        tokens = [match.span() for match in ANY_PLACEHOLDER.finditer(source)]
 
         def free(start: int, end: int) -> bool:
             return all(end <= s or start >= e for s, e in [*tokens, *((s, e) for s, e, _, _ in found)])
@@ -335,7 +335,7 @@ class Protector:
                 english = _english(match.lastgroup, match.group(0))
                 if english and free(*match.span()):
                     found.append((*match.span(), match.lastgroup, english))
-        taken = frozenset(m.group(0).casefold() for m in _ANY_PLACEHOLDER.finditer(source))
+        taken = frozenset(m.group(0).casefold() for m in ANY_PLACEHOLDER.finditer(source))
         numbers = (n for n in range(1, 100_000) if _PLACEHOLDER.format(n).casefold() not in taken)
         spans: dict[tuple[str, str], Span] = {}  # the same term twice in a sentence shares one placeholder
         pieces, position = [], 0
@@ -377,7 +377,7 @@ def _clock(hour_and_minutes: re.Match) -> str:
 def language_sample(text: str) -> str:
     """The text a language guess should read: without URLs and e-mail addresses (no language's words) and without
     placeholders ("Xq1": term protection's, or a document format's markup tokens)."""
-    return _ADDRESSES.sub(" ", _ANY_PLACEHOLDER.sub(" ", text))
+    return _ADDRESSES.sub(" ", ANY_PLACEHOLDER.sub(" ", text))
 
 
 def introduced_names(text: str) -> Glossary:
