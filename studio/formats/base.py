@@ -160,10 +160,12 @@ class Span:
 
 
 def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
-            warnings: list[str] | None = None, finish: Callable[[bytes], bytes] = lambda body: body) -> Document:
+            warnings: list[str] | None = None, labels: Sequence[str] = (),
+            finish: Callable[[str, list[str]], str] = lambda body, labels: body) -> Document:
     """A document rendered by replacing `spans` of `text` (sorted, not overlapping), then passed through
-    `finish` (a format's last touch on the written bytes). Its segments are each span's segment followed by its
-    stretches."""
+    `finish` (a format's last touch on the written text) with the English of its `labels` (texts that are no
+    span's, such as an HTML image's alt text: `finish` puts them in). Its segments are each span's segment followed
+    by its stretches, then the labels."""
     spans = sorted(spans, key=lambda s: s.start)
     for before, after in zip(spans, spans[1:]):
         assert before.end <= after.start, "overlapping spans"
@@ -177,9 +179,9 @@ def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
             out.append(text[span.start:span.end] if translation == span.segment else span.output(translation, own))
             position = span.end
         out.append(text[position:])
-        body = finish("".join(out).encode("utf-8"))
+        body = finish("".join(out), list(english)).encode("utf-8")
         return BOM + body if bom else body
 
-    segments = [part for s in spans for part in (s.segment, *s.stretches)]
+    segments = [part for s in spans for part in (s.segment, *s.stretches)] + list(labels)
     return Document(name, kind, segments, render, warnings or [],
-                    [stretch for s in spans for stretch in (False, *[True] * len(s.stretches))])
+                    [stretch for s in spans for stretch in (False, *[True] * len(s.stretches))] + [False] * len(labels))

@@ -7,13 +7,13 @@ where the line's English has the stretch's English as a phrase, that phrase gets
 The phrase is matched as whole words, case-insensitively, without a leading article or possessive ("the",
 "our"...; taken in where the line has the same one) and with a noun's plural or singular ("Banks" finds "bank
 loans"); a phrase under 4 characters only when its letters are written so in the Korean too ("NSW", "EU"): "New"
-alone would be found in "New York"."""
+alone would be found in "New York". A stretch without letters (a link such as "[1]") is found as written."""
 
 from __future__ import annotations
 
 import re
 
-from studio.formats.base import one_line
+from studio.formats.base import has_words, one_line
 
 EDGES = " \"'“”‘’.,;:!?()"
 _LEADING = re.compile(r"^(?:the|a|an|our|their|his|her|its|my|your|this|these|those) ", re.IGNORECASE)
@@ -21,7 +21,10 @@ _SHORTEST = 4
 
 
 def _phrase_of(english: str) -> str:
-    """The words of a stretch's English to look for: without edge punctuation or a leading article."""
+    """The words of a stretch's English to look for: without edge punctuation or a leading article (a stretch
+    without letters, "[1]" or "(2)", as written)."""
+    if not has_words(english):
+        return one_line(english)
     return _LEADING.sub("", one_line(english).strip(EDGES)).strip(EDGES)
 
 
@@ -32,11 +35,13 @@ def find_phrase(english: str, korean: str, text: str, taken: list[tuple[int, int
     article or possessive where the line has the same one before the phrase."""
     phrase = _phrase_of(english)
     article = _LEADING.match(one_line(english).strip(EDGES))
-    latin = re.sub(r"[^A-Za-z]", "", phrase)
-    if len(phrase) < _SHORTEST and not (latin and phrase.casefold() in korean.casefold()):
+    written = re.sub(r"[^A-Za-z]", "", phrase) or not has_words(phrase)  # what would be written so in the Korean
+    if not phrase or len(phrase) < _SHORTEST and not (written and phrase.casefold() in korean.casefold()):
         return None
     words = phrase.split(" ")
-    exact, inflected = (re.compile(r"(?<!\w)" + r"\s+".join(map(form, words)) + r"(?!\w)", re.IGNORECASE)
+    # whole words: no letter or digit just before or after (where the phrase starts or ends with one)
+    opening, closing = r"(?<!\w)" if re.match(r"\w", phrase) else "", r"(?!\w)" if re.search(r"\w$", phrase) else ""
+    exact, inflected = (re.compile(opening + r"\s+".join(map(form, words)) + closing, re.IGNORECASE)
                         for form in (re.escape, _inflected))
     # as written first: "News" is a word of its own before it is the plural of "new"
     for found in [*exact.finditer(text), *inflected.finditer(text)]:

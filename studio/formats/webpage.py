@@ -5,8 +5,10 @@ with a bold word is translated whole: the word is translated alone too, and its 
 where the sentence's English has it as a phrase; a link's tags are placeholders put back around its English.
 White space runs as single spaces, entities decoded; text inside `<script>`, `<style>`, `<code>`, `<pre>`
 and `<textarea>` is never translated (an inline `<code>` element is kept whole where the model puts it).
-Tags, attributes (`alt` and `title` too), comments, the doctype and white space around text are given
-back byte for byte; a translation is escaped (`&`, `<`, `>`) and written on one line. What is lost on a
+The Korean of the attributes a reader sees (`alt`, `title`, `aria-label`, `placeholder`) is translated too,
+after the page's text, and written double-quoted and escaped. Other tags and attributes, comments, the doctype
+and white space around text are given back byte for byte; a translation is escaped (`&`, `<`, `>`) and written
+on one line. What is lost on a
 translated segment: its own line breaks, named entities (written as plain characters), the tags of formatting
 whose English is not found, and those of a link the model did not keep in order (its text stays; its `<a href>`
 is then written after the segment with its address as its text, so the link is not lost).
@@ -20,9 +22,10 @@ import re
 from html.parser import HTMLParser
 
 from studio.errors import DataError
-from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text
+from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text, normalize_space, one_line
 from studio.formats.base import spliced
 from studio.formats.inline import Piece, Placeholders, trim
+from studio.text.script import has_hangul
 
 SKIPPED = frozenset({"script", "style", "code", "pre", "textarea"})
 # tags that sit inside a sentence: a pair of them (<b>…</b>) wraps part of a segment; any other tag, and <br>,
@@ -32,14 +35,17 @@ INLINE = frozenset({"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "d
                     "strong", "sub", "sup", "time", "tt", "u", "var"})
 ATOMS = frozenset({"code", "img", "wbr"})  # inline too, kept whole (a <code> element with its content)
 _BROKEN = re.compile(r"<[A-Za-z/!?]")
+LABELS = frozenset({"alt", "title", "aria-label", "placeholder"})  # attributes whose text a reader sees
+# one attribute with a value, from where the last one ended (so nothing inside a quoted value is taken for one)
+_ATTRIBUTE = re.compile(r"""(\s+([^\s"'>/=]+)\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 _HREF = re.compile(r"""\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
-_LEGACY_CHARSET = re.compile(rb"""(<meta\b[^>]*?charset\s*=\s*["']?|<\?xml\b[^>]*?encoding\s*=\s*["'])"""
-                             rb"(?:euc-kr|cp949|(?:x-)?windows-949|ks_c_5601-1987|ks_c_5601|ksc5601|korean)(?![\w-])",
+_LEGACY_CHARSET = re.compile(r"""(<meta\b[^>]*?charset\s*=\s*["']?|<\?xml\b[^>]*?encoding\s*=\s*["'])"""
+                             r"(?:euc-kr|cp949|(?:x-)?windows-949|ks_c_5601-1987|ks_c_5601|ksc5601|korean)(?![\w-])",
                              re.IGNORECASE)
 
 
-_HTML_TAG_OPEN = re.compile(rb"<html\b[^>]*>", re.IGNORECASE)
-_KOREAN_LANG = re.compile(rb"""((?<![\w-])(?:xml:)?lang\s*=\s*["']?)ko(?:-KR)?(?=["'\s/>])""", re.IGNORECASE)
+_HTML_TAG_OPEN = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
+_KOREAN_LANG = re.compile(r"""((?<![\w-])(?:xml:)?lang\s*=\s*["']?)ko(?:-KR)?(?=["'\s/>])""", re.IGNORECASE)
 
 
 class _Scanner(HTMLParser):
@@ -52,6 +58,7 @@ class _Scanner(HTMLParser):
         # (offset, kind, tag): kind "open" | "close" (inline tags), "atom", "text", "boundary"
         self.events: list[tuple[int, str, str]] = []
         self.open: dict[str, int] = {}
+        self.labelled: dict[str, None] = {}  # start tags (as written) with Korean in a `LABELS` attribute, in order
 
     def _at(self) -> int:
         line, column = self.getpos()
@@ -62,7 +69,12 @@ class _Scanner(HTMLParser):
             ("open" if opening else "close") if tag in INLINE else "boundary")
         self.events.append((self._at(), kind, tag))
 
+    def _label(self, attrs):
+        if any(name in LABELS and value and has_hangul(value) for name, value in attrs):
+            self.labelled[self.get_starttag_text()] = None
+
     def handle_starttag(self, tag, attrs):
+        self._label(attrs)
         self._markup(tag, True)
         if tag in SKIPPED:
             self.open[tag] = self.open.get(tag, 0) + 1
@@ -73,6 +85,7 @@ class _Scanner(HTMLParser):
         self._markup(tag, False)
 
     def handle_startendtag(self, tag, attrs):
+        self._label(attrs)
         self.events.append((self._at(), "atom" if tag in ATOMS else "boundary", tag))
 
     def handle_data(self, data):
@@ -120,16 +133,45 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
             spans.append(Span(pieces[0].start, pieces[-1].end, block.segment,
                               lambda t, own, b=block: b.restore(t, _escape, own),
                               block.stretches))
-    check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches], limits,
-                   "text nodes and formatted phrases", empty=not text.strip(), text=text)
+    labels = list(dict.fromkeys(label for tag in scanner.labelled for label in _labels(tag)))
+    check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches] + labels, limits,
+                   "text nodes, formatted phrases and labels", empty=not text.strip(), text=text)
 
-    def finish(body: bytes) -> bytes:
-        if body != text.encode("utf-8"):  # something was translated: the page is English now
-            body = _HTML_TAG_OPEN.sub(lambda tag: _KOREAN_LANG.sub(rb"\1en", tag.group(0)), body, count=1)
+    def finish(body: str, english: list[str]) -> str:
+        translated = {korean: one_line(e) for korean, e in zip(labels, english) if e != korean}
+        for tag in scanner.labelled if translated else ():
+            body = body.replace(tag, _labelled(tag, translated))  # a tag is written as it was, wherever it went
+        if body != text:  # something was translated: the page is English now
+            body = _HTML_TAG_OPEN.sub(lambda tag: _KOREAN_LANG.sub(r"\1en", tag.group(0)), body, count=1)
         # written as UTF-8: a page that declared its legacy encoding now declares UTF-8
-        return _LEGACY_CHARSET.sub(rb"\1utf-8", body) if note else body
+        return _LEGACY_CHARSET.sub(r"\1utf-8", body) if note else body
 
-    return spliced(name, ".html", text, bom, spans, [note] if note else [], finish)
+    return spliced(name, ".html", text, bom, spans, [note] if note else [], labels, finish)
+
+
+def _labels(tag: str) -> list[str]:
+    """The Korean texts of a start tag's `LABELS` attributes, as a reader sees them."""
+    values = ((match.group(2).lower(), _value(match)) for match in _ATTRIBUTE.finditer(tag))
+    return [label for name, value in values if name in LABELS and has_hangul(label := _value_text(value))]
+
+
+def _value(match: re.Match) -> str:
+    return next(v for v in match.groups()[2:] if v is not None)
+
+
+def _value_text(value: str) -> str:
+    return normalize_space(html.unescape(value))
+
+
+def _labelled(tag: str, translated: dict[str, str]) -> str:
+    """`tag` with the English of its `LABELS` attributes' Korean."""
+    def english(match: re.Match) -> str:
+        label = _value_text(_value(match))
+        if match.group(2).lower() not in LABELS or label not in translated:
+            return match.group(0)
+        return f'{match.group(1)}"{html.escape(translated[label], quote=True)}"'
+
+    return _ATTRIBUTE.sub(english, tag)
 
 
 def _escape(text: str, at_start: bool) -> str:

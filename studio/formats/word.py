@@ -14,8 +14,8 @@ it is given the stretch's formatting ("삼성은 **새 공장**을 지었다." -
 `studio.formats.phrases`, as .md and .html do). The line itself is translated as plain text. A link's text
 is translated alone too and the link moved to its phrase, or, not found so, written after the line with that
 English as its text: it stays a link. What is lost: the formatting of a stretch whose English is not found, a
-link's place where that is, the text of a link without letters, across a line break or holding a tab, or beside
-a main run in a tracked insertion (its text goes to the main run), and the place of tabs inside a line.
+link's place where that is, the text of a link across a line break or holding a tab, or beside a main run in a
+tracked insertion (its text goes to the main run), and the place of tabs inside a line.
 Styles, images, tables, numbering, untranslated lines and every other part are kept.
 Not translated: footnotes, endnotes, comments, charts and SmartArt text."""
 
@@ -193,9 +193,10 @@ class _Line:
                 groups.append([run, looks, ""])
             groups[-1][2] += (child.text or "") if child.tag == _T else " "
         plain = _looks(main)
+        # a link without letters ("[1]") too: its text is found as written, or it follows the line, never emptied
         self.stretches = [(run, normalize_space(text)) for run, looks, text in groups
-                          if (links and _movable(run.getparent()) if _linked(run) else looks != plain)
-                          and has_words(text)]
+                          if (links and _movable(run.getparent()) and text.strip() if _linked(run)
+                              else looks != plain and has_words(text))]
 
     def write(self, translation: str, stretch_english: list[str]) -> None:
         """The line's English in its main run; then each stretch's English, where the line's has it as a phrase
@@ -231,7 +232,7 @@ class _Line:
         `text` in that run."""
         if not _linked(run):
             return self._run_like(run, text)
-        t = next(run.getparent().iter(_T))  # the link's first text (it has one: its text has letters)
+        t = next(run.getparent().iter(_T))  # the link's first text (it has one: its text is not blank)
         t.text = text
         t.set(_XML_SPACE, "preserve")
         return run.getparent()

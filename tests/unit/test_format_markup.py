@@ -384,3 +384,56 @@ def test_docx_a_link_across_a_line_break_or_with_a_tab_is_not_moved():
     word.save(out)
     document = read_document("a.docx", out.getvalue())
     assert not any(document.stretches)  # its text goes to the main runs, its break stays where it was
+
+
+def test_docx_a_link_without_letters_keeps_its_text_where_the_english_has_it_or_after_the_line():
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    word = docx.Document()
+    paragraph = word.add_paragraph("이 연구는 이미 발표되었다")
+    link = OxmlElement("w:hyperlink")
+    link.set(qn("w:anchor"), "note1")
+    link.append(paragraph.add_run("[1]")._r)  # moves the run into the link
+    paragraph._p.append(link)
+    paragraph.add_run(".")
+    out = io.BytesIO()
+    word.save(out)
+    document = read_document("a.docx", out.getvalue())
+    assert document.segments == ["이 연구는 이미 발표되었다[1].", "[1]"]
+
+    def written(english):
+        result = docx.Document(io.BytesIO(document.render([english, "[1]"]))).paragraphs[0]
+        return result.text, result._p.xpath("./w:hyperlink//w:t/text()")
+
+    assert written("This study has already been published[1].") == (
+        "This study has already been published[1].", ["[1]"])  # the link at its place, not doubled
+    assert written("This study has already been published.") == (
+        "This study has already been published. [1]", ["[1]"])  # dropped by the model: still a link, after the line
+
+
+@pytest.mark.parametrize("english, line, found", [
+    ("[1]", "Published[1] in 2021.", "[1]"),
+    ("1", "Published in 2021.", None),  # not a digit inside a number
+    ("(2)", "See (2) below.", "(2)"),
+])
+def test_a_stretch_without_letters_is_found_as_written(english, line, found):
+    span = find_phrase(english, english, line)
+    assert (line[span[0]:span[1]] if span else None) == found
+
+
+def test_html_korean_alt_title_and_placeholder_texts_are_translated_wherever_their_tag_goes():
+    source = ("<p>사진: <img src='cat.png' alt=\"고양이 &amp; 개\" width=3> 귀엽다.</p>\n"
+              "<img src=a.png alt=로고 data-title='제목=아님'>\n<input placeholder='검색어' value='검색어'>"
+              '<img alt="Logo" title="로고">')
+    document = read_document("a.html", source.encode())
+    assert document.segments == ["사진:  Xq51  귀엽다.", "고양이 & 개", "로고", "검색어"]  # each text once
+    english = {"사진:  Xq51  귀엽다.": "Photo:  Xq51  cute.", "고양이 & 개": 'Cats & "dogs"', "로고": "Logo",
+               "검색어": "Search terms"}
+    out = document.render([english[s] for s in document.segments]).decode()
+    assert out == ("<p>Photo: <img src='cat.png' alt=\"Cats &amp; &quot;dogs&quot;\" width=3> cute.</p>\n"
+                   "<img src=a.png alt=\"Logo\" data-title='제목=아님'>\n"
+                   "<input placeholder=\"Search terms\" value='검색어'>"
+                   '<img alt="Logo" title="Logo">')
+    only_labels = read_document("a.html", '<html lang="ko"><img alt="지도"></html>'.encode())
+    assert only_labels.render(["Map"]).decode() == '<html lang="en"><img alt="Map"></html>'

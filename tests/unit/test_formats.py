@@ -327,7 +327,8 @@ SAMPLES["a.html"] = HTML.encode()
 def test_html_round_trip_is_exact():
     data = ("\ufeff" + HTML.replace("\n", "\r\n")).encode()
     document = read_document("a.html", data)
-    assert document.segments == ["제목", "톰 & 제리\xa0굵은 글씨 꼬리 이어짐", "굵은 글씨", "닫히지 않은  Xq51  기울임"]
+    assert document.segments == ["제목", "톰 & 제리\xa0굵은 글씨 꼬리 이어짐", "굵은 글씨", "닫히지 않은  Xq51  기울임",
+                                 "제목 속성", "대체 글"]  # the attributes a reader sees, last
     assert document.render(document.segments) == data
 
 
@@ -337,9 +338,10 @@ def test_html_translation_changes_only_text_and_is_escaped():
                           ).decode()
     for kept in ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', "<!-- 주석 -->",  # English now
                  '<style>p::before { content: "<스타일>"; }</style>',
-                 '<script>var s = "<b>스크립트</b>"; if (a<b) {}</script>', '<p class="x" title="제목 속성">',
+                 '<script>var s = "<b>스크립트</b>"; if (a<b) {}</script>',
+                 '<p class="x" title="제목 속성 &lt;&amp;&gt;">',  # attributes a reader sees are translated
                  "<pre>미리  서식</pre> <code>코드</code> <textarea>입력</textarea>",
-                 '<img alt="대체 글" src="a.png"> &copy; 2024', "\n</body></html>\n"]:
+                 '<img alt="대체 글 &lt;&amp;&gt;" src="a.png"> &copy; 2024', "\n</body></html>\n"]:
         assert kept in out
     assert "<title>제목 &lt;&amp;&gt;</title>" in out
     assert "<b>굵은 글씨</b> 꼬리 이어짐 &lt;&amp;&gt;</p>" in out
