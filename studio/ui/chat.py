@@ -116,7 +116,7 @@ def chat_api(service: ModelService, default_backend: str):
 
 
 # Run once in the page. Each reply's stats (the hidden #chat-stats list, one line per reply) are drawn beside
-# it as the ::after of its row, by one style rule per reply (`:nth-child(k of .bot-row)`), so they are in no
+# it as the ::after of its row (under it on a phone's narrow screen), by one style rule per reply (`:nth-child(k of .bot-row)`), so they are in no
 # message's text (the copy buttons and Retry never see them). The rule sets a custom property that the ::after
 # reads, since Chromium 150 matches `:nth-child(k of S)::after` as if k were 1. The script never touches the
 # chat window's nodes, which Gradio re-renders as tokens stream in, and does no work per token.
@@ -124,7 +124,9 @@ def chat_api(service: ModelService, default_backend: str):
 PAGE_SCRIPT = r"""() => {
   const layout = document.createElement("style");
   layout.textContent = `#chat-window .bot-row::after { content: var(--studio-stats, none); white-space: pre-line;
-    align-self: flex-end; max-width: 16em; margin: 0 var(--spacing-md); font-size: var(--text-xs); color: var(--body-text-color-subdued); }`;
+    align-self: flex-end; max-width: 16em; margin: 0 var(--spacing-md); font-size: var(--text-xs); color: var(--body-text-color-subdued); }
+    @media (max-width: 640px) { #chat-window .bot-row { flex-wrap: wrap; }
+      #chat-window .bot-row::after { flex-basis: 100%; max-width: none; } }`;
   const rules = document.createElement("style");
   rules.id = "chat-stats-rules";
   document.head.append(layout, rules);
