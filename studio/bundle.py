@@ -96,6 +96,9 @@ def write_metrics(path: Path, metrics: dict) -> None:
 
 def load_bundle(path: Path) -> Bundle:
     path = Path(path)
+    if path.is_file():
+        raise BundleError(path, "is a file; a model bundle is a folder (config.json, the weights and the tokenizer, "
+                                "as `studio train` writes it)")
     if not path.is_dir():
         raise BundleError(path, "model bundle directory not found", rebuild_command(None, path))
     config_path = path / "config.json"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Optional
@@ -21,7 +23,7 @@ app = typer.Typer(help="Transformer Studio: a Korean chatbot and a Korean→Engl
                   rich_markup_mode="markdown")  # help texts hold "[default: …]", which rich markup would drop
 console = Console(stderr=True, soft_wrap=True)  # never break a path or command across lines
 from studio.exports import DEFAULT_BACKEND, backends_help, variant  # noqa: E402
-from studio.tasks import SAMPLING, task_named  # noqa: E402
+from studio.tasks import SAMPLING, TASKS, task_named  # noqa: E402
 
 BACKENDS = backends_help()
 
@@ -30,8 +32,13 @@ def _load_generator(bundle: Optional[Path], task: str, backend: str, export_miss
     """A generator on `backend`; a missing or stale export is rebuilt first (or reported, when asked not to)."""
     from studio.serving import ServedModel
 
+    if task not in TASKS:
+        raise StudioError(f"unknown task {task!r}; choose {' or '.join(TASKS)}")
     served = ServedModel.shared(task, bundle, build_missing=export_missing,
                                 progress=lambda message: console.print(message, highlight=False, markup=False))
+    if served.task != task:  # allowed (a tiny bundle of either task serves both in tests), but said
+        _show_warnings([f"{served.bundle.path} is a {served.task} bundle, not a {task}: its outputs are "
+                        f"{'chat replies' if served.task == 'chatbot' else 'translations'}"])
     try:
         if variant(backend).format == "tf" and "tensorflow" not in sys.modules:
             console.print(f"Loading TensorFlow and the {task} (about 10 s; the default backend, {DEFAULT_BACKEND}, "
@@ -188,10 +195,15 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
 
     if out is not None and file is None:
         raise StudioError("--out needs --file (the file to translate)")
+    if text is not None and file is not None:
+        raise StudioError("give the text to translate or a --file, not both")
     if text is not None and not text.strip():
         raise StudioError("nothing to translate: the text is empty (give Korean text, a --file, or lines on stdin)")
+    _check_alternatives(alternatives, scores, sample, beam)
+    if text is not None and not has_hangul(text) and _looks_like_a_document(text):
+        raise StudioError(f"{text!r} looks like a file: to translate a document, give it with --file")
     if file is not None:
-        from studio.formats import FORMATS, output_name
+        from studio.formats import FORMATS
 
         if file.is_dir():
             raise StudioError(f"{file}: is a folder; give a file ({', '.join(FORMATS)})")
@@ -203,7 +215,8 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         if (scores or alternatives) and file.suffix.lower() != ".txt":
             raise StudioError(f"{file}: --scores and --alternatives write one JSON object per line; with --file "
                               "they take a .txt (one input per line)")
-        out = out or file.with_name(output_name(file.name))
+        out = out or file.with_name(_default_output(file, bool(scores or alternatives)))
+        _check_output(file, out, json_lines=bool(scores or alternatives))
     document = _read_document(file) if file is not None else None  # a file's fault is named before a model loads
     protector = _protector(glossary, protect)
     generator = _load_generator(bundle, "translator", backend, export_missing)
@@ -257,6 +270,62 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                "words": [[w, round(v, 4)] for w, v in c.words]}, ensure_ascii=False)
                    for o, c in zip(outputs, confidences)]
     _write_lines(outputs, out)
+
+
+def _check_alternatives(alternatives: int, scores: bool, sample: bool, beam: Optional[int]) -> None:
+    """--alternatives comes from beam search and writes its own JSON: options that would be silently dropped
+    are refused."""
+    if not alternatives:
+        return
+    if scores:
+        raise StudioError("--alternatives and --scores write different JSON lines; choose one")
+    if sample or beam == 1:
+        raise StudioError("--alternatives come from beam search (each one scored); leave out "
+                          f"{'--sample' if sample else '--beam 1'}")
+
+
+def _looks_like_a_document(text: str) -> bool:
+    from studio.formats import FORMATS
+
+    try:
+        return Path(text).suffix.lower() in FORMATS and Path(text).is_file()
+    except (OSError, ValueError):  # a name too long, a NUL: no file
+        return False
+
+
+def _check_output(file: Path, out: Path, json_lines: bool) -> None:
+    """Refuses an --out that would overwrite the document being translated, write a Word document's bytes into a
+    terminal, or give a file the suffix of another format."""
+    if str(out) == "-":
+        if file.suffix.lower() == ".docx" and not json_lines and sys.stdout.isatty():
+            raise StudioError(f"{file}: a Word document is binary; give --out FILE.docx, or pipe the output (--out - "
+                              "into a file or a program)")
+        return
+    if out.exists() and out.resolve() == file.resolve():
+        raise StudioError(f"--out {out}: is the file being translated; its Korean would be lost. Give another name "
+                          f"(by default {file.with_name(_default_output(file, json_lines)).name})")
+    _check_writable(out, "--out")
+    same_format = {".htm": ".html"}
+    wanted = [".jsonl", ".json", ".txt"] if json_lines else [file.suffix.lower()]
+    if (same_format.get(out.suffix.lower(), out.suffix.lower())
+            not in [same_format.get(suffix, suffix) for suffix in wanted]):
+        raise StudioError(f"--out {out}: the translation is written as {'JSON lines' if json_lines else file.suffix}; "
+                          f"give a name ending in {' or '.join(wanted)}")
+
+
+def _default_output(file: Path, json_lines: bool) -> str:
+    from studio.formats import output_name
+
+    default = output_name(file.name)
+    return str(Path(default).with_suffix(".jsonl")) if json_lines else default
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """A file a command writes at its end: its folder must exist now (or the run's work would be lost)."""
+    if path.is_dir():
+        raise StudioError(f"{option} {path}: is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise StudioError(f"{option} {path}: the folder {path.parent} does not exist")
 
 
 def _progress(disable: bool = False):
@@ -343,12 +412,12 @@ def _translate_document(generator, document, out: Path, options, protector=None)
     from studio.document import translate_document
     from studio.files import atomic_write_bytes
 
-    with _progress() as progress:
+    with _progress() as progress, _stopped_by_ctrl_c() as stopped:
         job = progress.add_task("translate", total=None)
         report: list = []
         translated, warnings = translate_document(generator, document, options,
                                                   on_progress=_advancing(progress, job),
-                                                  protector=protector, report=report)
+                                                  protector=protector, report=report, stop=stopped)
     _show_warnings(sorted(set(warnings)))
     if protector:
         _show_protection(report)
@@ -358,6 +427,30 @@ def _translate_document(generator, document, out: Path, options, protector=None)
         return
     atomic_write_bytes(out, translated)
     console.print(f"Wrote {out}", highlight=False, markup=False)
+
+
+@contextlib.contextmanager
+def _stopped_by_ctrl_c():
+    """A `stop()` for a document's translation: the first Ctrl-C asks it to stop after the current batch (what
+    was translated is written, the rest kept in Korean), a second one quits at once."""
+    asked = []
+
+    def interrupted(signum, frame):
+        if asked:
+            raise KeyboardInterrupt
+        asked.append(True)
+        console.print("Stopping after the sentences being translated; the file will be written with what is "
+                      "done (Ctrl-C again to quit without writing)...", highlight=False, markup=False)
+
+    try:
+        previous = signal.signal(signal.SIGINT, interrupted)
+    except ValueError:  # not the main thread (a test, an embedding program): Ctrl-C as usual
+        yield lambda: False
+        return
+    try:
+        yield lambda: bool(asked)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _read_document(file: Path):
@@ -517,8 +610,8 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                      backend: str = typer.Option(DEFAULT_BACKEND, help=BACKENDS),
                      beam: int = typer.Option(4, "--beam", help="Beam size for the beam-search row (1 = skip it)"),
                      length_penalty: Optional[float] = LENGTH_PENALTY,
-                     limit: Optional[int] = typer.Option(None, help="Only the first N pairs of each file"),
-                     batch_size: int = typer.Option(32, help="Sentences decoded together"),
+                     limit: Optional[int] = typer.Option(None, min=1, help="Only the first N pairs of each file"),
+                     batch_size: int = typer.Option(32, min=1, help="Sentences decoded together"),
                      hypotheses: Optional[Path] = typer.Option(None, help="Write outputs here: one file per test "
                                                                "set and strategy, named after this prefix"),
                      data_dir: Optional[Path] = typer.Option(None, help="Where to find the default test sets"),
@@ -535,6 +628,8 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     if glossary and task == "chatbot":
         raise StudioError("--glossary is for the translator")
     protector = _protector(glossary, protect) if task == "translator" else None  # a bad glossary fails first
+    if hypotheses:
+        _check_writable(hypotheses, "--hypotheses")
     generator = _load_generator(bundle, task, backend, export_missing)
     test_sets = _evaluation_sets(task, test, sets, data_dir, generator.config)
     strategies = {"greedy": DecodeOptions()}
@@ -594,8 +689,8 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
 def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the shipped chatbot]"),
           backends: str = typer.Option("all", help="Comma-separated, or all: " + backends_help(serving=False)),
           lengths: str = typer.Option("8,16,30", help="Output lengths in tokens (short, medium, long)"),
-          repeats: int = typer.Option(7, help="Timed runs per backend and length"),
-          threads: int = typer.Option(os.cpu_count() or 1, help="CPU threads, the same for every backend"),
+          repeats: int = typer.Option(7, min=1, help="Timed runs per backend and length"),
+          threads: int = typer.Option(os.cpu_count() or 1, min=1, help="CPU threads, the same for every backend"),
           json_path: Optional[Path] = typer.Option(None, "--json", help="Write the rows here"),
           plot_path: Optional[Path] = typer.Option(None, "--plot", help="Save a bar chart here (PNG)")):
     """Measure decode latency of every backend on the same inputs, side by side in one run."""
@@ -606,6 +701,16 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
     from studio.bench.latency import plot, run_benchmark
     from studio.bundle import default_bundle, load_bundle
     from studio.exports import VARIANTS
+
+    try:
+        steps = [int(n) for n in lengths.split(",") if n.strip()]
+    except ValueError:
+        steps = []
+    if not steps or min(steps) < 1:
+        raise StudioError(f"--lengths expects output lengths of 1 token or more, like 8,16,30, not {lengths!r}")
+    for path, option in ((json_path, "--json"), (plot_path, "--plot")):
+        if path:
+            _check_writable(path, option)  # before the benchmark's minutes, not after
 
     try:
         import tensorflow as tf
@@ -619,10 +724,6 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
     unknown = [b for b in chosen if b not in VARIANTS]
     if unknown:
         raise StudioError(f"unknown backend(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
-    try:
-        steps = [int(n) for n in lengths.split(",") if n.strip()]
-    except ValueError:
-        raise StudioError(f"--lengths expects numbers like 8,16,30, not {lengths!r}") from None
     rows = run_benchmark(loaded, chosen, steps, repeats, threads,
                          progress=lambda message: console.print(message, highlight=False))
     table = Table(title=f"Decode latency: {loaded.path.name}, batch 1, {threads} threads, median of {repeats}")

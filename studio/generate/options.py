@@ -30,4 +30,8 @@ class DecodeOptions:
             raise ValueError("top-k and no-repeat-ngram size cannot be negative")
         if self.max_new_tokens is not None and self.max_new_tokens < 1:
             raise ValueError("max new tokens must be at least 1")
+        if self.length_penalty < 0:
+            raise ValueError("the length penalty cannot be negative (0 ranks by log-probability alone)")
+        if self.seed is not None and self.seed < 0:
+            raise ValueError("the seed must be a whole number, 0 or more")
         return self

@@ -120,6 +120,7 @@ class Glossary:
         """`korean<TAB>english` per line (TSV), or `korean = english` (also `→`, `->`, `=>`): a browser's text box
         cannot type a tab. Blank lines and lines starting with # are skipped."""
         entries: dict[str, str] = {}
+        written_on: dict[str, int] = {}  # each term's line
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
@@ -130,7 +131,10 @@ class Glossary:
             term, english = parts[0].strip(), " ".join(parts[1].split())
             if len(term) > MAX_TERM_CHARS or len(english) > MAX_TERM_CHARS:
                 raise DataError(f"{name}:{number}", f"a glossary entry is limited to {MAX_TERM_CHARS} characters")
-            entries[term] = english
+            if entries.get(term, english) != english:
+                raise DataError(f"{name}:{number}", f"{term} is given twice, as {entries[term]!r} on line "
+                                                    f"{written_on[term]} and as {english!r} here; keep one")
+            entries[term], written_on[term] = english, number
             if len(entries) > MAX_GLOSSARY_ENTRIES:
                 raise DataError(name, f"more than {MAX_GLOSSARY_ENTRIES:,} entries")
         return cls.of(entries)

@@ -216,3 +216,63 @@ def test_a_terminal_session_and_alternatives_remember_names_bracketed_on_earlier
     assert capsys.readouterr().out.splitlines()[-1] == "Deutsche Bahn은 협상했다"
     result = studio_translate("--alternatives", "2", input="\n".join(NAMED_LINES) + "\n")
     assert json.loads(result.stdout.splitlines()[1])["translation"] == "Deutsche Bahn은 협상했다"
+
+
+def test_options_that_would_lose_work_or_be_ignored_are_refused_before_a_model_loads(monkeypatch, tmp_path):
+    monkeypatch.setattr(cli, "_load_generator", lambda *args, **kwargs: pytest.fail("a model was loaded"))
+    source = tmp_path / "news.txt"
+    source.write_text("안녕하세요.\n", encoding="utf-8")
+    refused = {
+        ("--file", str(source), "--out", str(source)): "is the file being translated; its Korean would be lost",
+        ("--file", str(source), "안녕"): "not both",
+        ("--file", str(source), "--out", str(tmp_path / "news.docx")): "give a name ending in .txt",
+        ("--file", str(source), "--out", str(tmp_path / "no" / "x.txt")): "does not exist",
+        ("--alternatives", "2", "--scores", "안녕"): "choose one",
+        ("--alternatives", "2", "--sample", "안녕"): "leave out --sample",
+        ("--alternatives", "2", "--beam", "1", "안녕"): "leave out --beam 1",
+        (str(source),): "looks like a file: to translate a document, give it with --file",
+        ("--sample", "--seed", "-1", "안녕"): "seed must be a whole number, 0 or more",
+        ("--length-penalty", "-1", "안녕"): "length penalty cannot be negative",
+    }
+    for args, message in refused.items():
+        result = studio_translate(*args)
+        assert result.exit_code == 1 and message in str(result.exception), (args, result.exception)
+    assert source.read_text(encoding="utf-8") == "안녕하세요.\n"
+
+
+def test_json_lines_of_a_file_go_to_a_jsonl_beside_it_not_over_its_translation(fake, tmp_path):
+    fake(FakeTranslator())
+    source = tmp_path / "news.txt"
+    source.write_text("안녕하세요.\n", encoding="utf-8")
+    assert studio_translate("--file", str(source)).exit_code == 0
+    assert studio_translate("--alternatives", "2", "--file", str(source)).exit_code == 0
+    assert (tmp_path / "news.en.txt").read_text(encoding="utf-8") == "안녕하세요.\n"
+    assert json.loads((tmp_path / "news.en.jsonl").read_text(encoding="utf-8"))["translation"] == "안녕하세요."
+
+
+def test_a_bundle_of_the_other_task_is_named(monkeypatch):
+    served = SimpleNamespace(task="chatbot", bundle=SimpleNamespace(path="models/chat"),
+                             generator=lambda backend: FakeTranslator())
+    monkeypatch.setattr("studio.serving.ServedModel.shared", lambda *args, **kwargs: served)
+    result = studio_translate("--bundle", "models/chat", "안녕")
+    assert result.exit_code == 0 and "models/chat is a chatbot bundle, not a translator" in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["eval", "foo"], "unknown task 'foo'"),
+    (["eval", "translator", "--hypotheses", "/nonexistent/h"], "the folder /nonexistent does not exist"),
+    (["bench", "--lengths", "0"], "lengths of 1 token or more"),
+    (["bench", "--json", "/nonexistent/x.json"], "the folder /nonexistent does not exist"),
+])
+def test_eval_and_bench_refuse_bad_values_before_their_work(monkeypatch, args, message):
+    monkeypatch.setattr("studio.serving.ServedModel.shared", lambda *a, **k: pytest.fail("a model was loaded"))
+    monkeypatch.setattr("studio.bundle.load_bundle", lambda *a, **k: pytest.fail("a model was loaded"))
+    result = CliRunner().invoke(cli.app, args)
+    assert result.exit_code == 1 and message in str(result.exception)
+
+
+@pytest.mark.parametrize("args", [["eval", "translator", "--batch-size", "0"], ["eval", "translator", "--limit", "0"],
+                                  ["bench", "--repeats", "0"], ["bench", "--threads", "-3"]])
+def test_counts_below_one_are_usage_errors(args):
+    result = CliRunner().invoke(cli.app, args)
+    assert result.exit_code == 2 and "Invalid value" in result.output

@@ -189,6 +189,7 @@ export class Glossary {
    * Error) read as Python's DataError does: "NAME:LINE: …". */
   static parse(text, name = "glossary") {
     const entries = new Map();
+    const writtenOn = new Map(); // each term's line
     const lines = splitLines(text);
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
@@ -203,7 +204,12 @@ export class Glossary {
       if (codePoints(term) > MAX_TERM_CHARS || codePoints(english) > MAX_TERM_CHARS) {
         throw new Error(`${name}:${i + 1}: a glossary entry is limited to ${MAX_TERM_CHARS} characters`);
       }
+      if (entries.has(term) && entries.get(term) !== english) {
+        throw new Error(`${name}:${i + 1}: ${term} is given twice, as ${pyRepr(entries.get(term))} on line ` +
+          `${writtenOn.get(term)} and as ${pyRepr(english)} here; keep one`);
+      }
       entries.set(term, english);
+      writtenOn.set(term, i + 1);
       if (entries.size > MAX_GLOSSARY_ENTRIES) {
         throw new Error(`${name}: more than ${String(MAX_GLOSSARY_ENTRIES).replace(/\B(?=(\d{3})+$)/g, ",")} entries`);
       }
