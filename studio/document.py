@@ -264,4 +264,15 @@ def translate_document(generator, document, options: DecodeOptions | None = None
     # its texts without Korean, as the reader sees them (a formatted phrase is part of one; markup tokens are not)
     kept = [" ".join(ANY_PLACEHOLDER.sub(" ", segment).split()) for segment, stretch in zip(document.segments, stretches)
             if not stretch and segment.strip() and not has_hangul(segment)]
-    return document.render(outputs), list(document.warnings) + ([kept_warning(kept)] if kept else []) + warnings
+    rendered = document.render(outputs)
+    lost = [unformatted_warning(document.unformatted)] if document.unformatted else []
+    return rendered, list(document.warnings) + ([kept_warning(kept)] if kept else []) + lost + warnings
+
+
+def unformatted_warning(phrases: list[str]) -> str:
+    """What is said about formatted phrases (bold, italic...) whose English was not found in their sentence's."""
+    first = phrases[0] if len(phrases[0]) <= 40 else phrases[0][:40] + "…"
+    return (f"the formatting of {first!r} was not kept: its English was not found in its sentence's"
+            if len(phrases) == 1 else
+            f"the formatting of {len(phrases):,} phrases was not kept (the first: {first!r}): their English was not "
+            "found in their sentences'")

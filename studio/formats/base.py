@@ -42,6 +42,8 @@ class Document:
     # per segment: a formatted stretch of the text before it, translated alone only to place its formatting
     # (`studio.formats.phrases`); each follows its own text, so a translation stopped midway leaves both alike
     stretches: list[bool] = field(default_factory=list)
+    # after `render`: the formatted stretches whose English was not found in their text's, written unformatted
+    unformatted: list[str] = field(default_factory=list)
 
     def render(self, translations: Sequence[str]) -> bytes:
         translations = list(translations)
@@ -157,6 +159,7 @@ class Span:
     # (translation, its stretches' English) -> the text to write in place of text[start:end]
     output: Callable[[str, list[str]], str]
     stretches: list[str] = field(default_factory=list)  # formatted parts, also translated alone (`phrases`)
+    unplaced: Callable[[], list[str]] = lambda: []  # after `output`: the stretches it could not place
 
 
 def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
@@ -170,13 +173,20 @@ def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
     for before, after in zip(spans, spans[1:]):
         assert before.end <= after.start, "overlapping spans"
 
+    unformatted: list[str] = []
+
     def render(translations: list[str]) -> bytes:
         out, position = [], 0
         english = iter(translations)
+        unformatted.clear()
         for span in spans:
             translation, own = next(english), [next(english) for _ in span.stretches]
             out.append(text[position:span.start])
-            out.append(text[span.start:span.end] if translation == span.segment else span.output(translation, own))
+            if translation == span.segment:
+                out.append(text[span.start:span.end])
+            else:
+                out.append(span.output(translation, own))
+                unformatted.extend(span.unplaced())
             position = span.end
         out.append(text[position:])
         body = finish("".join(out), list(english)).encode("utf-8")
@@ -184,4 +194,5 @@ def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
 
     segments = [part for s in spans for part in (s.segment, *s.stretches)] + list(labels)
     return Document(name, kind, segments, render, warnings or [],
-                    [stretch for s in spans for stretch in (False, *[True] * len(s.stretches))] + [False] * len(labels))
+                    [stretch for s in spans for stretch in (False, *[True] * len(s.stretches))] + [False] * len(labels),
+                    unformatted)

@@ -8,9 +8,9 @@ alone too and the formatting goes around its English where the block's English h
 model copies through (`Xq51`, a Latin-looking token, the kind `studio.text.protect` relies on), and the
 translation gets the markup back in the tokens' places.
 
-- An opening and its closing (`**`…`**`, `[`…`](url)`, `<b>`…`</b>`) that come back in order, and not
-  crossing another pair, wrap the English between them; a pair the model dropped, wrote out of order or
-  crossed is removed, its text kept.
+- An opening and its closing (`**`…`**`, `[`…`](url)`, `<b>`…`</b>`) that come back in order, not
+  crossing another pair and not around markup that was outside them, wrap the English between them; a pair the
+  model dropped, wrote out of order, crossed or stretched over other markup is removed, its text kept.
 - Atoms (inline code, URLs, HTML images and other tags kept whole) are written back verbatim where the model
   put them, or at the end of the block if it dropped them: they are never lost. A link or image is a pair
   (its text is translated): dropped, its text stays in place and a link with an address (a URL, a path; a
@@ -100,6 +100,7 @@ class Placeholders:
         self._markup = markup
         self._phrases = _phrase_pairs(pieces, decode)  # (opening, closing, text) placed without tokens
         self.stretches = [text for _, _, text in self._phrases]  # translated alone too
+        self.unplaced: list[str] = []  # after `restore`: the stretches whose English it did not find
         plain = {id(piece) for opening, closing, _ in self._phrases for piece in (opening, closing)}
         parts = []
         for piece in pieces:
@@ -150,6 +151,7 @@ class Placeholders:
         """`items` with each formatting pair placed without tokens around its stretch's English, where a text
         item has it as a phrase outside the phrases already placed."""
         marked = [(kind, value, kind == "text") for kind, value in _merged(items)]  # third: may still take a phrase
+        self.unplaced = []
         for (opening, closing, korean), english in zip(self._phrases, stretch_english):
             for i, (kind, value, free) in enumerate(marked):
                 found = find_phrase(english, korean, value) if free else None
@@ -159,6 +161,8 @@ class Placeholders:
                                        ("text", value[start:end], False), ("close", self._markup(closing.raw), False),
                                        ("text", value[end:], True)]
                     break
+            else:
+                self.unplaced.append(korean)
         return [(kind, value) for kind, value, _ in marked]
 
     def _find(self, translation: str) -> list[tuple[int, int, int]]:
@@ -191,8 +195,9 @@ def _phrase_pairs(pieces: list[Piece], decode: Callable[[str], str]) -> list[tup
 
 
 def _placeable(marks: dict[int, Piece], order: list[int]) -> set[int]:
-    """Of the tokens found (in order), those to write back: atoms, and the pairs whose opening comes first
-    and that nest properly."""
+    """Of the tokens found (in order), those to write back: atoms, and the pairs whose opening comes first,
+    that nest properly and that enclose no markup the source has outside them (a link the model stretched over
+    the next bold number: its text is kept, the link written after the block)."""
     present = set(order)
     by_pair: dict[int, dict[str, int]] = {}
     for number, piece in marks.items():
@@ -209,6 +214,12 @@ def _placeable(marks: dict[int, Piece], order: list[int]) -> set[int]:
             if stack[-1] == piece.pair:
                 kept.update(ends.values())
             stack.remove(piece.pair)  # crossing another pair (A B A B): the inner-closed one is dropped
+    at = {number: i for i, number in enumerate(order)}
+    for ends in by_pair.values():
+        opening, closing = ends.get("open"), ends.get("close")
+        if opening in kept and closing in kept and any(
+                not opening < number < closing for number in order[at[opening] + 1:at[closing]]):
+            kept -= {opening, closing}  # (tokens are numbered in the source's order)
     return kept
 
 

@@ -150,7 +150,7 @@ def _text_runs(text: str, located: list[tuple[int, int]], references: dict[str, 
         at_line_start = bool(_ONLY_MARKUP.fullmatch(text[max(line_start, text.rfind("\r", 0, at) + 1):at]))
         escape = (lambda x, first, s=at_line_start: _escape(x, s and first))
         spans.append(Span(at, until, block.segment, lambda t, own, b=block, e=escape: b.restore(t, e, own),
-                          block.stretches))
+                          block.stretches, lambda b=block: b.unplaced))
     return spans
 
 

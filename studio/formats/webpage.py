@@ -132,7 +132,7 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
         if pieces and block.words:
             spans.append(Span(pieces[0].start, pieces[-1].end, block.segment,
                               lambda t, own, b=block: b.restore(t, _escape, own),
-                              block.stretches))
+                              block.stretches, lambda b=block: b.unplaced))
     labels = list(dict.fromkeys(label for tag in scanner.labelled for label in _labels(tag)))
     check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches] + labels, limits,
                    "text nodes, formatted phrases and labels", empty=not text.strip(), text=text)

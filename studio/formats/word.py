@@ -198,20 +198,24 @@ class _Line:
                           if (links and _movable(run.getparent()) and text.strip() if _linked(run)
                               else looks != plain and has_words(text))]
 
-    def write(self, translation: str, stretch_english: list[str]) -> None:
+    def write(self, translation: str, stretch_english: list[str]) -> list[str]:
         """The line's English in its main run; then each stretch's English, where the line's has it as a phrase
         (`studio.formats.phrases`), in a run of the stretch's formatting (the rest in runs of the main one). A link
-        whose English is not found so follows the line with that English as its text: it stays a link."""
+        whose English is not found so follows the line with that English as its text: it stays a link. Returns
+        the other stretches not found (their formatting is lost)."""
         target = _write(self.line, translation)
         main, text = target.getparent(), target.text
         placed: list[tuple[int, int, object]] = []  # (start, end, a run of the stretch)
         unplaced_links = []  # (a run of the link, its English)
+        unformatted = []
         for (run, korean), english in zip(self.stretches, stretch_english):
             found = find_phrase(english, korean, text, [(start, end) for start, end, _ in placed])
             if found:
                 placed.append((*found, run))
             elif _linked(run):
                 unplaced_links.append((run, one_line(english)))
+            else:
+                unformatted.append(korean)
         placed.sort(key=lambda p: p[0])
         ends = [start for start, _, _ in placed[1:]] + [len(text)]
         target.text = text[:placed[0][0]] if placed else text
@@ -226,6 +230,7 @@ class _Line:
             after.addnext(space)
             space.addnext(link)
             after = link
+        return unformatted
 
     def _formatted(self, run, text: str):
         """`text` in `run`'s formatting: a new run like it, or, for a run in a link, the link (moved) holding
@@ -275,16 +280,20 @@ def read_docx(name: str, data: bytes, limits: FormatLimits) -> Document:
     segments = [part for line in lines for part in (line.segment, *[text for _, text in line.stretches])]
     check_segments(name, segments, limits, "paragraphs and formatted phrases", empty=False)
 
+    unformatted: list[str] = []
+
     def render(translations: list[str]) -> bytes:
         document, fresh = _open(name, data)  # a fresh copy each time: render can be called again
         english = iter(translations)
+        unformatted.clear()
         for line in fresh:
             translation, own = next(english), [next(english) for _ in line.stretches]
             if translation != line.segment:
-                line.write(translation, own)
+                unformatted.extend(line.write(translation, own))
         out = io.BytesIO()
         document.save(out)
         return out.getvalue()
 
     return Document(name, ".docx", segments, render,
-                    stretches=[s for line in lines for s in (False, *[True] * len(line.stretches))])
+                    stretches=[s for line in lines for s in (False, *[True] * len(line.stretches))],
+                    unformatted=unformatted)

@@ -437,3 +437,32 @@ def test_html_korean_alt_title_and_placeholder_texts_are_translated_wherever_the
                    '<img alt="Logo" title="Logo">')
     only_labels = read_document("a.html", '<html lang="ko"><img alt="지도"></html>'.encode())
     assert only_labels.render(["Map"]).decode() == '<html lang="en"><img alt="Map"></html>'
+
+
+def test_a_link_the_model_stretched_over_other_markup_keeps_its_text_and_goes_after_the_block():
+    source = '<p>회사의 <a href="https://a.kr/n">발표</a>에 따르면 <em>3.5%</em> 인상된다.</p>'
+    _, segment = one("a.html", source)
+    link, end_link, em, end_em = tokens(segment)
+    stretched = f"{link} announcement returns {em} 3.5% {end_em}, according to {end_link}."
+    assert rendered("a.html", source, stretched) == (
+        '<p>announcement returns <em>3.5%</em>, according to. <a href="https://a.kr/n">https://a.kr/n</a></p>')
+    in_place = f"According to the {link} announcement {end_link}, it rises {em} 3.5% {end_em}."
+    assert rendered("a.html", source, in_place) == (
+        '<p>According to the <a href="https://a.kr/n">announcement</a>, it rises <em>3.5%</em>.</p>')
+
+
+@pytest.mark.parametrize("name, source", [
+    ("a.md", "삼성은 **새 공장**을 지었다.\n"),
+    ("a.html", "<p>삼성은 <b>새 공장</b>을 지었다.</p>"),
+    ("a.docx", None),
+])
+def test_a_formatted_phrase_not_found_in_the_english_is_named_after_rendering(name, source):
+    data = docx_with([("삼성은 ", None), ("새 공장", True), ("을 지었다.", None)]) if source is None else source.encode()
+    document = read_document(name, data)
+    assert document.segments[1:] == ["새 공장"]
+    document.render(["Samsung built a new factory.", "New factory"])
+    assert document.unformatted == []
+    document.render(["Samsung built a plant.", "New factory"])
+    assert document.unformatted == ["새 공장"]
+    document.render(document.segments)  # nothing translated: nothing lost
+    assert document.unformatted == []

@@ -449,8 +449,10 @@ def test_lines_without_korean_are_kept_as_written_and_said_once_as_the_reader_se
     document = read_document("a.md", "**Note** `code` here\n\n회의는 **서울**에서 열린다\n".encode())
     data, warnings = translate_document(WordTranslator(), document)
     assert data.decode().startswith("**Note** `code` here\n")  # as written, markup and all
-    # a formatted phrase is no line of its own, and the markup's tokens are not shown
-    assert warnings == ["kept as written, without Korean to translate: 'Note here'"]
+    # a formatted phrase is no line of its own, and the markup's tokens are not shown; a phrase whose English is
+    # not found in its sentence's (this fake copies "서울", too short to be looked for) is named
+    assert warnings == ["kept as written, without Korean to translate: 'Note here'",
+                        "the formatting of '서울' was not kept: its English was not found in its sentence's"]
 
 
 def test_alternatives_of_a_text_without_korean_are_the_text_itself():
