@@ -7,7 +7,10 @@ where the line's English has the stretch's English as a phrase, that phrase gets
 The phrase is matched as whole words, case-insensitively, without a leading article or possessive ("the",
 "our"...; taken in where the line has the same one) and with a noun's plural or singular ("Banks" finds "bank
 loans"); a phrase under 4 characters only when its letters are written so in the Korean too ("NSW", "EU"): "New"
-alone would be found in "New York". A stretch without letters (a link such as "[1]") is found as written."""
+alone would be found in "New York". Failing those, by its words' stems, without a preposition or conjunction
+at its edges ("To Category" finds "category", "Supported" "support", "Markets and" "market"): a Korean word
+alone often comes out as another form of the sentence's word. A stretch without letters (a link such as "[1]")
+is found as written."""
 
 from __future__ import annotations
 
@@ -18,6 +21,10 @@ from studio.formats.base import has_words, one_line
 EDGES = " \"'“”‘’.,;:!?()"
 _LEADING = re.compile(r"^(?:the|a|an|our|their|his|her|its|my|your|this|these|those) ", re.IGNORECASE)
 _SHORTEST = 4
+# what a Korean word's ending often becomes around its English when translated alone ("기술에" -> "To Tech")
+_FUNCTION_EDGES = re.compile(r"^(?:to|for|of|in|on|at|from|by|with|into) |(?: (?:and|or|of|to|in))$", re.IGNORECASE)
+_STEM = 6  # letters two forms of a word share ("Discussing", "discussions")
+_MOST_STEMMED_WORDS = 3
 
 
 def _phrase_of(english: str) -> str:
@@ -43,8 +50,11 @@ def find_phrase(english: str, korean: str, text: str, taken: list[tuple[int, int
     opening, closing = r"(?<!\w)" if re.match(r"\w", phrase) else "", r"(?!\w)" if re.search(r"\w$", phrase) else ""
     exact, inflected = (re.compile(opening + r"\s+".join(map(form, words)) + closing, re.IGNORECASE)
                         for form in (re.escape, _inflected))
+    core = _FUNCTION_EDGES.sub("", phrase).split(" ")
+    stemmed = re.compile(r"(?<!\w)" + r"\s+".join(map(_stemmed, core)) + r"(?!\w)", re.IGNORECASE) if (
+        has_words(phrase) and len(core) <= _MOST_STEMMED_WORDS) else None
     # as written first: "News" is a word of its own before it is the plural of "new"
-    for found in [*exact.finditer(text), *inflected.finditer(text)]:
+    for found in [*exact.finditer(text), *inflected.finditer(text), *(stemmed.finditer(text) if stemmed else ())]:
         start, end = found.span()
         if any(start < until and at < end for at, until in taken):
             continue
@@ -57,6 +67,15 @@ def find_phrase(english: str, korean: str, text: str, taken: list[tuple[int, int
             end += 1
         return start, end
     return None
+
+
+def _stemmed(word: str) -> str:
+    """A regular expression for the words that start like `word` ("Settle": "settlements"; its first 6 letters of
+    a longer word); a word under 5 letters only as `_inflected` takes it ("Care" is not "car")."""
+    if not word.isalpha() or len(word) < _SHORTEST + 1:
+        return _inflected(word)
+    stem = word[:_STEM] if len(word) > _STEM else word[:-1] if word[-1] in "seySEY" and len(word) > 5 else word
+    return re.escape(stem) + r"\w*"
 
 
 def _inflected(word: str) -> str:

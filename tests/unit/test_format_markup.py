@@ -316,6 +316,10 @@ def test_docx_a_line_whose_main_run_is_a_link_keeps_its_english_in_the_link_and_
     ("New", "새", "He built it in New York.", None),  # short, and a word of another phrase
     ("the bank", "은행", "The banker left.", None),  # whole words only
     ("Critical", "시소의", "The owner shows the work.", None),
+    ("To Category", "카테고리에", "It applies to all state categories.", "categories"),  # by stems, past "to"
+    ("Supported", "지원이", "They need political support.", "support"),
+    ("Markets and", "시장과", "He noted that the market is small.", "market"),
+    ("Care", "자동차", "Germany's largest car makers.", None),  # under 5 letters: no stems
 ])
 def test_a_stretchs_english_is_found_in_the_lines_as_whole_words_with_plural_or_singular(english, korean, line, found):
     span = find_phrase(english, korean, line)
