@@ -255,12 +255,15 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         job = progress.add_task("translate", total=None)
         confidences = [] if scores else None
         report: list = []
+        per_line: list[list[str]] = []
         outputs, warnings = translate_lines(generator, lines, options,
                                             on_progress=_advancing(progress, job), scores=confidences,
-                                            protector=protector, report=report)
-    _show_warnings(sorted(set(w for w in warnings if not _is_language_hint(w))))
-    _show_line_warnings([[hint] if hint and has_hangul(line) else []  # one without Korean was kept: said above
-                         for line, hint in zip(lines, map(generator.preprocessor.language_hint, lines))])
+                                            protector=protector, report=report, line_warnings=per_line)
+    own = {w for ws in per_line for w in ws}
+    _show_warnings(sorted(set(w for w in warnings if w not in own)))  # lines kept as written, a stop
+    _show_line_warnings([[w for w in dict.fromkeys(ws) if not _is_language_hint(w)]
+                         + ([hint] if hint and has_hangul(line) else [])  # one without Korean was kept: said above
+                         for line, ws, hint in zip(lines, per_line, map(generator.preprocessor.language_hint, lines))])
     if protector:
         _show_protection(report)
     if scores:

@@ -206,9 +206,11 @@ def kept_warning(kept: list[str]) -> str:
 def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | None = None, batch_size: int = 32,
                     on_progress: Callable[[int, int], None] | None = None, scores: list | None = None,
                     protector: Protector | None = None, report: list | None = None,
-                    stop: Callable[[], bool] | None = None, say_kept: bool = True) -> tuple[list[str], list[str]]:
+                    stop: Callable[[], bool] | None = None, say_kept: bool = True,
+                    line_warnings: list | None = None) -> tuple[list[str], list[str]]:
     """Translate each line (one without Korean is kept as written, and a warning says so); returns (outputs
-    aligned with `lines`, warnings). Given a list as `scores`, it
+    aligned with `lines`, warnings). Given a list as `line_warnings`, it receives each line's own warnings (its
+    sentences' decoding warnings), for a caller that names lines. Given a list as `scores`, it
     receives each line's `Confidence` (its sentences' words together). `on_progress(done, total)` hears the
     number of sentences (pieces, see `plan_lines`) before the first batch and after each. With a `protector`,
     glossary terms and protected spans pass through placeholders (see `unprotect`; `report` receives what was
@@ -217,7 +219,7 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
     plan = plan_lines(generator.preprocessor, lines)
     flat = [piece for pieces in plan for piece in pieces]
     protector = protector.remembering("\n".join(lines)) if protector else None
-    translated, warnings, confidences = [], [], []
+    translated, warnings, confidences, piece_warnings = [], [], [], []
     if on_progress:
         on_progress(0, len(flat))
     for start in range(0, len(flat), batch_size):
@@ -234,6 +236,7 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
             result = finish_generation(source, result)
             translated.append(result.text)
             warnings += result.warnings
+            piece_warnings.append(result.warnings)
             confidences.append(result.confidence)
         if on_progress:
             on_progress(start + len(batch), len(flat))
@@ -247,6 +250,8 @@ def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | No
             outputs.append(line if line.strip() else "")
         else:
             outputs.append(" ".join(t for t in translated[position: position + len(pieces)] if t) if done else line)
+        if line_warnings is not None:
+            line_warnings.append([w for ws in piece_warnings[position: position + len(pieces)] for w in ws])
         if scores is not None:
             words = [w for c in confidences[position: position + len(pieces)] for w in c.words] if done else []
             scores.append(Confidence(words, sum(s for _, s in words) / len(words) if words else 0.0))

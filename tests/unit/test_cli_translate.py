@@ -276,3 +276,16 @@ def test_eval_and_bench_refuse_bad_values_before_their_work(monkeypatch, args, m
 def test_counts_below_one_are_usage_errors(args):
     result = CliRunner().invoke(cli.app, args)
     assert result.exit_code == 2 and "Invalid value" in result.output
+
+
+def test_a_sentences_decoding_warning_names_its_line(fake, monkeypatch):
+    class Looping(FakeTranslator):
+        def generate(self, texts, options=None, scores=False):
+            return [Generation(self._copy(t), [], ["the output repeated itself; decoded again"] if "하하" in t else [])
+                    for t in texts]
+
+    fake(Looping())
+    monkeypatch.setattr(cli.sys.stdin, "isatty", lambda: False, raising=False)
+    result = studio_translate(input="안녕하세요.\n하하하하하하.\n반갑습니다.\n")
+    assert result.exit_code == 0
+    assert "line 2: the output repeated itself; decoded again" in result.stderr
