@@ -71,11 +71,13 @@ def _advancing(progress, job):
     return lambda done, total: progress.update(job, completed=done, total=total)
 
 
-def _show_protection(report: list) -> None:
+def _show_protection(report: list, protector, texts: list[str]) -> None:
+    """What term protection did, and the glossary terms `texts` have only inside longer words."""
     from studio.text.protect import describe
 
-    if describe(report):
-        console.print(describe(report), highlight=False, markup=False)
+    said = describe(report, protector.glossary, "\n".join(texts))
+    if said:
+        console.print(said, highlight=False, markup=False)
 
 
 def decode_options(task: str, beam: Optional[int], length_penalty: Optional[float], sample: bool,
@@ -248,7 +250,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                     "alternatives": [[t, round(s, 4)] for t, s in found]}, ensure_ascii=False))
         _show_line_warnings(line_warnings)
         if protector:
-            _show_protection(report)
+            _show_protection(report, protector, lines)
         _write_lines(rows, out)
         return
     with _progress(disable=file is None) as progress:
@@ -265,7 +267,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                          + ([hint] if hint and has_hangul(line) else [])  # one without Korean was kept: said above
                          for line, ws, hint in zip(lines, per_line, map(generator.preprocessor.language_hint, lines))])
     if protector:
-        _show_protection(report)
+        _show_protection(report, protector, lines)
     if scores:
         import json
 
@@ -380,7 +382,7 @@ def _translate_interactively(generator, options, protector) -> None:
         _show_warnings(sorted(set(w for w in warnings if not _is_language_hint(w)))
                        + ([hint] if hint and has_hangul(line) else []))
         if protector:
-            _show_protection(report)
+            _show_protection(report, protector, [line])
         print(outputs[0], flush=True)
 
 
@@ -423,7 +425,7 @@ def _translate_document(generator, document, out: Path, options, protector=None)
                                                   protector=protector, report=report, stop=stopped)
     _show_warnings(sorted(set(warnings)))
     if protector:
-        _show_protection(report)
+        _show_protection(report, protector, document.segments)
     if str(out) == "-":
         sys.stdout.buffer.write(translated)
         sys.stdout.flush()

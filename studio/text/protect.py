@@ -441,13 +441,38 @@ def _glossary_pattern(entries: tuple[tuple[str, str], ...]) -> re.Pattern:
     return re.compile(r"(?<!\w)(?P<term>" + "|".join(parts) + ")")
 
 
+_HANGUL_RUN, _HANGUL_RUN_END = re.compile("[가-힣]*"), re.compile("[가-힣]*$")
 MAX_NAMED = 10  # dropped spans named in the report; more are counted
 
 
-def describe(report: list[tuple[Span, bool]]) -> str:
+def inside_longer_words(glossary: Glossary, text: str) -> dict[str, str]:
+    """Korean glossary terms that `text` has inside a longer word, where they are not applied ("삼성" in
+    "삼성전자는": another word), each with the first such word. One pass over the text, whatever the glossary's size."""
+    anywhere = _korean_terms_anywhere(glossary.entries)
+    if anywhere is None or not text:
+        return {}
+    applied = {(m.start(), m.group("term")) for m in _glossary_pattern(glossary.entries).finditer(text)}
+    found: dict[str, str] = {}
+    for match in anywhere.finditer(text):
+        term = match.group(0)
+        if (match.start(), term) not in applied and term not in found:
+            before = _HANGUL_RUN_END.search(text, max(0, match.start() - _LONGEST_WORD), match.start()).group(0)
+            found[term] = before + term + _HANGUL_RUN.match(text, match.end()).group(0)  # the word it is in
+    return found
+
+
+@functools.lru_cache(maxsize=16)
+def _korean_terms_anywhere(entries: tuple[tuple[str, str], ...]) -> re.Pattern | None:
+    """The Korean terms wherever they are written, longest first; None without any."""
+    korean = sorted((term for term, _ in entries if _HANGUL.search(term)), key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, korean))) if korean else None
+
+
+def describe(report: list[tuple[Span, bool]], glossary: Glossary | None = None, text: str = "") -> str:
     """One line on what protection did: each glossary entry applied or not, and each automatically protected
-    span (number, name, URL) the model dropped, named ("127.95", "30억 달러 → $3 billion"). Empty when there is
-    nothing to say."""
+    span (number, name, URL) the model dropped, named ("127.95", "30억 달러 → $3 billion"); given the `glossary`
+    and the translated `text`, also the terms found only inside longer words. Empty when there is nothing to
+    say."""
     entries: dict[tuple[str, str], list[bool]] = {}
     dropped: dict[str, int] = {}
     for span, applied in report:
@@ -469,4 +494,10 @@ def describe(report: list[tuple[Span, bool]]) -> str:
             names = names[:MAX_NAMED] + [f"and {len(names) - MAX_NAMED} more"]
         them = "them" if len(dropped) > 1 or sum(dropped.values()) > 1 else "it"
         line += f"{' ' if line else ''}Not kept as written (the model dropped {them}): {', '.join(names)}."
+    inside = inside_longer_words(glossary, text) if glossary else {}
+    if inside:
+        named = [f"{term} (in {word})" for term, word in list(inside.items())[:MAX_NAMED]]
+        named += [f"and {len(inside) - MAX_NAMED} more"] if len(inside) > MAX_NAMED else []
+        line += (f"{' ' if line else ''}Not applied inside a longer word (add the whole word to the glossary to "
+                 f"translate it so): {', '.join(named)}.")
     return line

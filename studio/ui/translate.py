@@ -106,7 +106,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
     for warning in sorted(set(warnings)):
         warn(warning)
     return ("\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences or []),
-            describe(report))
+            describe(report, protector.glossary if protector else None, text))
 
 
 def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,
@@ -143,7 +143,8 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
     remove_old_files(outputs_dir, max_age_s=3600)
     out = Path(tempfile.mkdtemp(dir=outputs_dir)) / output_name(name)
     out.write_bytes(translated)
-    return str(out), describe(report), warnings
+    said = describe(report, protector.glossary if protector else None, "\n".join(document.segments))
+    return str(out), said, warnings
 
 
 DEFAULT_DECODING = TRANSLATOR.default_decoding  # the API's defaults too

@@ -10,7 +10,7 @@ from studio.document import finish_sentence, split_sentences, translate_lines
 from studio.errors import DataError
 from studio.generate.confidence import Confidence
 from studio.inference import Generation
-from studio.text.protect import Glossary, Protector, describe
+from studio.text.protect import Glossary, Protector, describe, inside_longer_words
 
 WORDS = {"회의는": "the meeting is", "에서": "at", "열린다": "held", "대표와": "with CEO", "만났다": "met",
          "가격은": "the price is", "무게는": "the weight is"}
@@ -113,6 +113,16 @@ def test_describe_says_which_entries_did_not_apply():
     url = Protector().protect("자세한 내용은 https://example.com/news/2024/article 참고")
     assert describe([(url.spans[0], False)]) == ("Not kept as written (the model dropped it): "
                                                  "https://example.com/news/2024/article.")
+
+
+def test_describe_names_glossary_terms_found_only_inside_longer_words():
+    glossary = Glossary.parse("삼성\tSamsung\n전자\tElectronics\n삼성전자\tSamsung Electronics\n서울\tSeoul\n")
+    text = "삼성은 \"대한삼성\"에 투자했다. 삼성전자는 서울에서 전자제품을 판다."
+    assert inside_longer_words(glossary, text) == {"삼성": "대한삼성", "전자": "전자제품을"}  # 삼성전자 is an entry
+    assert describe([], glossary, text) == (
+        "Not applied inside a longer word (add the whole word to the glossary to translate it so): 삼성 (in 대한삼성), "
+        "전자 (in 전자제품을).")
+    assert describe([], glossary, "삼성은 서울에 있다.") == ""
 
 
 def test_an_input_that_is_not_korean_is_left_for_the_language_hint():
