@@ -1,7 +1,9 @@
 """The exported models outside Python (the `web/` package): the Node tests (`node --test`: normalization,
 SentencePiece ids, ONNX and LiteRT.js greedy and beam ids and step-0 logits against the export's golden data,
 every hostile input's normalization) and the static site in headless Chromium (LiteRT.js decodes every golden
-sentence to the golden ids, greedy and beam). Skipped with a message when Node.js or Chromium is missing."""
+sentence to the golden ids, greedy and beam; a tab loads its model when first shown; the translator's tab translates,
+says why it sends nothing, and stops a long text at once). Skipped with a message when Node.js or Chromium is
+missing."""
 
 from __future__ import annotations
 
@@ -177,3 +179,86 @@ def test_a_translator_tab_takes_a_glossary_and_refuses_a_malformed_one(site):
         page.wait_for_function("s => s.textContent !== ''", arg=stats.element_handle(), timeout=120_000)
         assert error.is_hidden()
         assert "Glossary: 커피 → espresso (" in panel.locator(".transcript .warning").all_inner_texts()[-1]
+
+
+@pytest.mark.browser
+def test_a_tab_fetches_its_model_only_when_first_shown(site):
+    """A second tab (the same files served under another folder): nothing of it is fetched until it is opened;
+    opening it loads it and names it in the address, so a link can open it first."""
+    _, folder, url = site
+    manifest = json.loads((folder / "site.json").read_text(encoding="utf-8"))
+    manifest["models"].append({**manifest["models"][0], "name": "second", "title": "Second", "dir": "second/"})
+
+    def from_first(route):
+        route.fulfill(path=str(folder / "chatbot" / route.request.url.split("/second/", 1)[1]))
+
+    with chromium() as browser:
+        page = browser.new_page()
+        requests = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.route("**/site.json", lambda route: route.fulfill(json=manifest))
+        page.route("**/second/**", from_first)
+        page.goto(url + "index.html")
+        ready = "name => !document.querySelector(`.panel[data-name=${name}] button[type=submit]`).disabled"
+        page.wait_for_function(ready, arg="chatbot", timeout=120_000)
+        assert page.locator(".panel:not([hidden]) .status").inner_text().startswith("Ready.")
+        assert not [r for r in requests if "/second/" in r]
+        page.get_by_role("tab", name="Second").click()
+        page.wait_for_function(ready, arg="second", timeout=120_000)
+        assert url + "second/" + manifest["models"][1]["tflite"] in requests
+        assert page.evaluate("location.hash") == "#second"
+
+
+@pytest.mark.browser
+def test_a_translator_tab_says_why_it_sends_nothing_and_stops_a_long_text(site):
+    """What the translator's tab says instead of sending (whitespace; an out-of-range input of the chosen strategy,
+    while a hidden one blocks nothing); a text without Korean kept; a long URL wraps at phone width; and Stop, clicked
+    while a long text is translated, is handled at once (the page yields between steps): the stats say where it
+    stopped."""
+    bundle_dir, _, url = site
+    config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
+    config["task"]["task"] = "translator"
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.route("**/config.json", lambda route: route.fulfill(json=config))
+        page.goto(url + "index.html")
+        panel = page.locator(".panel:not([hidden])")
+        button, text = panel.locator("button[type=submit]"), panel.locator("textarea[name=text]")
+        notice = panel.locator(".notice")
+        page.wait_for_function("b => b.textContent === 'Translate' && !b.disabled", arg=button.element_handle(),
+                               timeout=120_000)
+        assert "Korean" in text.get_attribute("placeholder")
+        text.fill("  \n ")
+        button.click()
+        assert notice.inner_text() == "Please enter Korean text to translate."
+        panel.locator("select[name=strategy]").select_option("beam")
+        panel.locator("input[name=lengthPenalty]").fill("2.5")
+        text.fill("너는 커피를 샀어?")
+        button.click()
+        assert notice.inner_text() == "length penalty must be a number from 0 to 2 (it is 2.5)."
+        assert panel.locator(".transcript li").count() == 0
+        panel.locator("select[name=strategy]").select_option("greedy")  # the 2.5 is hidden now, and unused
+        stats = panel.locator(".transcript .stats")
+
+        def translate(words):
+            count = stats.count()
+            text.fill(words)
+            button.click()
+            page.wait_for_function("([b, count]) => b.textContent === 'Translate' && "
+                                   "document.querySelectorAll('.panel:not([hidden]) .stats').length > count",
+                                   arg=[button.element_handle(), count], timeout=120_000)
+            return stats.last.inner_text()
+
+        url_text = "너는 커피를 샀어? 자세한 내용은 https://news.seoul.go.kr/traffic/archives/123456789012345 참고"
+        assert "tokens" in translate(url_text)
+        assert notice.is_hidden()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert translate("Only English here.") == "nothing translated: the text has no Korean"
+
+        text.fill("\n".join(["나는 커피를 좋아해. 너는 영화를 봤어?"] * 400))
+        button.click()
+        page.wait_for_function("() => !/^…?$/.test([...document.querySelectorAll('.panel:not([hidden]) .output')]"
+                               ".pop().textContent)", timeout=60_000)
+        button.click(timeout=10_000)  # Stop: in view while the output grows, and taken between decode steps
+        page.wait_for_function("b => b.textContent === 'Translate'", arg=button.element_handle(), timeout=10_000)
+        assert "stopped after" in stats.last.inner_text()

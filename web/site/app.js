@@ -1,10 +1,11 @@
 // The static page: one tab per model listed in site.json, each running its .tflite with LiteRT.js (WASM)
-// in the browser. Text goes through the same pipeline, tokenizer and decode loop as in Python
+// in the browser, downloaded when the tab is first shown (index.html#<name> opens that tab first). Text goes through the same pipeline, tokenizer and decode loop as in Python
 // (src/normalize.js, src/tokenizer.js, src/decode.js); greedy and sampled outputs stream token by token,
 // beam search's shows when the search ends. A translator translates as the Python app does (src/sentences.js):
 // line by line, one sentence (or piece of a long one) at a time, each finished, with the tab's glossary and, unless
 // its "protect terms" box is unchecked, automatic term protection (src/protect.js: numbers, amounts, URLs, Latin and
-// bracketed names pass through placeholders); a chatbot reads its input whole.
+// bracketed names pass through placeholders); a chatbot reads its input whole. As in the app, an output caught in
+// a loop is decoded again with repeated 2-grams banned, and a translation is capped by its source's length.
 //
 // site.json: {"title"?, "litert"?: {"wasm"?: folder of LiteRT.js' wasm files, "accelerator"?: "wasm"|"webgpu"},
 //             "models": [{"name", "title"?, "dir"?: "<name>/", "tflite": file in dir (static shapes, batch 1),
@@ -20,11 +21,12 @@
 // its beam search: per model "beam" {size, lengthPenalty, matches, total, sentences}, and "beamIds" when one
 // model ran. ?accelerator=webgpu tries the GPU.
 
-import { finishOutput, generate, prepareSource } from "./src/decode.js";
+import { finishOutput, generate, generateUnlooped, lengthCap, prepareSource, RETRIED } from "./src/decode.js";
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
 import { decodeProtected, describe, Glossary, Protector } from "./src/protect.js";
+import { pyStrip } from "./src/pystr.js";
 import { finishSentence, joinPieces, keptWarning, planLines } from "./src/sentences.js";
 import { loadTokenizer } from "./src/tokenizer.js";
 
@@ -39,7 +41,7 @@ async function fetchOk(url) {
 
 const fetchJson = async (url) => (await fetchOk(url)).json();
 
-/** The bytes at `url`, calling onProgress(fraction) while they arrive (when the size is known). */
+/** The bytes at `url`, calling onProgress(received, total) while they arrive (when the size is known). */
 async function fetchBytes(url, onProgress = null) {
   const response = await fetchOk(url);
   const total = Number(response.headers.get("content-length")) || 0;
@@ -52,7 +54,7 @@ async function fetchBytes(url, onProgress = null) {
     if (done) break;
     chunks.push(value);
     received += value.length;
-    onProgress(Math.min(1, received / total)); // a compressed response's length is smaller: clamp
+    onProgress(Math.min(received, total), total); // a compressed response's length is smaller: clamp
   }
   const bytes = new Uint8Array(received);
   let at = 0;
@@ -63,14 +65,31 @@ async function fetchBytes(url, onProgress = null) {
   return bytes;
 }
 
-/** Let the browser paint between tokens (scheduler.yield where it exists, else a message task). */
-function yieldToBrowser() {
-  if (globalThis.scheduler?.yield) return globalThis.scheduler.yield();
+const YIELD_EVERY_MS = 40; // at most this long without a yield: a click waits no more, the output streams at 25+ fps
+
+/** A new task (a MessageChannel message): input and painting waiting since the last one run first. */
+function nextTask() {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
-    channel.port1.onmessage = () => resolve();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
     channel.port2.postMessage(null);
   });
+}
+
+let lastYield = 0;
+
+/**
+ * Let the browser take clicks and paint, when YIELD_EVERY_MS have passed since it last could (yielding after every
+ * step cost 5-15% of the tokens a second, in painting; every 40 ms, 2-3%). Not scheduler.yield(): Chromium runs its
+ * continuation before waiting input, and a Stop click or a tab switch then waited until the whole text was done.
+ */
+async function yieldToBrowser() {
+  if (performance.now() - lastYield < YIELD_EVERY_MS) return;
+  await nextTask();
+  lastYield = performance.now();
 }
 
 // ---- models ----
@@ -88,28 +107,39 @@ function tokenizerFiles(entry, manifest) {
   return { source: pick("source"), target: pick("target") };
 }
 
-async function load(entry, onStatus) {
+const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/**
+ * A model's files, tokenizer and compiled runtime. hooks.status(text, detail) hears what is happening in plain words
+ * (detail: the file and timings, for a tooltip); hooks.config(config) gets config.json as soon as it is read.
+ */
+async function load(entry, hooks = {}) {
+  const { status = () => {}, config: onConfig = () => {} } = hooks;
   const base = new URL(entry.dir ?? `${entry.name}/`, location.href);
   const at = (path) => new URL(path, base);
+  const what = `the ${entry.title ?? entry.name} model`;
   const runtimeReady = initLiteRt(wasmFolder);
-  onStatus("Loading the tokenizer…");
+  status(`Loading ${what}…`);
   const [manifest, config] = await Promise.all([
     fetchJson(at(entry.manifest ?? "manifest.json")), fetchJson(at(entry.config ?? "config.json"))]);
+  onConfig(config);
   const files = tokenizerFiles(entry, manifest);
   const source = await loadTokenizer(await fetchBytes(at(files.source)));
   const target = files.target === files.source ? source : await loadTokenizer(await fetchBytes(at(files.target)));
   const model = await fetchBytes(at(entry.tflite),
-    (fraction) => onStatus(`Downloading ${entry.tflite}… ${Math.round(fraction * 100)}%`));
-  onStatus("Starting LiteRT.js…");
+    (received, total) => status(`Downloading ${what}: ${megabytes(received)} of ${megabytes(total)}…`));
+  status(`Starting ${what} (${megabytes(model.length)})…`);
   await runtimeReady;
   const started = performance.now();
   const runtime = await createLiteRtRuntime({ model, manifest, accelerator });
-  onStatus(`${entry.tflite} ready (${accelerator}, compiled in ${Math.round(performance.now() - started)} ms)`);
+  status(`Ready. The ${megabytes(model.length)} model runs in this browser, and keeps working offline until the ` +
+    "page is reloaded.", `${entry.tflite}: ${accelerator}, compiled in ${Math.round(performance.now() - started)} ms`);
   return { entry, base, manifest, config, pipeline: pipelineForConfig(config), source, target, runtime };
 }
 
-function loadModel(entry, onStatus = () => {}) {
-  if (!loading.has(entry.name)) loading.set(entry.name, load(entry, onStatus));
+/** load(entry, hooks) once per model: later calls get the same promise (and their hooks are not called). */
+function loadModel(entry, hooks = {}) {
+  if (!loading.has(entry.name)) loading.set(entry.name, load(entry, hooks));
   return loading.get(entry.name);
 }
 
@@ -128,7 +158,7 @@ function addLine(list, className, text = "") {
   return item;
 }
 
-const isTranslator = (model) => (model.config.task?.task ?? "").includes("translat");
+const isTranslator = (config) => (config.task?.task ?? "").includes("translat");
 
 function decodeOptions(form) {
   const { strategy, temperature, topP, topK, beamSize, lengthPenalty } = form.elements;
@@ -187,16 +217,18 @@ function translationStats(results, total, options, passes = results, again = 0) 
   ].filter(Boolean).join(" · ");
 }
 
-/** generate() with the page's options; greedy and sampled tokens go to show(text so far) as they come. */
+/**
+ * generate() with the page's options, as the Python app decodes: a translation capped by its source's length
+ * (guards.length_cap), an output caught in a loop decoded again with repeated 2-grams banned (result.retried).
+ * Greedy and sampled tokens go to show(text so far) as they come.
+ */
 function decode(model, sourceIds, options, show) {
   const { bos, eos } = model.manifest.special_ids;
-  return generate(model.runtime, sourceIds, {
+  return generateUnlooped(model.runtime, sourceIds, {
     ...options, bosId: bos, eosId: eos,
-    onToken: async (id, ids) => { // greedy and sampling only
-      show(finishOutput(ids, model.pipeline, model.target));
-      await yieldToBrowser();
-    },
-    onStep: yieldToBrowser, // beam: the page stays responsive (Stop) during the search
+    lengthCap: isTranslator(model.config) ? lengthCap(sourceIds.length) : null,
+    onToken: (id, ids) => show(finishOutput(ids, model.pipeline, model.target)), // greedy and sampling only
+    onStep: yieldToBrowser, // after every step: the page stays responsive (Stop, tabs)
   });
 }
 
@@ -206,6 +238,7 @@ async function reply(model, text, options, show, warn) {
   const prepared = prepareSource(text, model.pipeline, model.source, model.runtime.maxSourceLen, eos);
   prepared.warnings.forEach(warn);
   const result = await decode(model, prepared.ids, options, show);
+  if (result.retried) warn(RETRIED);
   show(finishOutput(result.ids, model.pipeline, model.target));
   return statsLine(result, options);
 }
@@ -241,6 +274,10 @@ async function translate(model, text, options, show, warn, protector) {
   const pieces = plan.flat();
   const kept = keptWarning(text); // lines without Korean are kept as written
   if (kept) warn(kept);
+  if (pieces.length === 0) {
+    show(joinPieces(plan, [], text));
+    return "nothing translated: the text has no Korean";
+  }
   const withNames = protector.remembering(text); // also the names the whole text introduces with their original
   const done = [];
   const results = []; // per piece, the decoding kept
@@ -269,6 +306,7 @@ async function translate(model, text, options, show, warn, protector) {
       break;
     }
     if (kept.again) again++;
+    if (decoded[kept.pass].result.retried) warn(RETRIED);
     results.push(decoded[kept.pass].result);
     report.push(...kept.applied.map((span) => [span, true]), ...kept.dropped.map((span) => [span, false]));
     done.push(finishSentence(piece, kept.text));
@@ -280,47 +318,104 @@ async function translate(model, text, options, show, warn, protector) {
   return translationStats(results, pieces.length, options, passes, again);
 }
 
-function setUpPanel(entry, panel) {
-  const status = $(".status", panel);
-  const transcript = $(".transcript", panel);
-  const form = $("form", panel);
-  const button = $("button", form);
-  const protection = $(".protection", form);
-  const glossaryError = $(".glossary-error", form);
-  let running = null; // the AbortController of the answer being written
-  // the task's defaults (site.json, from studio/tasks.py); an older site.json has none: the template's. The strategy
-  // stays greedy, which streams (a beam search here costs beamSize model steps per position)
+// what a tab says in its empty text box and to an empty input (the Python app's Task.empty_input), per task
+const WORDING = {
+  translator: {
+    action: "Translate", empty: "Please enter Korean text to translate.",
+    placeholder: "Korean text to translate into English. Enter translates; Shift+Enter starts a new line.",
+  },
+  chatbot: {
+    action: "Send", empty: "Please type something first.",
+    placeholder: "Write in Korean: the chatbot answers in Korean. Enter sends; Shift+Enter starts a new line.",
+  },
+};
+const wording = (config) => WORDING[isTranslator(config) ? "translator" : "chatbot"];
+
+/** What a number input takes, from its min, max and step: "a number from 0 to 2", "a whole number, 0 or more". */
+function numberRange(input) {
+  const kind = input.step === "1" ? "a whole number" : "a number";
+  if (input.min && input.max) return `${kind} from ${input.min} to ${input.max}`;
+  return input.min ? `${kind}, ${input.min} or more` : kind;
+}
+
+/**
+ * The first input of the chosen strategy that is empty or out of range, with a message naming it; null when all
+ * are fine. The other strategies' inputs are hidden and unused: not checked (the form has novalidate).
+ */
+function optionProblem(form) {
+  for (const input of form.querySelectorAll(`[data-strategy="${form.elements.strategy.value}"] input`)) {
+    if (input.checkValidity()) continue;
+    const name = input.closest("label").firstChild.textContent.trim();
+    const got = input.value === "" ? "" : ` (it is ${input.value})`;
+    return { input, message: `${name} must be ${numberRange(input)}${got}.` };
+  }
+  return null;
+}
+
+/** The glossary box's entries, or null with Glossary.parse's error (naming the line) shown below it. */
+function readGlossary(form) {
+  const error = $(".glossary-error", form);
+  try {
+    const parsed = Glossary.parse(form.elements.glossary.value, "glossary");
+    error.hidden = true;
+    return parsed;
+  } catch (problem) {
+    error.textContent = problem.message;
+    error.hidden = false;
+    $(".protection", form).open = true;
+    return null;
+  }
+}
+
+/** The task's defaults (site.json, from studio/tasks.py) in the decoding inputs; an older site.json has none: the
+ * template's stay. The strategy stays greedy, which streams (a beam search here costs beamSize steps a position). */
+function setUpOptions(form, entry) {
   for (const name of ["beamSize", "lengthPenalty", "temperature", "topP", "topK"]) {
     if (entry.decoding?.[name] !== undefined) form.elements[name].value = entry.decoding[name];
   }
   showStrategyInputs(form);
   form.elements.strategy.addEventListener("change", () => showStrategyInputs(form));
+}
 
-  /** The glossary box's entries, or null with Glossary.parse's error (naming the line) shown below it. */
-  const readGlossary = () => {
-    try {
-      const parsed = Glossary.parse(form.elements.glossary.value, "glossary");
-      glossaryError.hidden = true;
-      return parsed;
-    } catch (error) {
-      glossaryError.textContent = error.message;
-      glossaryError.hidden = false;
-      protection.open = true;
-      return null;
-    }
+/** A tab's panel. Returns start(), which loads its model (once): the page calls it when the tab is first shown. */
+function setUpPanel(entry, panel) {
+  const status = $(".status", panel);
+  const transcript = $(".transcript", panel);
+  const form = $("form", panel);
+  const button = $("button", form);
+  const notice = $(".notice", form);
+  let model = null; // once loaded
+  let failed = false;
+  let running = null; // the AbortController of the answer being written
+  const say = (message) => { // below the buttons: why nothing was sent (cleared by the next send)
+    notice.textContent = message ?? "";
+    notice.hidden = !message;
   };
-  form.elements.glossary.addEventListener("change", readGlossary);
+  setUpOptions(form, entry);
+  form.elements.glossary.addEventListener("change", () => readGlossary(form));
 
-  const ready = loadModel(entry, (text) => { status.textContent = text; });
-  ready.then((model) => {
-    button.dataset.label = isTranslator(model) ? "Translate" : "Send";
-    protection.hidden = !isTranslator(model);
-    button.textContent = button.dataset.label;
-    button.disabled = false;
-  }, (error) => {
-    status.textContent = `Could not load ${entry.name}: ${error.message}`;
-    console.error(error);
-  });
+  let loading = null;
+  const start = () => {
+    loading ??= loadModel(entry, {
+      status: (text, detail = "") => {
+        status.textContent = text;
+        status.title = detail;
+      },
+      config: (config) => { // before the model has downloaded: the tab reads as its task
+        button.dataset.label = button.textContent = wording(config).action;
+        form.elements.text.placeholder = wording(config).placeholder;
+        $(".protection", form).hidden = !isTranslator(config);
+      },
+    }).then((loaded) => {
+      model = loaded;
+      button.disabled = false;
+      say(null);
+    }, (error) => {
+      failed = true;
+      status.textContent = `Could not load ${entry.title ?? entry.name}: ${error.message}`;
+      console.error(error);
+    });
+  };
 
   form.addEventListener("keydown", (event) => { // Enter sends, Shift+Enter is a new line (the glossary's: Enter)
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing && event.target !== form.elements.glossary) {
@@ -329,7 +424,7 @@ function setUpPanel(entry, panel) {
     }
   });
 
-  button.addEventListener("click", (event) => { // Stop: no form submission, which the emptied text area would fail
+  button.addEventListener("click", (event) => { // Stop: no form submission
     if (!running) return;
     event.preventDefault();
     running.abort();
@@ -342,62 +437,92 @@ function setUpPanel(entry, panel) {
       return;
     }
     const text = form.elements.text.value;
-    if (button.disabled || !text.trim()) return; // the model is not loaded (yet)
-    const model = await ready;
+    if (!model) {
+      say(failed ? "The model could not be loaded (see above)." : "The model is still loading (see above); your " +
+        "text stays here: send it once the model is ready.");
+      return;
+    }
+    if (!pyStrip(text)) return say(wording(model.config).empty);
+    const problem = optionProblem(form);
+    if (problem) {
+      say(problem.message);
+      problem.input.focus();
+      return;
+    }
     let protector = null;
-    if (isTranslator(model)) {
-      const glossary = readGlossary();
-      if (glossary === null) return; // nothing is translated until the glossary is fixed
+    if (isTranslator(model.config)) {
+      const glossary = readGlossary(form);
+      if (glossary === null) return say(null); // nothing is translated until the glossary is fixed: said below it
       protector = new Protector({ glossary, auto: form.elements.protect.checked });
     }
-    addLine(transcript, "input", text);
-    const options = decodeOptions(form);
-    const output = addLine(transcript, "output", options.strategy === "beam" ? "searching…" : "…");
-    const stats = addLine(transcript, "stats");
-    const warned = new Set();
-    const warn = (warning) => { // once each, above the output
-      if (!warned.has(warning)) output.before(lineItem("warning", warning));
-      warned.add(warning);
-    };
-    const show = (answer) => { output.textContent = answer; };
-    form.elements.text.value = "";
+    say(null);
     running = new AbortController();
     button.textContent = "Stop";
+    form.classList.add("running"); // kept in view (style.css): the output growing above would push Stop away
+    form.elements.text.value = "";
     try {
-      const signal = running.signal;
-      stats.textContent = protector ? await translate(model, text, { ...options, signal }, show, warn, protector)
-        : await reply(model, text, { ...options, signal }, show, warn);
-    } catch (error) {
-      output.textContent = `Error: ${error.message}`;
-      console.error(error);
+      await answer(model, text, { ...decodeOptions(form), signal: running.signal }, transcript, protector);
     } finally {
       running = null;
       button.textContent = button.dataset.label;
+      form.classList.remove("running");
     }
   });
+  return start;
 }
 
+/** The input, its answer written as it comes (warnings above it) and the stats line, added to `transcript`. */
+async function answer(model, text, options, transcript, protector) {
+  addLine(transcript, "input", text);
+  const output = addLine(transcript, "output", options.strategy === "beam" ? "searching…" : "…");
+  const stats = addLine(transcript, "stats");
+  const warned = new Set();
+  const warn = (warning) => { // once each, above the output
+    if (!warned.has(warning)) output.before(lineItem("warning", warning));
+    warned.add(warning);
+  };
+  const show = (written) => { output.textContent = written; };
+  try {
+    stats.textContent = protector ? await translate(model, text, options, show, warn, protector)
+      : await reply(model, text, options, show, warn);
+  } catch (error) {
+    output.textContent = `Error: ${error.message}`;
+    console.error(error);
+  }
+}
+
+/**
+ * One tab per model of site.json; a tab's model loads when the tab is first shown: at once the one the address names
+ * (index.html#translator), else the first. Opening a tab puts its name in the address, to link to it.
+ */
 function buildTabs() {
   const tabs = $("#tabs");
   const panels = $("#panels");
   const template = $("#panel-template");
+  const starts = new Map(); // model name -> its panel's start()
   const select = (name) => {
     for (const button of tabs.children) button.setAttribute("aria-selected", String(button.dataset.name === name));
     for (const panel of panels.querySelectorAll(".panel")) panel.hidden = panel.dataset.name !== name;
+    starts.get(name)?.();
   };
   for (const entry of site.models) {
     const button = document.createElement("button");
     button.setAttribute("role", "tab");
     button.dataset.name = entry.name;
     button.textContent = entry.title ?? entry.name;
-    button.addEventListener("click", () => select(entry.name));
+    button.addEventListener("click", () => {
+      select(entry.name);
+      history.replaceState(null, "", `#${encodeURIComponent(entry.name)}`);
+    });
     tabs.append(button);
     const panel = template.content.firstElementChild.cloneNode(true);
     panel.dataset.name = entry.name;
     panels.append(panel);
-    setUpPanel(entry, panel);
+    starts.set(entry.name, setUpPanel(entry, panel));
   }
-  select(site.models[0]?.name);
+  const named = () => decodeURIComponent(location.hash.slice(1));
+  select(starts.has(named()) ? named() : site.models[0]?.name);
+  addEventListener("hashchange", () => starts.has(named()) && select(named()));
 }
 
 // ---- ?golden=1: every golden sentence through LiteRT.js, the results as JSON for a headless test ----

@@ -1,6 +1,7 @@
 // The decode loop, for one sentence at a time (batch 1), over any runtime of the exported graphs.
-// Ports of studio/text/preprocess.py (prepareSource, finishOutput) and studio/generate/loop.py +
-// strategies.py + constraints.py (generate: greedy, sampling or beam search). Written to be ported as is
+// Ports of studio/text/preprocess.py (prepareSource, finishOutput), studio/generate/loop.py +
+// strategies.py + constraints.py (generate: greedy, sampling or beam search) and guards.py (lengthCap, and
+// generateUnlooped: TextGenerator's retry of an output caught in a loop). Written to be ported as is
 // to Kotlin or Swift: plain arrays and loops, no dependency beyond the pipeline and tokenizer objects passed in.
 //
 // THE RUNTIME CONTRACT (see onnx_runtime.js, litert_runtime.js):
@@ -132,6 +133,25 @@ export function sampleToken(logits, { temperature = 1, topK = 0, topP = 1 }, ran
  * (the app caps translations only, not chat replies). */
 export function lengthCap(sourceLength) {
   return Math.ceil(1.5 * sourceLength) + 10;
+}
+
+export const LOOP_REPEATS = 3; // guards.REPEATS: an n-gram three times in a row is a loop
+export const RETRY_NO_REPEAT = 2; // guards.RETRY_NO_REPEAT: the retry bans any repeated bigram
+// inference.RETRIED: the warning
+export const RETRIED = "the first output repeated itself in a loop; decoded again with repeated " +
+  `${RETRY_NO_REPEAT}-grams banned`;
+
+/** Whether some n-gram (n <= maxN) occurs LOOP_REPEATS times back to back: "a a a", "a b a b a b"
+ * (guards.is_degenerate). */
+export function isDegenerate(ids, maxN = 4) {
+  for (let n = 1; n <= maxN; n++) {
+    for (let start = 0; start + n * LOOP_REPEATS <= ids.length; start++) {
+      let repeated = true;
+      for (let i = n; i < n * LOOP_REPEATS && repeated; i++) repeated = ids[start + i] === ids[start + (i % n)];
+      if (repeated) return true;
+    }
+  }
+  return false;
 }
 
 /** The tokens that would complete an n-gram already in `history` (constraints.ban_repeated_ngrams). */
@@ -391,8 +411,9 @@ function validateOptions(o) {
  *   onToken(id, ids)   called after each generated token (not </s>), ids = the output so far: streaming.
  *                  When it returns a promise, the loop waits for it (a page lets the browser paint there).
  *                  Beam search does not stream (its best hypothesis changes until the end): never called.
- *   onStep(position)   beam only: called after each decode position the search goes on from; awaited when
- *                  it returns a promise (a page lets the browser paint and take a Stop click there)
+ *   onStep(position)   called after each decode position the search goes on from (greedy and sampling: after
+ *                  onToken); awaited when it returns a promise (a page lets the browser paint and take a Stop
+ *                  click there)
  *   signal         an AbortSignal: stop after the current step when it is aborted (beam: the best so far)
  *   bosId, eosId   special ids (default 1, 2)
  *
@@ -456,6 +477,7 @@ export async function generate(runtime, sourceIds, options = {}) {
       }
       ids.push(token);
       if (onToken) await onToken(token, ids);
+      if (onStep) await onStep(position);
     }
   } finally {
     runtime.release?.(state);
@@ -471,4 +493,22 @@ export async function generate(runtime, sourceIds, options = {}) {
       steps,
     },
   };
+}
+
+/**
+ * generate(), and, when its output is caught in a loop (isDegenerate), generate() again with repeated
+ * RETRY_NO_REPEAT-grams banned, whose output replaces it: TextGenerator._unloop (inference.py). Not when the
+ * options ban repeated n-grams already, nor after a Stop (the first output is kept, stop "aborted", when the retry
+ * is stopped). The retry is not streamed (onToken is not called; onStep is). Returns generate's result with
+ * `retried` (true when the retry's output is the answer) and timings.totalMs counting both.
+ */
+export async function generateUnlooped(runtime, sourceIds, options = {}) {
+  const first = await generate(runtime, sourceIds, options);
+  if (first.stop === "aborted" || options.noRepeatNgram || !isDegenerate(first.ids)) {
+    return { ...first, retried: false };
+  }
+  const again = await generate(runtime, sourceIds, { ...options, noRepeatNgram: RETRY_NO_REPEAT, onToken: null });
+  if (again.stop === "aborted") return { ...first, stop: "aborted", retried: false };
+  const totalMs = first.timings.totalMs + again.timings.totalMs;
+  return { ...again, retried: true, timings: { ...again.timings, totalMs } };
 }

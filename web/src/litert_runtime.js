@@ -18,9 +18,18 @@ import { padSource } from "./decode.js";
 
 let loading = null;
 
+/** LiteRT's own log lines: its INFO and WARNING ones, written on every start ("Creating LiteRT environment", "NPU
+ * accelerator could not be loaded"), to console.debug; the rest (errors) to console.error, as before. */
+const liteRtLog = (line) => (/^(INFO|WARNING): /.test(line) ? console.debug(line) : console.error(line));
+
 /** Load the LiteRT.js WASM runtime from `wasmFolder` (once; later calls return the same promise). */
 export function initLiteRt(wasmFolder) {
-  loading ??= loadLiteRt(wasmFolder);
+  if (!loading) {
+    // Emscripten's options, which LiteRT.js hands the WASM from `self.Module` (then clears it): where its log lines
+    // go (its default is console.error for all). A Module set by the caller (litert_node.js) stays.
+    globalThis.Module ??= { print: liteRtLog, printErr: liteRtLog };
+    loading = loadLiteRt(wasmFolder);
+  }
   return loading;
 }
 

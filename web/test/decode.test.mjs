@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { argmax, generate, padSource, sampleToken, seededRandom } from "../src/decode.js";
+import {
+  argmax, generate, generateUnlooped, isDegenerate, lengthCap, padSource, RETRY_NO_REPEAT, sampleToken, seededRandom,
+} from "../src/decode.js";
 
 /** A runtime whose step t puts the most weight on script[t] (and records what it was fed). */
 function fakeRuntime(script, vocab = 8, capacity = 10) {
@@ -84,4 +86,65 @@ test("generate with sampling is repeatable with a seed; options are validated", 
 test("padSource pads with 0 to the graph's length and refuses longer sources", () => {
   assert.deepEqual([...padSource([5, 2], 4)], [5, 2, 0, 0]);
   assert.throws(() => padSource([1, 2, 3], 2), /at most 2/);
+});
+
+test("isDegenerate spots an n-gram (n <= 4) three times in a row: Python's guards.is_degenerate cases", () => {
+  const cases = [[[5, 5, 5], true], [[5, 6, 5, 6, 5, 6], true], [[1, 2, 3, 1, 2, 3, 1, 2, 3], true],
+    [[5, 5, 6, 5, 5], false], [[1, 2, 3, 4, 1, 2, 3, 4], false], [[], false],
+    [[9, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4], true], [[1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5], false]];
+  for (const [ids, loop] of cases) assert.equal(isDegenerate(ids), loop, JSON.stringify(ids));
+});
+
+/** A runtime whose best token is always `token` and whose runner-up is </s>: greedy loops on it until the cap. */
+function loopingRuntime(token = 4, capacity = 10) {
+  let encodes = 0;
+  return {
+    maxSourceLen: 6,
+    maxTargetLen: capacity,
+    get encodes() { return encodes; },
+    async encode() { encodes++; return {}; },
+    async step(state) {
+      const logits = new Float32Array(8).fill(-5);
+      logits[token] = 5;
+      logits[2] = 4;
+      return { logits, state };
+    },
+  };
+}
+
+test("a looping output is decoded again with repeated 2-grams banned (TextGenerator._unloop)", async () => {
+  const runtime = loopingRuntime();
+  const streamed = [];
+  let steps = 0;
+  const result = await generateUnlooped(runtime, [3, 2], { onToken: (id) => streamed.push(id), onStep: () => steps++ });
+  // first [4 x 10]; the retry may write "4 4" once, then the bigram is banned and </s> is next best
+  assert.deepEqual([result.ids, result.stop, result.retried, runtime.encodes], [[4, 4], "eos", true, 2]);
+  assert.equal(streamed.length, 10); // only the first pass streams
+  assert.equal(steps, 10 + 2); // onStep goes on in the retry (a page keeps taking clicks)
+  assert.equal(RETRY_NO_REPEAT, 2);
+});
+
+test("no retry when the output is no loop, when n-grams are banned already, or after a Stop", async () => {
+  const plain = await generateUnlooped(fakeRuntime([4, 5, 6, 2]), [2]);
+  assert.deepEqual([plain.ids, plain.retried], [[4, 5, 6], false]);
+  const banned = await generateUnlooped(loopingRuntime(), [2], { noRepeatNgram: 3 });
+  assert.deepEqual([banned.ids, banned.retried], [[4, 4, 4], false]); // "4 4 4" is a loop, but the caller chose n = 3
+  const controller = new AbortController();
+  const runtime = loopingRuntime();
+  const stopped = await generateUnlooped(runtime, [2], {
+    signal: controller.signal, onToken: (id, ids) => ids.length === 5 && controller.abort(),
+  });
+  assert.deepEqual([stopped.ids.length, stopped.stop, stopped.retried, runtime.encodes], [5, "aborted", false, 1]);
+});
+
+test("a Stop during the retry keeps the first output; a length cap ends a loop early", async () => {
+  const controller = new AbortController();
+  let steps = 0;
+  const result = await generateUnlooped(loopingRuntime(), [2], {
+    signal: controller.signal, onStep: () => ++steps === 11 && controller.abort(), // the retry's first step
+  });
+  assert.deepEqual([result.ids.length, result.stop, result.retried], [10, "aborted", false]);
+  // the translator's cap (guards.length_cap of a 2-id source: 13 tokens with </s>) within the 40 positions
+  const capped = await generate(loopingRuntime(4, 40), [3, 2], { lengthCap: lengthCap(2) });
+  assert.deepEqual([capped.ids.length, capped.stop], [lengthCap(2) - 1, "eos"]);
 });
