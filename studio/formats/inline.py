@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from studio.formats.base import has_words
-from studio.formats.phrases import find_phrase
+from studio.formats.phrases import WAYS, find_phrase
 from studio.text.protect import PLACEHOLDER_PREFIX
 
 FIRST_TOKEN = 51
@@ -153,16 +153,17 @@ class Placeholders:
         marked = [(kind, value, kind == "text") for kind, value in _merged(items)]  # third: may still take a phrase
         self.unplaced = []
         for (opening, closing, korean), english in zip(self._phrases, stretch_english):
-            for i, (kind, value, free) in enumerate(marked):
-                found = find_phrase(english, korean, value) if free else None
-                if found:
-                    start, end = found
-                    marked[i:i + 1] = [("text", value[:start], True), ("open", self._markup(opening.raw), False),
-                                       ("text", value[start:end], False), ("close", self._markup(closing.raw), False),
-                                       ("text", value[end:], True)]
-                    break
-            else:
+            # each way of matching in every text item before a looser one (links and code split the block)
+            found = next(((i, span) for way in WAYS for i, (_, value, free) in enumerate(marked)
+                          if free and (span := find_phrase(english, korean, value, ways=(way,)))), None)
+            if found is None:
                 self.unplaced.append(korean)
+                continue
+            i, (start, end) = found
+            value = marked[i][1]
+            marked[i:i + 1] = [("text", value[:start], True), ("open", self._markup(opening.raw), False),
+                               ("text", value[start:end], False), ("close", self._markup(closing.raw), False),
+                               ("text", value[end:], True)]
         return [(kind, value) for kind, value, _ in marked]
 
     def _find(self, translation: str) -> list[tuple[int, int, int]]:

@@ -7,13 +7,14 @@ where the line's English has the stretch's English as a phrase, that phrase gets
 The phrase is matched as whole words, case-insensitively, without a leading article or possessive ("the",
 "our"...; taken in where the line has the same one) and with a noun's plural or singular ("Banks" finds "bank
 loans"); a phrase under 4 characters only when its letters are written so in the Korean too ("NSW", "EU"): "New"
-alone would be found in "New York". Failing those, by its words' stems, without a preposition or conjunction
-at its edges ("To Category" finds "category", "Supported" "support", "Markets and" "market"): a Korean word
-alone often comes out as another form of the sentence's word. A stretch without letters (a link such as "[1]")
-is found as written."""
+alone would be found in "New York". Failing those, by its words' English stems (Snowball's), without a
+preposition or conjunction at its edges ("To Category" finds "categories", "Supported" "support", "Markets and"
+"market"): a Korean word alone often comes out as another form of the sentence's word. A stretch without letters
+(a link such as "[1]") is found as written, not inside a number."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from studio.formats.base import has_words, one_line
@@ -23,8 +24,11 @@ _LEADING = re.compile(r"^(?:the|a|an|our|their|his|her|its|my|your|this|these|th
 _SHORTEST = 4
 # what a Korean word's ending often becomes around its English when translated alone ("기술에" -> "To Tech")
 _FUNCTION_EDGES = re.compile(r"^(?:to|for|of|in|on|at|from|by|with|into) |(?: (?:and|or|of|to|in))$", re.IGNORECASE)
-_STEM = 6  # letters two forms of a word share ("Discussing", "discussions")
 _MOST_STEMMED_WORDS = 3
+_WORD = re.compile(r"[^\W\d_]+")
+# how loosely a phrase is matched, in the order tried: a caller searching several texts tries each way in all
+# of them before the next (an exact match later in a paragraph beats a stem match before it)
+WAYS = ("exact", "inflected", "stem")
 
 
 def _phrase_of(english: str) -> str:
@@ -35,47 +39,74 @@ def _phrase_of(english: str) -> str:
     return _LEADING.sub("", one_line(english).strip(EDGES)).strip(EDGES)
 
 
-def find_phrase(english: str, korean: str, text: str, taken: list[tuple[int, int]] = ()) -> tuple[int, int] | None:
+def find_phrase(english: str, korean: str, text: str, taken: list[tuple[int, int]] = (),
+                ways: tuple[str, ...] = WAYS) -> tuple[int, int] | None:
     """(start, end) in `text` (a line's English) of the stretch's English (`english`, the translation of
-    `korean` alone), not overlapping the spans `taken` (phrases already placed), or None. The end takes in the
-    stretch's own final punctuation where the line has it there too ("중요:" -> "Important:"), and its leading
-    article or possessive where the line has the same one before the phrase."""
+    `korean` alone), not overlapping the spans `taken` (phrases already placed), or None, matched in the first of
+    `ways` that finds it. The end takes in the stretch's own final punctuation where the line has it there too
+    ("중요:" -> "Important:"), and its leading article or possessive where the line has the same one before the
+    phrase."""
     phrase = _phrase_of(english)
     article = _LEADING.match(one_line(english).strip(EDGES))
     written = re.sub(r"[^A-Za-z]", "", phrase) or not has_words(phrase)  # what would be written so in the Korean
     if not phrase or len(phrase) < _SHORTEST and not (written and phrase.casefold() in korean.casefold()):
         return None
-    words = phrase.split(" ")
-    # whole words: no letter or digit just before or after (where the phrase starts or ends with one)
-    opening, closing = r"(?<!\w)" if re.match(r"\w", phrase) else "", r"(?!\w)" if re.search(r"\w$", phrase) else ""
-    exact, inflected = (re.compile(opening + r"\s+".join(map(form, words)) + closing, re.IGNORECASE)
-                        for form in (re.escape, _inflected))
-    core = _FUNCTION_EDGES.sub("", phrase).split(" ")
-    stemmed = re.compile(r"(?<!\w)" + r"\s+".join(map(_stemmed, core)) + r"(?!\w)", re.IGNORECASE) if (
-        has_words(phrase) and len(core) <= _MOST_STEMMED_WORDS) else None
-    # as written first: "News" is a word of its own before it is the plural of "new"
-    for found in [*exact.finditer(text), *inflected.finditer(text), *(stemmed.finditer(text) if stemmed else ())]:
-        start, end = found.span()
-        if any(start < until and at < end for at, until in taken):
-            continue
-        before = start - len(article.group(0)) if article else -1
-        if before >= 0 and text[before:start].casefold() == article.group(0).casefold() and not (
-                before and (text[before - 1].isalnum() or text[before - 1] == "_")):  # "the capital", not "ba|the"
-            start = before
-        last = korean.rstrip()[-1:]
-        if last and last in EDGES and text[end:end + 1] == last:
-            end += 1
-        return start, end
+    for way in ways:
+        for start, end in _matches(way, phrase, text):
+            if any(start < until and at < end for at, until in taken):
+                continue
+            before = start - len(article.group(0)) if article else -1
+            if before >= 0 and text[before:start].casefold() == article.group(0).casefold() and not (
+                    before and (text[before - 1].isalnum() or text[before - 1] == "_")):  # "the capital", not "ba|the"
+                start = before
+            last = korean.rstrip()[-1:]
+            if last and last in EDGES and text[end:end + 1] == last:
+                end += 1
+            return start, end
     return None
 
 
-def _stemmed(word: str) -> str:
-    """A regular expression for the words that start like `word` ("Settle": "settlements"; its first 6 letters of
-    a longer word); a word under 5 letters only as `_inflected` takes it ("Care" is not "car")."""
-    if not word.isalpha() or len(word) < _SHORTEST + 1:
-        return _inflected(word)
-    stem = word[:_STEM] if len(word) > _STEM else word[:-1] if word[-1] in "seySEY" and len(word) > 5 else word
-    return re.escape(stem) + r"\w*"
+def _matches(way: str, phrase: str, text: str):
+    """(start, end) of each place `text` has `phrase` in that way."""
+    if way == "stem":
+        yield from _stem_matches(phrase, text)
+        return
+    # whole words: no letter or digit just before or after (where the phrase starts or ends with one); a number
+    # (a footnote's "1") not inside another ("1.5%", "1-2"), but after a full stop ("…grew.1")
+    number = not has_words(phrase)
+    opening = (r"(?<!\w)" + (r"(?<!\d[.,])" if number else "")) if re.match(r"\w", phrase) else ""
+    closing = (r"(?!\w)" + (r"(?!%|[.,\-]\d)" if number else "")) if re.search(r"\w$", phrase) else ""
+    form = re.escape if way == "exact" else _inflected
+    pattern = re.compile(opening + r"\s+".join(map(form, phrase.split(" "))) + closing, re.IGNORECASE)
+    yield from (found.span() for found in pattern.finditer(text))
+
+
+def _stem_matches(phrase: str, text: str):
+    """Where `text` has the phrase's words with the same English stems (Snowball's: "Supported" finds "support",
+    "To Category" "categories", "Policy" not "police"), past a preposition or conjunction at its edges; not for a
+    phrase of under 4 letters once those are gone ("In US", "Of the")."""
+    core = _LEADING.sub("", _FUNCTION_EDGES.sub("", phrase)).split(" ")
+    if (len(core) > _MOST_STEMMED_WORDS or len("".join(core)) < _SHORTEST
+            or not all(_WORD.fullmatch(word) for word in core)):
+        return
+    words = list(_WORD.finditer(text))
+    stems, wanted = _stems([w.group(0) for w in words]), _stems(core)
+    for i in range(len(words) - len(wanted) + 1):
+        run = words[i:i + len(wanted)]
+        if stems[i:i + len(wanted)] == wanted and all(
+                not text[a.end():b.start()].strip() for a, b in zip(run, run[1:])):  # one phrase: only spaces between
+            yield run[0].start(), run[-1].end()
+
+
+def _stems(words: list[str]) -> list[str]:
+    return _stemmer().stemWords([word.casefold() for word in words])
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
 
 
 def _inflected(word: str) -> str:

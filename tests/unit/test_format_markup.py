@@ -470,3 +470,24 @@ def test_a_formatted_phrase_not_found_in_the_english_is_named_after_rendering(na
     assert document.unformatted == ["새 공장"]
     document.render(document.segments)  # nothing translated: nothing lost
     assert document.unformatted == []
+
+
+@pytest.mark.parametrize("english, korean, line, found", [
+    ("1", "1", "Growth was 1.5%.1", (16, 17)),  # a footnote after the full stop, not the 1 of 1.5%
+    ("1", "1", "It rose 1% in 1-2 weeks.", None),
+    ("Policy", "정책", "The police left.", None),  # stems, not shared letters
+    ("International", "국제", "The internal report is about international trade.", (29, 42)),
+    ("In US", "미국에서", "He told us so.", None),  # under 4 letters without the preposition
+    ("Of the", "그", "The plan.", None),
+])
+def test_loose_matches_stop_where_they_would_be_wrong(english, korean, line, found):
+    assert find_phrase(english, korean, line) == found
+
+
+def test_an_exact_match_later_in_a_paragraph_beats_a_stem_match_before_a_link():
+    source = '<p>내부 보고서는 <a href="x">링크</a> 참조, <b>국제</b> 무역에 관한 것이다.</p>'
+    document = read_document("a.html", source.encode())
+    link, end_link = tokens(document.segments[0])
+    out = document.render([f"The internal report, see {link} link {end_link}, is about international trade.",
+                           "International"]).decode()
+    assert out == ('<p>The internal report, see <a href="x">link</a>, is about <b>international</b> trade.</p>')
