@@ -173,7 +173,8 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
               file: Optional[Path] = typer.Option(None, "--file", help="Translate this document: .txt (line by line), "
                                                                     ".srt, .md, .html, .docx (structure kept)"),
               out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file; "
-                                                                  "- for stdout) [default: FILE.en.EXT beside FILE]"),
+                                                                  "- for stdout) [default: FILE.en.EXT beside FILE; "
+                                                                  "with --scores or --alternatives FILE.en.jsonl]"),
               export_missing: bool = EXPORT_MISSING, beam: Optional[int] = _beam_option("translator"),
               length_penalty: Optional[float] = _length_penalty_option("translator"), sample: bool = SAMPLE,
               temperature: Optional[float] = TEMPERATURE, top_k: Optional[int] = TOP_K,
@@ -202,7 +203,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     if text is not None and not text.strip():
         raise StudioError("nothing to translate: the text is empty (give Korean text, a --file, or lines on stdin)")
     _check_alternatives(alternatives, scores, sample, beam)
-    if text is not None and not has_hangul(text) and _looks_like_a_document(text):
+    if text is not None and _looks_like_a_document(text):
         raise StudioError(f"{text!r} looks like a file: to translate a document, give it with --file")
     if file is not None:
         from studio.formats import FORMATS
@@ -306,7 +307,7 @@ def _check_output(file: Path, out: Path, json_lines: bool) -> None:
             raise StudioError(f"{file}: a Word document is binary; give --out FILE.docx, or pipe the output (--out - "
                               "into a file or a program)")
         return
-    if out.exists() and out.resolve() == file.resolve():
+    if out.exists() and os.path.samefile(out, file):
         raise StudioError(f"--out {out}: is the file being translated; its Korean would be lost. Give another name "
                           f"(by default {file.with_name(_default_output(file, json_lines)).name})")
     _check_writable(out, "--out")

@@ -197,8 +197,7 @@ def plan_lines(preprocessor, lines: Sequence[str]) -> list[list[str]]:
 
 def kept_warning(kept: list[str]) -> str:
     """What is said about the lines without Korean that `translate_lines` kept as written (`kept`: not blank)."""
-    first = kept[0].strip()
-    first = first[:40] + "…" if len(first) > 40 else first
+    first = _opening(kept[0].strip())
     return (f"kept as written, without Korean to translate: {first!r}" if len(kept) == 1 else
             f"{len(kept):,} lines without Korean kept as written (the first: {first!r})")
 
@@ -274,9 +273,14 @@ def translate_document(generator, document, options: DecodeOptions | None = None
     return rendered, list(document.warnings) + ([kept_warning(kept)] if kept else []) + lost + warnings
 
 
+def _opening(text: str, most: int = 40) -> str:
+    """A text as a note names it: its first `most` characters."""
+    return text[:most] + "…" if len(text) > most else text
+
+
 def unformatted_warning(phrases: list[str]) -> str:
     """What is said about formatted phrases (bold, italic...) whose English was not found in their sentence's."""
-    first = phrases[0] if len(phrases[0]) <= 40 else phrases[0][:40] + "…"
+    first = _opening(phrases[0])
     return (f"the formatting of {first!r} was not kept: its English was not found in its sentence's"
             if len(phrases) == 1 else
             f"the formatting of {len(phrases):,} phrases was not kept (the first: {first!r}): their English was not "

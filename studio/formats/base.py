@@ -14,7 +14,7 @@ from studio.errors import DataError
 
 BOM = b"\xef\xbb\xbf"
 _ASCII_SPACE = re.compile(r"[ \t\n\r\f]+")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _MAGIC = {b"PK\x03\x04": "a ZIP archive (a .docx or another Office file?)", b"%PDF": "a PDF document",
           b"\x89PNG": "a PNG image", b"\xff\xd8\xff": "a JPEG image", b"\xd0\xcf\x11\xe0": "an old Office document"}
 
@@ -40,7 +40,8 @@ class Document:
     _render: Callable[[list[str]], bytes] = field(repr=False)
     warnings: list[str] = field(default_factory=list)  # parts kept untranslated, and why
     # per segment: a formatted stretch of the text before it, translated alone only to place its formatting
-    # (`studio.formats.phrases`); each follows its own text, so a translation stopped midway leaves both alike
+    # (`studio.formats.phrases`); each follows its own text (a translation stopped between the two loses the
+    # stretch's formatting, and its note says the rest was left untranslated)
     stretches: list[bool] = field(default_factory=list)
     # after `render`: the formatted stretches whose English was not found in their text's, written unformatted
     unformatted: list[str] = field(default_factory=list)
@@ -136,14 +137,14 @@ def _common_hangul(character: str) -> bool:
 
 def line_of(text: str, position: int) -> int:
     """1-based line number of a character offset (any line break counts, as for `split_lines`)."""
-    return len(_LINE_BREAK.findall(text, 0, position)) + 1
+    return len(LINE_BREAK.findall(text, 0, position)) + 1
 
 
 def split_lines(text: str) -> list[tuple[int, int]]:
     """(start, end) of each line's content, line breaks excluded; only real line breaks (CRLF, CR, LF)
     count, as in `studio.data.readers`. A final line break does not start another line."""
     spans, start = [], 0
-    for match in _LINE_BREAK.finditer(text):
+    for match in LINE_BREAK.finditer(text):
         spans.append((start, match.start()))
         start = match.end()
     if start < len(text):
@@ -155,7 +156,7 @@ def split_lines(text: str) -> list[tuple[int, int]]:
 class Span:
     start: int
     end: int
-    segment: str
+    segment: str | None  # None: no text of its own, `output` writes the place anew each time (an HTML tag's labels)
     # (translation, its stretches' English) -> the text to write in place of text[start:end]
     output: Callable[[str, list[str]], str]
     stretches: list[str] = field(default_factory=list)  # formatted parts, also translated alone (`phrases`)
@@ -164,11 +165,12 @@ class Span:
 
 def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
             warnings: list[str] | None = None, labels: Sequence[str] = (),
-            finish: Callable[[str, list[str]], str] = lambda body, labels: body) -> Document:
+            on_labels: Callable[[list[str]], None] = lambda english: None,
+            finish: Callable[[str], str] = lambda body: body) -> Document:
     """A document rendered by replacing `spans` of `text` (sorted, not overlapping), then passed through
-    `finish` (a format's last touch on the written text) with the English of its `labels` (texts that are no
-    span's, such as an HTML image's alt text: `finish` puts them in). Its segments are each span's segment followed
-    by its stretches, then the labels."""
+    `finish` (a format's last touch on the written text). Its segments are each span's segment followed by its
+    stretches, then the `labels`: texts no span has (an HTML image's alt text), whose English `on_labels` hears
+    before the spans are written (their outputs put it in place)."""
     spans = sorted(spans, key=lambda s: s.start)
     for before, after in zip(spans, spans[1:]):
         assert before.end <= after.start, "overlapping spans"
@@ -177,22 +179,27 @@ def spliced(name: str, kind: str, text: str, bom: bool, spans: list[Span],
 
     def render(translations: list[str]) -> bytes:
         out, position = [], 0
+        on_labels(translations[len(translations) - len(labels):])
         english = iter(translations)
         unformatted.clear()
         for span in spans:
-            translation, own = next(english), [next(english) for _ in span.stretches]
             out.append(text[position:span.start])
+            position = span.end
+            if span.segment is None:
+                out.append(span.output("", []))
+                continue
+            translation, own = next(english), [next(english) for _ in span.stretches]
             if translation == span.segment:
                 out.append(text[span.start:span.end])
             else:
                 out.append(span.output(translation, own))
                 unformatted.extend(span.unplaced())
-            position = span.end
         out.append(text[position:])
-        body = finish("".join(out), list(english)).encode("utf-8")
+        body = finish("".join(out)).encode("utf-8")
         return BOM + body if bom else body
 
-    segments = [part for s in spans for part in (s.segment, *s.stretches)] + list(labels)
+    texts = [s for s in spans if s.segment is not None]
+    segments = [part for s in texts for part in (s.segment, *s.stretches)] + list(labels)
     return Document(name, kind, segments, render, warnings or [],
-                    [stretch for s in spans for stretch in (False, *[True] * len(s.stretches))] + [False] * len(labels),
+                    [stretch for s in texts for stretch in (False, *[True] * len(s.stretches))] + [False] * len(labels),
                     unformatted)

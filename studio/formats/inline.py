@@ -157,7 +157,8 @@ class Placeholders:
             found = next(((i, span) for way in WAYS for i, (_, value, free) in enumerate(marked)
                           if free and (span := find_phrase(english, korean, value, ways=(way,)))), None)
             if found is None:
-                self.unplaced.append(korean)
+                if english != korean:  # (one left untranslated by a stop is not the English's fault)
+                    self.unplaced.append(korean)
                 continue
             i, (start, end) = found
             value = marked[i][1]

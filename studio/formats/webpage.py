@@ -6,7 +6,8 @@ where the sentence's English has it as a phrase; a link's tags are placeholders 
 White space runs as single spaces, entities decoded; text inside `<script>`, `<style>`, `<code>`, `<pre>`
 and `<textarea>` is never translated (an inline `<code>` element is kept whole where the model puts it).
 The Korean of the attributes a reader sees (`alt`, `title`, `aria-label`, `placeholder`) is translated too,
-after the page's text, and written double-quoted and escaped. Other tags and attributes, comments, the doctype
+after the page's text, and written double-quoted and escaped in its tag, where that tag is (not in a tag written
+inside `<pre>`, `<code>` or `<textarea>`). Other tags and attributes, comments, the doctype
 and white space around text are given back byte for byte; a translation is escaped (`&`, `<`, `>`) and written
 on one line. What is lost on a
 translated segment: its own line breaks, named entities (written as plain characters), the tags of formatting
@@ -22,7 +23,8 @@ import re
 from html.parser import HTMLParser
 
 from studio.errors import DataError
-from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text, normalize_space, one_line
+from studio.formats.base import LINE_BREAK, Document, FormatLimits, Span, check_segments, decode_text, normalize_space
+from studio.formats.base import one_line
 from studio.formats.base import spliced
 from studio.formats.inline import Piece, Placeholders, trim
 from studio.text.script import has_hangul
@@ -38,6 +40,7 @@ _BROKEN = re.compile(r"<[A-Za-z/!?]")
 LABELS = frozenset({"alt", "title", "aria-label", "placeholder"})  # attributes whose text a reader sees
 # one attribute with a value, from where the last one ended (so nothing inside a quoted value is taken for one)
 _ATTRIBUTE = re.compile(r"""(\s+([^\s"'>/=]+)\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+_FIRST_TAG = re.compile(r"""<[A-Za-z][^\s/>]*(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*\s*/?>""")
 _HREF = re.compile(r"""\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 _LEGACY_CHARSET = re.compile(r"""(<meta\b[^>]*?charset\s*=\s*["']?|<\?xml\b[^>]*?encoding\s*=\s*["'])"""
                              r"(?:euc-kr|cp949|(?:x-)?windows-949|ks_c_5601-1987|ks_c_5601|ksc5601|korean)(?![\w-])",
@@ -58,7 +61,7 @@ class _Scanner(HTMLParser):
         # (offset, kind, tag): kind "open" | "close" (inline tags), "atom", "text", "boundary"
         self.events: list[tuple[int, str, str]] = []
         self.open: dict[str, int] = {}
-        self.labelled: dict[str, None] = {}  # start tags (as written) with Korean in a `LABELS` attribute, in order
+        self.labelled: list[tuple[int, int]] = []  # (start, end) of the start tags with Korean in a `LABELS` attribute
 
     def _at(self) -> int:
         line, column = self.getpos()
@@ -70,8 +73,11 @@ class _Scanner(HTMLParser):
         self.events.append((self._at(), kind, tag))
 
     def _label(self, attrs):
-        if any(name in LABELS and value and has_hangul(value) for name, value in attrs):
-            self.labelled[self.get_starttag_text()] = None
+        """Records a start tag with Korean to translate in its attributes, unless it is in an element whose
+        content is never translated (a tag written in a <textarea>, or in <pre> or <code>)."""
+        if not any(self.open.values()) and any(name in LABELS and value and has_hangul(value) for name, value in attrs):
+            start = self._at()
+            self.labelled.append((start, start + len(self.get_starttag_text())))
 
     def handle_starttag(self, tag, attrs):
         self._label(attrs)
@@ -120,6 +126,7 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
         else:
             run.append(Piece(offset, end, kind, raw, tag=tag))
     spans = []
+    translated: dict[str, str] = {}  # each label's English, for this render (`hear`)
     for run in runs:
         for piece in run:
             if piece.kind == "text" and (broken := _BROKEN.search(piece.raw)):
@@ -128,25 +135,29 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
                 raise DataError(name, f"broken markup: {cut!r} is not a complete tag or comment "
                                       f"(is the file cut short?)", text.count("\n", 0, at) + 1)
         pieces = trim(_paired(run))
-        block = Placeholders(pieces, html.unescape, lambda markup: markup.replace("\n", " "))
+        block = Placeholders(pieces, html.unescape, lambda markup: LINE_BREAK.sub(" ", _labelled(markup, translated)))
         if pieces and block.words:
             spans.append(Span(pieces[0].start, pieces[-1].end, block.segment,
                               lambda t, own, b=block: b.restore(t, _escape, own),
                               block.stretches, lambda b=block: b.unplaced))
-    labels = list(dict.fromkeys(label for tag in scanner.labelled for label in _labels(tag)))
+    labels = list(dict.fromkeys(label for start, end in scanner.labelled for label in _labels(text[start:end])))
     check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches] + labels, limits,
                    "text nodes, formatted phrases and labels", empty=not text.strip(), text=text)
+    # a labelled tag inside a translated block is written by the block (its markup, above); the others in place
+    spans += [Span(start, end, None, lambda _, __, tag=text[start:end]: _labelled(tag, translated))
+              for start, end in scanner.labelled if not any(s.start <= start < s.end for s in spans)]
 
-    def finish(body: str, english: list[str]) -> str:
-        translated = {korean: one_line(e) for korean, e in zip(labels, english) if e != korean}
-        for tag in scanner.labelled if translated else ():
-            body = body.replace(tag, _labelled(tag, translated))  # a tag is written as it was, wherever it went
+    def hear(english: list[str]) -> None:
+        translated.clear()  # an English left empty keeps the Korean (an empty alt says "decorative")
+        translated.update({korean: one_line(e) for korean, e in zip(labels, english) if e != korean and e.strip()})
+
+    def finish(body: str) -> str:
         if body != text:  # something was translated: the page is English now
             body = _HTML_TAG_OPEN.sub(lambda tag: _KOREAN_LANG.sub(r"\1en", tag.group(0)), body, count=1)
         # written as UTF-8: a page that declared its legacy encoding now declares UTF-8
         return _LEGACY_CHARSET.sub(r"\1utf-8", body) if note else body
 
-    return spliced(name, ".html", text, bom, spans, [note] if note else [], labels, finish)
+    return spliced(name, ".html", text, bom, spans, [note] if note else [], labels, hear, finish)
 
 
 def _labels(tag: str) -> list[str]:
@@ -163,8 +174,14 @@ def _value_text(value: str) -> str:
     return normalize_space(html.unescape(value))
 
 
-def _labelled(tag: str, translated: dict[str, str]) -> str:
-    """`tag` with the English of its `LABELS` attributes' Korean."""
+def _labelled(markup: str, translated: dict[str, str]) -> str:
+    """`markup` with the English of its first tag's `LABELS` attributes' Korean (what an element kept whole,
+    `<code>…</code>`, holds after its tag is not touched)."""
+    tag = _FIRST_TAG.match(markup) if translated else None
+    return _labelled_tag(tag.group(0), translated) + markup[tag.end():] if tag else markup
+
+
+def _labelled_tag(tag: str, translated: dict[str, str]) -> str:
     def english(match: re.Match) -> str:
         label = _value_text(_value(match))
         if match.group(2).lower() not in LABELS or label not in translated:

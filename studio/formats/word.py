@@ -214,7 +214,7 @@ class _Line:
                 placed.append((*found, run))
             elif _linked(run):
                 unplaced_links.append((run, one_line(english)))
-            else:
+            elif english != korean:  # (one left untranslated by a stop is not the English's fault)
                 unformatted.append(korean)
         placed.sort(key=lambda p: p[0])
         ends = [start for start, _, _ in placed[1:]] + [len(text)]

@@ -447,7 +447,8 @@ MAX_NAMED = 10  # dropped spans named in the report; more are counted
 
 def inside_longer_words(glossary: Glossary, text: str) -> dict[str, str]:
     """Korean glossary terms that `text` has inside a longer word, where they are not applied ("삼성" in
-    "삼성전자는": another word), each with the first such word. One pass over the text, whatever the glossary's size."""
+    "삼성전자는": another word; also before an ending that is no particle `_PARTICLES` knows, "삼성이지만"), each with
+    the first such word. One pass over the text, whatever the glossary's size."""
     anywhere = _korean_terms_anywhere(glossary.entries)
     if anywhere is None or not text:
         return {}
@@ -457,7 +458,9 @@ def inside_longer_words(glossary: Glossary, text: str) -> dict[str, str]:
         term = match.group(0)
         if (match.start(), term) not in applied and term not in found:
             before = _HANGUL_RUN_END.search(text, max(0, match.start() - _LONGEST_WORD), match.start()).group(0)
-            found[term] = before + term + _HANGUL_RUN.match(text, match.end()).group(0)  # the word it is in
+            word = before + term + _HANGUL_RUN.match(text, match.end()).group(0)  # the word it is in
+            if word != term:  # (after a Latin letter or a digit: not a longer Korean word)
+                found[term] = word
     return found
 
 
@@ -498,6 +501,6 @@ def describe(report: list[tuple[Span, bool]], glossary: Glossary | None = None, 
     if inside:
         named = [f"{term} (in {word})" for term, word in list(inside.items())[:MAX_NAMED]]
         named += [f"and {len(inside) - MAX_NAMED} more"] if len(inside) > MAX_NAMED else []
-        line += (f"{' ' if line else ''}Not applied inside a longer word (add the whole word to the glossary to "
-                 f"translate it so): {', '.join(named)}.")
+        line += (f"{' ' if line else ''}Not applied inside a longer word or before an ending it does not take (add "
+                 f"that word to the glossary to translate it so): {', '.join(named)}.")
     return line

@@ -222,6 +222,8 @@ def test_options_that_would_lose_work_or_be_ignored_are_refused_before_a_model_l
     monkeypatch.setattr(cli, "_load_generator", lambda *args, **kwargs: pytest.fail("a model was loaded"))
     source = tmp_path / "news.txt"
     source.write_text("안녕하세요.\n", encoding="utf-8")
+    korean_name = tmp_path / "보고서.txt"
+    korean_name.write_text("안녕하세요.\n", encoding="utf-8")
     refused = {
         ("--file", str(source), "--out", str(source)): "is the file being translated; its Korean would be lost",
         ("--file", str(source), "안녕"): "not both",
@@ -231,6 +233,7 @@ def test_options_that_would_lose_work_or_be_ignored_are_refused_before_a_model_l
         ("--alternatives", "2", "--sample", "안녕"): "leave out --sample",
         ("--alternatives", "2", "--beam", "1", "안녕"): "leave out --beam 1",
         (str(source),): "looks like a file: to translate a document, give it with --file",
+        (str(korean_name),): "looks like a file",
         ("--sample", "--seed", "-1", "안녕"): "seed must be a whole number, 0 or more",
         ("--length-penalty", "-1", "안녕"): "length penalty cannot be negative",
     }

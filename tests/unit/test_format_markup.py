@@ -491,3 +491,17 @@ def test_an_exact_match_later_in_a_paragraph_beats_a_stem_match_before_a_link():
     out = document.render([f"The internal report, see {link} link {end_link}, is about international trade.",
                            "International"]).decode()
     assert out == ('<p>The internal report, see <a href="x">link</a>, is about <b>international</b> trade.</p>')
+
+
+def test_html_labels_are_translated_where_their_tags_are_not_where_the_same_text_is_written_elsewhere():
+    source = ('<p>사진 <img src="cat.png"\r\n alt="고양이 > 개"> 귀엽다.</p>\r\n'
+              '<script>var s = "<img src=\'c.png\' alt=\'고양이 > 개\'>";</script>\r\n'
+              '<textarea><img alt="고양이 > 개"></textarea>')
+    document = read_document("a.html", source.encode())
+    assert document.segments == ["사진  Xq51  귀엽다.", "고양이 > 개"]
+    out = document.render(["Photo  Xq51  cute.", "Cat > dog"]).decode()
+    assert out == ('<p>Photo <img src="cat.png"  alt="Cat &gt; dog"> cute.</p>\r\n'  # a translated block: one line
+                   '<script>var s = "<img src=\'c.png\' alt=\'고양이 > 개\'>";</script>\r\n'
+                   '<textarea><img alt="고양이 > 개"></textarea>')
+    assert document.render(["Photo  Xq51  cute.", ""]).decode().startswith(
+        '<p>Photo <img src="cat.png"  alt="고양이 > 개"> cute.')  # no English: the Korean, not an empty alt

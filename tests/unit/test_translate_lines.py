@@ -2,6 +2,7 @@
 half-way; on a fake word-by-word translator (no model)."""
 
 import re
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -120,9 +121,9 @@ def test_describe_names_glossary_terms_found_only_inside_longer_words():
     text = "삼성은 \"대한삼성\"에 투자했다. 삼성전자는 서울에서 전자제품을 판다."
     assert inside_longer_words(glossary, text) == {"삼성": "대한삼성", "전자": "전자제품을"}  # 삼성전자 is an entry
     assert describe([], glossary, text) == (
-        "Not applied inside a longer word (add the whole word to the glossary to translate it so): 삼성 (in 대한삼성), "
-        "전자 (in 전자제품을).")
-    assert describe([], glossary, "삼성은 서울에 있다.") == ""
+        "Not applied inside a longer word or before an ending it does not take (add that word to the glossary to "
+        "translate it so): 삼성 (in 대한삼성), 전자 (in 전자제품을).")
+    assert describe([], glossary, "삼성은 서울에 있다. A삼성") == ""  # after a Latin letter: no longer Korean word
 
 
 def test_an_input_that_is_not_korean_is_left_for_the_language_hint():
@@ -459,10 +460,8 @@ def test_lines_without_korean_are_kept_as_written_and_said_once_as_the_reader_se
     document = read_document("a.md", "**Note** `code` here\n\n회의는 **서울**에서 열린다\n".encode())
     data, warnings = translate_document(WordTranslator(), document)
     assert data.decode().startswith("**Note** `code` here\n")  # as written, markup and all
-    # a formatted phrase is no line of its own, and the markup's tokens are not shown; a phrase whose English is
-    # not found in its sentence's (this fake copies "서울", too short to be looked for) is named
-    assert warnings == ["kept as written, without Korean to translate: 'Note here'",
-                        "the formatting of '서울' was not kept: its English was not found in its sentence's"]
+    # a formatted phrase is no line of its own, and the markup's tokens are not shown
+    assert warnings == ["kept as written, without Korean to translate: 'Note here'"]
 
 
 def test_alternatives_of_a_text_without_korean_are_the_text_itself():
@@ -471,3 +470,20 @@ def test_alternatives_of_a_text_without_korean_are_the_text_itself():
     translator = WordTranslator()
     assert translate_alternatives(translator, "Hello  there.", 3) == (
         [("Hello there.", 0.0)], ["kept as written, without Korean to translate: 'Hello there.'"])
+
+
+def test_a_document_names_the_formatting_it_lost_but_not_that_of_phrases_a_stop_left_untranslated():
+    from studio.document import translate_document
+    from studio.formats import read_document
+
+    document = read_document("a.md", "회의는 **서울**에서 열린다\n".encode())  # "서울" alone stays Korean here
+    _, warnings = translate_document(WordTranslator(), document, batch_size=1)
+    assert "the formatting of '서울' was not kept" not in " ".join(warnings)
+
+    class Renamed(WordTranslator):
+        def generate(self, sources, options=None, scores=False):
+            results = super().generate(sources, options, scores)
+            return [replace(r, text="Seoul City") if s == "서울" else r for s, r in zip(sources, results)]
+
+    _, warnings = translate_document(Renamed(), document)
+    assert "the formatting of '서울' was not kept: its English was not found in its sentence's" in warnings

@@ -137,9 +137,14 @@ async function load(entry, hooks = {}) {
   return { entry, base, manifest, config, pipeline: pipelineForConfig(config), source, target, runtime };
 }
 
-/** load(entry, hooks) once per model: later calls get the same promise (and their hooks are not called). */
+/** load(entry, hooks) once per model: later calls get the same promise (and their hooks are not called); after a
+ * failed load (offline, say), the next call tries again. */
 function loadModel(entry, hooks = {}) {
-  if (!loading.has(entry.name)) loading.set(entry.name, load(entry, hooks));
+  if (!loading.has(entry.name)) {
+    const loaded = load(entry, hooks);
+    loading.set(entry.name, loaded);
+    loaded.catch(() => loading.delete(entry.name));
+  }
   return loading.get(entry.name);
 }
 
@@ -396,6 +401,7 @@ function setUpPanel(entry, panel) {
 
   let loading = null;
   const start = () => {
+    if (!loading) failed = false;
     loading ??= loadModel(entry, {
       status: (text, detail = "") => {
         status.textContent = text;
@@ -412,7 +418,9 @@ function setUpPanel(entry, panel) {
       say(null);
     }, (error) => {
       failed = true;
-      status.textContent = `Could not load ${entry.title ?? entry.name}: ${error.message}`;
+      loading = null; // opening the tab again tries again
+      status.textContent = `Could not load ${entry.title ?? entry.name}: ${error.message} (open this tab again to ` +
+        "try again)";
       console.error(error);
     });
   };
@@ -520,7 +528,13 @@ function buildTabs() {
     panels.append(panel);
     starts.set(entry.name, setUpPanel(entry, panel));
   }
-  const named = () => decodeURIComponent(location.hash.slice(1));
+  const named = () => {
+    try {
+      return decodeURIComponent(location.hash.slice(1));
+    } catch { // "#50%": no model's name
+      return "";
+    }
+  };
   select(starts.has(named()) ? named() : site.models[0]?.name);
   addEventListener("hashchange", () => starts.has(named()) && select(named()));
 }
