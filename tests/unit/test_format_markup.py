@@ -344,21 +344,30 @@ def test_docx_formatted_phrases_are_found_in_either_order():
         ("In ", None), ("Seoul", True), (", ", None), ("Samsung", True), (" built a new factory.", None)]
 
 
-def test_docx_a_link_keeps_its_english_as_its_text_at_its_phrase_or_after_the_line():
+def docx_with_link(before: str, linked: str, after: str, url: str = "", anchor: str = "") -> bytes:
+    """A .docx of one paragraph: `before`, a link holding `linked` (to `url`, or to a bookmark), `after`."""
     from docx.oxml import OxmlElement
     from docx.oxml.ns import qn
 
     word = docx.Document()
-    paragraph = word.add_paragraph("자세한 내용은 ")
+    paragraph = word.add_paragraph(before)
     link = OxmlElement("w:hyperlink")
-    link.set(qn("r:id"), paragraph.part.relate_to("http://example.com/detail", docx.opc.constants.RELATIONSHIP_TYPE
-                                                 .HYPERLINK, is_external=True))
-    link.append(paragraph.add_run("공식 홈페이지")._r)  # moves the run into the link
+    if url:
+        link.set(qn("r:id"), paragraph.part.relate_to(url, docx.opc.constants.RELATIONSHIP_TYPE.HYPERLINK,
+                                                      is_external=True))
+    else:
+        link.set(qn("w:anchor"), anchor)
+    link.append(paragraph.add_run(linked)._r)  # moves the run into the link
     paragraph._p.append(link)
-    paragraph.add_run("에서 확인할 수 있다.")
+    paragraph.add_run(after)
     out = io.BytesIO()
     word.save(out)
-    document = read_document("a.docx", out.getvalue())
+    return out.getvalue()
+
+
+def test_docx_a_link_keeps_its_english_as_its_text_at_its_phrase_or_after_the_line():
+    document = read_document("a.docx", docx_with_link("자세한 내용은 ", "공식 홈페이지", "에서 확인할 수 있다.",
+                                                      url="http://example.com/detail"))
     assert document.segments == ["자세한 내용은 공식 홈페이지에서 확인할 수 있다.", "공식 홈페이지"]
 
     def written(*english):
@@ -391,19 +400,7 @@ def test_docx_a_link_across_a_line_break_or_with_a_tab_is_not_moved():
 
 
 def test_docx_a_link_without_letters_keeps_its_text_where_the_english_has_it_or_after_the_line():
-    from docx.oxml import OxmlElement
-    from docx.oxml.ns import qn
-
-    word = docx.Document()
-    paragraph = word.add_paragraph("이 연구는 이미 발표되었다")
-    link = OxmlElement("w:hyperlink")
-    link.set(qn("w:anchor"), "note1")
-    link.append(paragraph.add_run("[1]")._r)  # moves the run into the link
-    paragraph._p.append(link)
-    paragraph.add_run(".")
-    out = io.BytesIO()
-    word.save(out)
-    document = read_document("a.docx", out.getvalue())
+    document = read_document("a.docx", docx_with_link("이 연구는 이미 발표되었다", "[1]", ".", anchor="note1"))
     assert document.segments == ["이 연구는 이미 발표되었다[1].", "[1]"]
 
     def written(english):
