@@ -199,7 +199,7 @@ def test_a_tab_fetches_its_model_only_when_first_shown(site):
         page.route("**/site.json", lambda route: route.fulfill(json=manifest))
         page.route("**/second/**", from_first)
         page.goto(url + "index.html")
-        ready = "name => !document.querySelector(`.panel[data-name=${name}] button[type=submit]`).disabled"
+        ready = "name => document.querySelector(`.panel[data-name=${name}] button[type=submit]`)?.disabled === false"
         page.wait_for_function(ready, arg="chatbot", timeout=120_000)
         assert page.locator(".panel:not([hidden]) .status").inner_text().startswith("Ready.")
         assert not [r for r in requests if "/second/" in r]
