@@ -5,7 +5,8 @@ with a bold word is translated whole: the word is translated alone too, and its 
 where the sentence's English has it as a phrase; a link's tags are placeholders put back around its English.
 White space runs as single spaces, entities decoded; text inside `<script>`, `<style>`, `<code>`, `<pre>`
 and `<textarea>` is never translated (an inline `<code>` element is kept whole where the model puts it).
-The Korean of the attributes a reader sees (`alt`, `title`, `aria-label`, `placeholder`) is translated too,
+The Korean of the attributes a reader sees (`alt`, `title`, `aria-label`, `placeholder`, a button's `value`) is
+translated too,
 after the page's text, and written double-quoted and escaped in its tag, where that tag is (not in a tag written
 inside `<pre>`, `<code>` or `<textarea>`). Other tags and attributes, comments, the doctype
 and white space around text are given back byte for byte; a translation is escaped (`&`, `<`, `>`) and written
@@ -38,6 +39,8 @@ INLINE = frozenset({"a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "d
 ATOMS = frozenset({"code", "img", "wbr"})  # inline too, kept whole (a <code> element with its content)
 _BROKEN = re.compile(r"<[A-Za-z/!?]")
 LABELS = frozenset({"alt", "title", "aria-label", "placeholder"})  # attributes whose text a reader sees
+_BUTTON_TYPES = frozenset({"submit", "button", "reset"})  # an <input> of these shows its `value`
+_TAG_NAME = re.compile(r"<([A-Za-z][^\s/>]*)")
 # one attribute with a value, from where the last one ended (so nothing inside a quoted value is taken for one)
 _ATTRIBUTE = re.compile(r"""(\s+([^\s"'>/=]+)\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 _FIRST_TAG = re.compile(r"""<[A-Za-z][^\s/>]*(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*\s*/?>""")
@@ -61,7 +64,7 @@ class _Scanner(HTMLParser):
         # (offset, kind, tag): kind "open" | "close" (inline tags), "atom", "text", "boundary"
         self.events: list[tuple[int, str, str]] = []
         self.open: dict[str, int] = {}
-        self.labelled: list[tuple[int, int]] = []  # (start, end) of the start tags with Korean in a `LABELS` attribute
+        self.labelled: list[tuple[int, int]] = []  # (start, end) of the start tags with Korean a reader sees (`_seen`)
 
     def _at(self) -> int:
         line, column = self.getpos()
@@ -72,15 +75,16 @@ class _Scanner(HTMLParser):
             ("open" if opening else "close") if tag in INLINE else "boundary")
         self.events.append((self._at(), kind, tag))
 
-    def _label(self, attrs):
+    def _label(self, tag, attrs):
         """Records a start tag with Korean to translate in its attributes, unless it is in an element whose
         content is never translated (a tag written in a <textarea>, or in <pre> or <code>)."""
-        if not any(self.open.values()) and any(name in LABELS and value and has_hangul(value) for name, value in attrs):
+        seen = _seen(tag, {name: value or "" for name, value in attrs})
+        if not any(self.open.values()) and any(name in seen and value and has_hangul(value) for name, value in attrs):
             start = self._at()
             self.labelled.append((start, start + len(self.get_starttag_text())))
 
     def handle_starttag(self, tag, attrs):
-        self._label(attrs)
+        self._label(tag, attrs)
         self._markup(tag, True)
         if tag in SKIPPED:
             self.open[tag] = self.open.get(tag, 0) + 1
@@ -91,7 +95,7 @@ class _Scanner(HTMLParser):
         self._markup(tag, False)
 
     def handle_startendtag(self, tag, attrs):
-        self._label(attrs)
+        self._label(tag, attrs)
         self.events.append((self._at(), "atom" if tag in ATOMS else "boundary", tag))
 
     def handle_data(self, data):
@@ -160,10 +164,25 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
     return spliced(name, ".html", text, bom, spans, [note] if note else [], labels, hear, finish)
 
 
+def _seen(tag: str, attributes: dict[str, str]) -> frozenset[str]:
+    """The attributes of a start tag (`tag`: its lower-cased name) whose text a reader sees: `LABELS`, and the
+    `value` of a button (`<input type="submit" value="검색">`)."""
+    if tag == "input" and attributes.get("type", "").strip().lower() in _BUTTON_TYPES:
+        return LABELS | {"value"}
+    return LABELS
+
+
+def _seen_in(tag: str) -> frozenset[str]:
+    """`_seen` of a start tag as written."""
+    return _seen(_TAG_NAME.match(tag).group(1).lower(),
+                 {match.group(2).lower(): _value(match) for match in _ATTRIBUTE.finditer(tag)})
+
+
 def _labels(tag: str) -> list[str]:
-    """The Korean texts of a start tag's `LABELS` attributes, as a reader sees them."""
+    """The Korean texts of a start tag's attributes a reader sees (`_seen`), as a reader sees them."""
+    seen = _seen_in(tag)
     values = ((match.group(2).lower(), _value(match)) for match in _ATTRIBUTE.finditer(tag))
-    return [label for name, value in values if name in LABELS and has_hangul(label := _value_text(value))]
+    return [label for name, value in values if name in seen and has_hangul(label := _value_text(value))]
 
 
 def _value(match: re.Match) -> str:
@@ -175,16 +194,18 @@ def _value_text(value: str) -> str:
 
 
 def _labelled(markup: str, translated: dict[str, str]) -> str:
-    """`markup` with the English of its first tag's `LABELS` attributes' Korean (what an element kept whole,
+    """`markup` with the English of its first tag's labels' Korean (`_seen`; what an element kept whole,
     `<code>…</code>`, holds after its tag is not touched)."""
     tag = _FIRST_TAG.match(markup) if translated else None
     return _labelled_tag(tag.group(0), translated) + markup[tag.end():] if tag else markup
 
 
 def _labelled_tag(tag: str, translated: dict[str, str]) -> str:
+    seen = _seen_in(tag)
+
     def english(match: re.Match) -> str:
         label = _value_text(_value(match))
-        if match.group(2).lower() not in LABELS or label not in translated:
+        if match.group(2).lower() not in seen or label not in translated:
             return match.group(0)
         return f'{match.group(1)}"{html.escape(translated[label], quote=True)}"'
 

@@ -426,6 +426,7 @@ def test_a_stretch_without_letters_is_found_as_written(english, line, found):
 def test_html_korean_alt_title_and_placeholder_texts_are_translated_wherever_their_tag_goes():
     source = ("<p>사진: <img src='cat.png' alt=\"고양이 &amp; 개\" width=3> 귀엽다.</p>\n"
               "<img src=a.png alt=로고 data-title='제목=아님'>\n<input placeholder='검색어' value='검색어'>"
+              "<INPUT TYPE=Submit value='검색어'>"
               '<img alt="Logo" title="로고">')
     document = read_document("a.html", source.encode())
     assert document.segments == ["사진:  Xq51  귀엽다.", "고양이 & 개", "로고", "검색어"]  # each text once
@@ -434,7 +435,8 @@ def test_html_korean_alt_title_and_placeholder_texts_are_translated_wherever_the
     out = document.render([english[s] for s in document.segments]).decode()
     assert out == ("<p>Photo: <img src='cat.png' alt=\"Cats &amp; &quot;dogs&quot;\" width=3> cute.</p>\n"
                    "<img src=a.png alt=\"Logo\" data-title='제목=아님'>\n"
-                   "<input placeholder=\"Search terms\" value='검색어'>"
+                   "<input placeholder=\"Search terms\" value='검색어'>"  # a text box's value is the user's
+                   "<INPUT TYPE=Submit value=\"Search terms\">"  # a button's is its label
                    '<img alt="Logo" title="Logo">')
     only_labels = read_document("a.html", '<html lang="ko"><img alt="지도"></html>'.encode())
     assert only_labels.render(["Map"]).decode() == '<html lang="en"><img alt="Map"></html>'
