@@ -279,9 +279,8 @@ def _opening(text: str, most: int = 40) -> str:
 
 
 def unformatted_warning(phrases: list[str]) -> str:
-    """What is said about formatted phrases (bold, italic...) whose English was not found in their sentence's."""
+    """What is said about formatted phrases (bold, italic...) whose formatting the English could not keep (their
+    English not found in their sentence's, or their markup dropped by the model)."""
     first = _opening(phrases[0])
-    return (f"the formatting of {first!r} was not kept: its English was not found in its sentence's"
-            if len(phrases) == 1 else
-            f"the formatting of {len(phrases):,} phrases was not kept (the first: {first!r}): their English was not "
-            "found in their sentences'")
+    return (f"the formatting of {first!r} was not kept in the English" if len(phrases) == 1 else
+            f"the formatting of {len(phrases):,} phrases was not kept in the English (the first: {first!r})")

@@ -99,6 +99,7 @@ class Placeholders:
         self.marks: dict[int, Piece] = {}  # token number -> its markup piece
         self._markup = markup
         self._phrases = _phrase_pairs(pieces, decode)  # (opening, closing, text) placed without tokens
+        self._inside = _texts_inside(pieces, decode)  # pair -> the text it encloses (to name it when it is lost)
         self.stretches = [text for _, _, text in self._phrases]  # translated alone too
         self.unplaced: list[str] = []  # after `restore`: the stretches whose English it did not find
         plain = {id(piece) for opening, closing, _ in self._phrases for piece in (opening, closing)}
@@ -140,12 +141,17 @@ class Placeholders:
             else:
                 items.append(("text", _REMOVED))
         items.append(("text", translation[position:]))
+        lost = []  # the text of formatting pairs removed (a link keeps its address after the block)
         for number, piece in self.marks.items():
             if piece.kind == "atom" and number not in first:  # dropped by the model: kept at the end
                 items += [("text", " "), ("atom", self._markup(piece.raw))]
             elif piece.kind == "open" and piece.fallback and number not in kept:  # a link whose pair was dropped
                 items += [("text", " "), ("atom", self._markup(piece.fallback))]
-        return _join(self._with_phrases(items, stretch_english), escape)
+            elif piece.kind == "open" and piece.phrase and number not in kept:
+                lost.append(self._inside.get(piece.pair, ""))
+        placed = _join(self._with_phrases(items, stretch_english), escape)
+        self.unplaced += [text for text in lost if text]
+        return placed
 
     def _with_phrases(self, items: list[tuple[str, str]], stretch_english: list[str]) -> list[tuple[str, str]]:
         """`items` with each formatting pair placed without tokens around its stretch's English, where a text
@@ -194,6 +200,21 @@ def _phrase_pairs(pieces: list[Piece], decode: Callable[[str], str]) -> list[tup
         if inside and all(p.kind == "text" for p in inside) and has_words(text):
             found.append((opening, pieces[j], text))
     return found
+
+
+def _texts_inside(pieces: list[Piece], decode: Callable[[str], str]) -> dict[int, str]:
+    """Each pair's enclosed text, as the model reads it (its markup left out)."""
+    open_: dict[int, list[str]] = {}
+    inside: dict[int, str] = {}
+    for piece in pieces:
+        if piece.kind == "text":
+            for texts in open_.values():
+                texts.append(piece.raw)
+        elif piece.kind == "open":
+            open_[piece.pair] = []
+        elif piece.kind == "close" and piece.pair in open_:
+            inside[piece.pair] = _SPACE.sub(" ", decode("".join(open_.pop(piece.pair)))).strip(" ")
+    return inside
 
 
 def _placeable(marks: dict[int, Piece], order: list[int]) -> set[int]:

@@ -504,3 +504,13 @@ def test_html_labels_are_translated_where_their_tags_are_not_where_the_same_text
                    '<textarea><img alt="고양이 > 개"></textarea>')
     assert document.render(["Photo  Xq51  cute.", ""]).decode().startswith(
         '<p>Photo <img src="cat.png"  alt="고양이 > 개"> cute.')  # no English: the Korean, not an empty alt
+
+
+def test_formatting_whose_markup_the_model_dropped_is_named_and_a_dropped_link_is_not():
+    source = "삼성은 **2024**년에 [발표](http://a.com)했다."
+    document, segment = one("a.md", source)
+    bold, end_bold, link, end_link = tokens(segment)
+    document.render([f"In {bold} 2024 {end_bold}, Samsung {link} announced {end_link} it."])
+    assert document.unformatted == []
+    document.render(["In 2024, Samsung announced it."])  # both pairs dropped: the link is written after it
+    assert document.unformatted == ["2024"]
