@@ -2,13 +2,14 @@
 SentencePiece ids, ONNX and LiteRT.js greedy and beam ids and step-0 logits against the export's golden data,
 every hostile input's normalization) and the static site in headless Chromium (LiteRT.js decodes every golden
 sentence to the golden ids, greedy and beam; a tab loads its model when first shown; the translator's tab translates,
-says why it sends nothing, and stops a long text at once). Skipped with a message when Node.js or Chromium is
+says why it sends nothing, and stops a long text at once; after a reload offline a tab loaded before works again). Skipped with a message when Node.js or Chromium is
 missing."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -122,7 +123,7 @@ def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(site)
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
     config["task"]["task"] = "translator"
     with chromium() as browser:
-        page = browser.new_page()
+        page = browser.new_page(service_workers="block")  # page.route() does not see what sw.js fetches
         page.route("**/config.json", lambda route: route.fulfill(json=config))
         page.goto(url + "index.html")
         button = page.locator(".panel:not([hidden]) button[type=submit]")
@@ -151,7 +152,7 @@ def test_a_translator_tab_takes_a_glossary_and_refuses_a_malformed_one(site):
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
     config["task"]["task"] = "translator"
     with chromium() as browser:
-        page = browser.new_page()
+        page = browser.new_page(service_workers="block")  # page.route() does not see what sw.js fetches
         page.route("**/site.json", lambda route: route.fulfill(json=manifest))
         page.route("**/config.json", lambda route: route.fulfill(json=config))
         page.goto(url + "index.html")
@@ -193,7 +194,7 @@ def test_a_tab_fetches_its_model_only_when_first_shown(site):
         route.fulfill(path=str(folder / "chatbot" / route.request.url.split("/second/", 1)[1]))
 
     with chromium() as browser:
-        page = browser.new_page()
+        page = browser.new_page(service_workers="block")  # page.route() does not see what sw.js fetches
         requests = []
         page.on("request", lambda request: requests.append(request.url))
         page.route("**/site.json", lambda route: route.fulfill(json=manifest))
@@ -219,7 +220,7 @@ def test_a_translator_tab_says_why_it_sends_nothing_and_stops_a_long_text(site):
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
     config["task"]["task"] = "translator"
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page = browser.new_page(viewport={"width": 390, "height": 844}, service_workers="block")  # as above
         page.route("**/config.json", lambda route: route.fulfill(json=config))
         page.goto(url + "index.html")
         panel = page.locator(".panel:not([hidden])")
@@ -262,3 +263,60 @@ def test_a_translator_tab_says_why_it_sends_nothing_and_stops_a_long_text(site):
         button.click(timeout=10_000)  # Stop: in view while the output grows, and taken between decode steps
         page.wait_for_function("b => b.textContent === 'Translate'", arg=button.element_handle(), timeout=10_000)
         assert "stopped after" in stats.last.inner_text()
+
+
+@pytest.mark.browser
+def test_a_reload_offline_finds_the_page_and_the_models_loaded_before(site, tmp_path):
+    """sw.js keeps what the page fetched: served under a sub-path (as `studio launch --site` serves it at /site/),
+    the page loads its first tab's model, then the server stops and the browser goes offline (nothing can come from
+    the network); after a reload the tab loads and answers again, and a second tab, never opened, says plainly that
+    it cannot load offline."""
+    _, folder, _ = site
+    manifest = json.loads((folder / "site.json").read_text(encoding="utf-8"))
+    manifest["models"].append({**manifest["models"][0], "name": "second", "title": "Second", "dir": "second/"})
+    served = tmp_path / "root" / "site"
+    served.mkdir(parents=True)
+    for path in folder.iterdir():
+        if path.name != "site.json":
+            (served / path.name).symlink_to(path)
+    (served / "second").symlink_to(folder / "chatbot")
+    (served / "site.json").write_text(json.dumps(manifest), encoding="utf-8")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(served.parent)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/site/"
+    ready = "() => document.querySelector('.panel[data-name=chatbot] button[type=submit]')?.disabled === false"
+    try:
+        with chromium() as browser:
+            context = browser.new_context()
+            page = context.new_page()
+            page.goto(url)
+            page.wait_for_function(ready, timeout=120_000)
+            status = page.locator(".panel:not([hidden]) .status")
+            assert "works offline, also after a reload" in status.inner_text()
+            tflite = url + "chatbot/" + manifest["models"][0]["tflite"]
+            page.wait_for_function("async u => !!(await caches.match(u))", arg=tflite, timeout=30_000)  # written
+            server.shutdown()
+            server.server_close()
+            context.set_offline(True)
+            page.reload()
+            page.wait_for_function(ready, timeout=120_000)
+            assert status.inner_text().startswith("Ready.")
+            panel = page.locator(".panel:not([hidden])")
+            panel.locator("textarea[name=text]").fill("안녕")
+            panel.locator("button[type=submit]").click()
+            stats = panel.locator(".transcript .stats")
+            page.wait_for_function("s => s.textContent !== ''", arg=stats.element_handle(), timeout=120_000)
+            assert "tokens" in stats.inner_text()
+            assert not panel.locator(".transcript .output").inner_text().startswith("Error")
+
+            page.get_by_role("tab", name="Second").click()
+            second = page.locator(".panel[data-name=second] .status")
+            page.wait_for_function("s => s.textContent.includes('cannot be loaded')", arg=second.element_handle(),
+                                   timeout=30_000)
+            # "offline" where the browser says so (navigator.onLine): Playwright's offline leaves it true here
+            assert re.fullmatch(r"Second cannot be loaded (offline|now: the server cannot be reached), and its model "
+                                r"has not been downloaded in this browser yet\. Connect to the network and open this "
+                                r"tab again\.", second.inner_text()), second.inner_text()
+    finally:
+        server.shutdown()
+        server.server_close()

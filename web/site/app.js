@@ -20,6 +20,9 @@
 // When golden.json has beam ids, the first N sentences (?beam=N, default 2; 0: none) are also decoded with
 // its beam search: per model "beam" {size, lengthPenalty, matches, total, sentences}, and "beamIds" when one
 // model ran. ?accelerator=webgpu tries the GPU.
+//
+// Served over http(s), the page registers sw.js (a service worker): what the page fetches is kept in the
+// browser, so a reload offline finds the page and every tab whose model was loaded before.
 
 import { finishOutput, generate, generateUnlooped, lengthCap, prepareSource, RETRIED } from "./src/decode.js";
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
@@ -33,10 +36,49 @@ import { loadTokenizer } from "./src/tokenizer.js";
 const params = new URLSearchParams(location.search);
 const $ = (selector, root = document) => root.querySelector(selector);
 
+/** A fetch that failed without an answer: no network (or no server), and no copy kept by sw.js. */
+class Unreachable extends Error {}
+
 async function fetchOk(url) {
-  const response = await fetch(url);
+  let response;
+  try {
+    response = await fetch(url);
+  } catch {
+    throw new Unreachable(navigator.onLine === false ? `${url}: offline, and not kept for offline use`
+      : `${url}: the server cannot be reached`);
+  }
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response;
+}
+
+/**
+ * sw.js, where the browser has service workers and the page is served over http(s) (not file://, and only in a
+ * secure context: https, or localhost): it keeps what the page fetches, so that a reload offline finds the page
+ * and every model loaded before. Resolves to true once it controls the page (then a model's files go through it
+ * and are kept), false without one; at most a few seconds on a first visit, at once afterwards.
+ */
+async function startServiceWorker() {
+  const workers = navigator.serviceWorker;
+  if (!workers || !/^https?:$/.test(location.protocol)) return false;
+  try {
+    // relative: the worker's scope is this page's folder, wherever the site is served (e.g. /site/)
+    const registration = await workers.register("sw.js", { scope: "./" });
+    if (!registration) return false; // (a test browser may answer register() with nothing)
+    if (!workers.controller) { // a first visit: sw.js claims the page once active (clients.claim)
+      await new Promise((resolve) => {
+        workers.addEventListener("controllerchange", resolve, { once: true });
+        setTimeout(resolve, registration.active ? 500 : 5000); // active, yet not ours: a hard reload bypasses it
+      });
+    }
+    if (!workers.controller) return false;
+    // what the page fetched before it was controlled (itself, its modules, style.css): kept too
+    const fetched = performance.getEntriesByType("resource").map((entry) => entry.name);
+    workers.controller.postMessage({ keep: [location.href, ...fetched] });
+    return true;
+  } catch (error) {
+    console.warn("no offline copy (service worker):", error);
+    return false;
+  }
 }
 
 const fetchJson = async (url) => (await fetchOk(url)).json();
@@ -97,6 +139,7 @@ async function yieldToBrowser() {
 let site; // site.json
 let wasmFolder; // where LiteRT.js' wasm files are served
 let accelerator; // "wasm" (CPU) or "webgpu"
+let offlineCopy = false; // whether sw.js controls the page (keeps what it fetches for a reload offline)
 const loading = new Map(); // model name -> promise of the loaded model
 
 function tokenizerFiles(entry, manifest) {
@@ -132,8 +175,10 @@ async function load(entry, hooks = {}) {
   await runtimeReady;
   const started = performance.now();
   const runtime = await createLiteRtRuntime({ model, manifest, accelerator });
-  status(`Ready. The ${megabytes(model.length)} model runs in this browser, and keeps working offline until the ` +
-    "page is reloaded.", `${entry.tflite}: ${accelerator}, compiled in ${Math.round(performance.now() - started)} ms`);
+  status(`Ready. The ${megabytes(model.length)} model runs in this browser` + (offlineCopy
+    ? " and works offline, also after a reload (this browser keeps a copy)."
+    : ", and keeps working offline until the page is reloaded."),
+  `${entry.tflite}: ${accelerator}, compiled in ${Math.round(performance.now() - started)} ms`);
   return { entry, base, manifest, config, pipeline: pipelineForConfig(config), source, target, runtime };
 }
 
@@ -419,8 +464,12 @@ function setUpPanel(entry, panel) {
     }, (error) => {
       failed = true;
       loading = null; // opening the tab again tries again
-      status.textContent = `Could not load ${entry.title ?? entry.name}: ${error.message} (open this tab again to ` +
-        "try again)";
+      const title = entry.title ?? entry.name;
+      status.textContent = error instanceof Unreachable && offlineCopy // no network, and nothing kept by sw.js
+        ? `${title} cannot be loaded ${navigator.onLine === false ? "offline" : "now: the server cannot be reached"}` +
+          ", and its model has not been downloaded in this browser yet. Connect to the network and open this tab " +
+          "again."
+        : `Could not load ${title}: ${error.message} (open this tab again to try again)`;
       console.error(error);
     });
   };
@@ -619,6 +668,7 @@ async function runGolden() {
 }
 
 try {
+  offlineCopy = await startServiceWorker(); // first: site.json and the models then go through it
   site = await fetchJson("site.json");
   wasmFolder = new URL(site.litert?.wasm ?? "vendor/litertjs/wasm/", location.href).href;
   accelerator = params.get("accelerator") ?? site.litert?.accelerator ?? "wasm";
