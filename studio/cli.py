@@ -23,7 +23,7 @@ app = typer.Typer(help="Transformer Studio: a Korean chatbot and a Korean→Engl
                   rich_markup_mode="markdown")  # help texts hold "[default: …]", which rich markup would drop
 console = Console(stderr=True, soft_wrap=True)  # never break a path or command across lines
 from studio.exports import DEFAULT_BACKEND, backends_help, variant  # noqa: E402
-from studio.tasks import SAMPLING, TASKS, task_named  # noqa: E402
+from studio.tasks import SAMPLING, task_named  # noqa: E402
 
 BACKENDS = backends_help()
 
@@ -32,8 +32,10 @@ def _load_generator(bundle: Optional[Path], task: str, backend: str, export_miss
     """A generator on `backend`; a missing or stale export is rebuilt first (or reported, when asked not to)."""
     from studio.serving import ServedModel
 
-    if task not in TASKS:
-        raise StudioError(f"unknown task {task!r}; choose {' or '.join(TASKS)}")
+    try:
+        task_named(task)  # its message names the tasks
+    except ValueError as error:
+        raise StudioError(str(error)) from None
     served = ServedModel.shared(task, bundle, build_missing=export_missing,
                                 progress=lambda message: console.print(message, highlight=False, markup=False))
     if served.task != task:  # allowed (a tiny bundle of either task serves both in tests), but said

@@ -98,8 +98,8 @@ class Placeholders:
         numbers = (n for n in range(FIRST_TOKEN, 1_000_000) if n not in taken)
         self.marks: dict[int, Piece] = {}  # token number -> its markup piece
         self._markup = markup
-        self._phrases = _phrase_pairs(pieces, decode)  # (opening, closing, text) placed without tokens
-        self._inside = _texts_inside(pieces, decode)  # pair -> the text it encloses (to name it when it is lost)
+        self._inside = _texts_inside(pieces, decode)  # pair -> the text it encloses (as the model reads it)
+        self._phrases = _phrase_pairs(pieces, self._inside)  # (opening, closing, text) placed without tokens
         self.stretches = [text for _, _, text in self._phrases]  # translated alone too
         self.unplaced: list[str] = []  # after `restore`: the stretches whose English it did not find
         plain = {id(piece) for opening, closing, _ in self._phrases for piece in (opening, closing)}
@@ -149,29 +149,30 @@ class Placeholders:
                 items += [("text", " "), ("atom", self._markup(piece.fallback))]
             elif piece.kind == "open" and piece.phrase and number not in kept:
                 lost.append(self._inside.get(piece.pair, ""))
-        placed = _join(self._with_phrases(items, stretch_english), escape)
-        self.unplaced += [text for text in lost if text]
-        return placed
+        items, unplaced = self._with_phrases(items, stretch_english)
+        self.unplaced = unplaced + [text for text in lost if text]
+        return _join(items, escape)
 
-    def _with_phrases(self, items: list[tuple[str, str]], stretch_english: list[str]) -> list[tuple[str, str]]:
+    def _with_phrases(self, items: list[tuple[str, str]],
+                      stretch_english: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
         """`items` with each formatting pair placed without tokens around its stretch's English, where a text
-        item has it as a phrase outside the phrases already placed."""
+        item has it as a phrase outside the phrases already placed; and the stretches not placed so."""
         marked = [(kind, value, kind == "text") for kind, value in _merged(items)]  # third: may still take a phrase
-        self.unplaced = []
+        unplaced = []
         for (opening, closing, korean), english in zip(self._phrases, stretch_english):
             # each way of matching in every text item before a looser one (links and code split the block)
             found = next(((i, span) for way in WAYS for i, (_, value, free) in enumerate(marked)
                           if free and (span := find_phrase(english, korean, value, ways=(way,)))), None)
             if found is None:
                 if english != korean:  # (one left untranslated by a stop is not the English's fault)
-                    self.unplaced.append(korean)
+                    unplaced.append(korean)
                 continue
             i, (start, end) = found
             value = marked[i][1]
             marked[i:i + 1] = [("text", value[:start], True), ("open", self._markup(opening.raw), False),
                                ("text", value[start:end], False), ("close", self._markup(closing.raw), False),
                                ("text", value[end:], True)]
-        return [(kind, value) for kind, value, _ in marked]
+        return [(kind, value) for kind, value, _ in marked], unplaced
 
     def _find(self, translation: str) -> list[tuple[int, int, int]]:
         """(number, start, end) of our tokens in order, also one the model glued to a number ("Xq539.5" for
@@ -187,8 +188,8 @@ class Placeholders:
         return found
 
 
-def _phrase_pairs(pieces: list[Piece], decode: Callable[[str], str]) -> list[tuple[Piece, Piece, str]]:
-    """The formatting pairs around nothing but text with letters, each with that text (as the model reads it)."""
+def _phrase_pairs(pieces: list[Piece], texts: dict[int, str]) -> list[tuple[Piece, Piece, str]]:
+    """The formatting pairs around nothing but text with letters, each with that text (`texts`: `_texts_inside`)."""
     found = []
     for i, opening in enumerate(pieces):
         if opening.kind != "open" or not opening.phrase:
@@ -196,9 +197,8 @@ def _phrase_pairs(pieces: list[Piece], decode: Callable[[str], str]) -> list[tup
         j = next((j for j in range(i + 1, len(pieces))
                   if pieces[j].kind == "close" and pieces[j].pair == opening.pair), i)
         inside = pieces[i + 1:j]
-        text = _SPACE.sub(" ", decode("".join(p.raw for p in inside))).strip(" ")
-        if inside and all(p.kind == "text" for p in inside) and has_words(text):
-            found.append((opening, pieces[j], text))
+        if inside and all(p.kind == "text" for p in inside) and has_words(texts.get(opening.pair, "")):
+            found.append((opening, pieces[j], texts[opening.pair]))
     return found
 
 

@@ -6,12 +6,10 @@ where the sentence's English has it as a phrase; a link's tags are placeholders 
 White space runs as single spaces, entities decoded; text inside `<script>`, `<style>`, `<code>`, `<pre>`
 and `<textarea>` is never translated (an inline `<code>` element is kept whole where the model puts it).
 The Korean of the attributes a reader sees (`alt`, `title`, `aria-label`, `placeholder`, a button's `value`) is
-translated too,
-after the page's text, and written double-quoted and escaped in its tag, where that tag is (not in a tag written
-inside `<pre>`, `<code>` or `<textarea>`). Other tags and attributes, comments, the doctype
-and white space around text are given back byte for byte; a translation is escaped (`&`, `<`, `>`) and written
-on one line. What is lost on a
-translated segment: its own line breaks, named entities (written as plain characters), the tags of formatting
+translated too, after the page's text, and written double-quoted and escaped in its tag, where that tag is (not in
+a tag written inside `<pre>`, `<code>` or `<textarea>`). Other tags and attributes, comments, the doctype and white
+space around text are given back byte for byte; a translation is escaped (`&`, `<`, `>`) and written on one line.
+What is lost on a translated segment: its own line breaks, named entities (written as plain characters), the tags of formatting
 whose English is not found, and those of a link the model did not keep in order (its text stays; its `<a href>`
 is then written after the segment with its address as its text, so the link is not lost).
 
@@ -19,14 +17,14 @@ A tag or comment cut short (`<div class="a` at the end of the file) is an error 
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from html.parser import HTMLParser
 
 from studio.errors import DataError
-from studio.formats.base import LINE_BREAK, Document, FormatLimits, Span, check_segments, decode_text, normalize_space
-from studio.formats.base import one_line
-from studio.formats.base import spliced
+from studio.formats.base import (LINE_BREAK, Document, FormatLimits, Span, check_segments, decode_text,
+                                 normalize_space, one_line, spliced)
 from studio.formats.inline import Piece, Placeholders, trim
 from studio.text.script import has_hangul
 
@@ -44,7 +42,6 @@ _TAG_NAME = re.compile(r"<([A-Za-z][^\s/>]*)")
 # one attribute with a value, from where the last one ended (so nothing inside a quoted value is taken for one)
 _ATTRIBUTE = re.compile(r"""(\s+([^\s"'>/=]+)\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 _FIRST_TAG = re.compile(r"""<[A-Za-z][^\s/>]*(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*\s*/?>""")
-_HREF = re.compile(r"""\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 _LEGACY_CHARSET = re.compile(r"""(<meta\b[^>]*?charset\s*=\s*["']?|<\?xml\b[^>]*?encoding\s*=\s*["'])"""
                              r"(?:euc-kr|cp949|(?:x-)?windows-949|ks_c_5601-1987|ks_c_5601|ksc5601|korean)(?![\w-])",
                              re.IGNORECASE)
@@ -148,8 +145,9 @@ def read_html(name: str, data: bytes, limits: FormatLimits) -> Document:
     check_segments(name, [s.segment for s in spans] + [t for s in spans for t in s.stretches] + labels, limits,
                    "text nodes, formatted phrases and labels", empty=not text.strip(), text=text)
     # a labelled tag inside a translated block is written by the block (its markup, above); the others in place
+    starts = [s.start for s in spans]  # (in order)
     spans += [Span(start, end, None, lambda _, __, tag=text[start:end]: _labelled(tag, translated))
-              for start, end in scanner.labelled if not any(s.start <= start < s.end for s in spans)]
+              for start, end in scanner.labelled if not _within(spans, starts, start)]
 
     def hear(english: list[str]) -> None:
         translated.clear()  # an English left empty keeps the Korean (an empty alt says "decorative")
@@ -172,17 +170,27 @@ def _seen(tag: str, attributes: dict[str, str]) -> frozenset[str]:
     return LABELS
 
 
+def _within(spans: list[Span], starts: list[int], at: int) -> bool:
+    """Whether offset `at` is inside one of `spans` (sorted, not overlapping; `starts` their starts)."""
+    i = bisect.bisect_right(starts, at) - 1
+    return i >= 0 and at < spans[i].end
+
+
+def _attributes(tag: str) -> dict[str, str]:
+    """A start tag's attributes with a value: lower-cased name -> the value as written (entities not decoded)."""
+    return {match.group(2).lower(): _value(match) for match in _ATTRIBUTE.finditer(tag)}
+
+
 def _seen_in(tag: str) -> frozenset[str]:
     """`_seen` of a start tag as written."""
-    return _seen(_TAG_NAME.match(tag).group(1).lower(),
-                 {match.group(2).lower(): _value(match) for match in _ATTRIBUTE.finditer(tag)})
+    return _seen(_TAG_NAME.match(tag).group(1).lower(), _attributes(tag))
 
 
 def _labels(tag: str) -> list[str]:
     """The Korean texts of a start tag's attributes a reader sees (`_seen`), as a reader sees them."""
     seen = _seen_in(tag)
-    values = ((match.group(2).lower(), _value(match)) for match in _ATTRIBUTE.finditer(tag))
-    return [label for name, value in values if name in seen and has_hangul(label := _value_text(value))]
+    return [label for name, value in _attributes(tag).items()
+            if name in seen and has_hangul(label := _value_text(value))]
 
 
 def _value(match: re.Match) -> str:
@@ -232,8 +240,7 @@ def _paired(run: list[Piece]) -> list[Piece]:
             del stack[stack.index(opener):]
             opener.pair = piece.pair = piece.start
             opener.phrase = piece.phrase = opener.tag != "a"
-            href = _HREF.search(opener.raw) if opener.tag == "a" else None
-            if href and (destination := next(value for value in href.groups() if value is not None)):
+            if opener.tag == "a" and (destination := _attributes(opener.raw).get("href")):
                 opener.fallback = f"{opener.raw}{destination}</a>"  # the link, with its address as its text
     for opener in stack:
         opener.kind = "atom"

@@ -116,7 +116,8 @@ def chat_api(service: ModelService, default_backend: str):
 
 
 # Run once in the page. Each reply's stats (the hidden #chat-stats list, one line per reply) are drawn beside
-# it as the ::after of its row (under it on a phone's narrow screen), by one style rule per reply (`:nth-child(k of .bot-row)`), so they are in no
+# it as the ::after of its row (under it on a phone's narrow screen), by one style rule per reply
+# (`:nth-child(k of .bot-row)`), so they are in no
 # message's text (the copy buttons and Retry never see them). The rule sets a custom property that the ::after
 # reads, since Chromium 150 matches `:nth-child(k of S)::after` as if k were 1. The script never touches the
 # chat window's nodes, which Gradio re-renders as tokens stream in, and does no work per token.
