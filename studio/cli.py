@@ -488,7 +488,7 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
                                                               "instead of training one"),
           epochs: Optional[int] = typer.Option(None, help="Epochs [default: the task's preset]"),
           strategy: Optional[str] = typer.Option(None, help="tf.distribute strategy: default, mirrored, multiworker"),
-          max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (smoke runs)"),
+          max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (a budget in steps; --max-minutes is one in time)"),
           max_minutes: Optional[float] = typer.Option(None, help="Stop after this many training minutes (resumable)"),
           checkpoint_minutes: float = typer.Option(10.0, help="Also checkpoint every this many minutes"),
           set_: Optional[list[str]] = typer.Option(None, "--set", help="Override a setting, e.g. model.d_model=128")):
@@ -661,12 +661,14 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                               protector=protector)
         for result in scores:
             table.add_row(name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",
-                          f"{result.bleu_lc:.2f}", f"{result.chrf_lc:.2f}", f"{result.repeating:.1%}",
+                          f"{result.bleu_lc:.2f}", f"{result.chrf_lc:.2f}",
+                          f"{result.repeating:.1%} (references {result.repeating_references:.1%})",
                           *([f"{result.distinct:.1%}"] if chatbot else []), f"{result.seconds:.0f}")
             signatures.update([f"BLEU {result.bleu_signature}", f"chrF {result.chrf_signature}"])
             recorded.setdefault(name, {})[result.name] = {
                 "bleu": round(result.bleu, 2), "chrf": round(result.chrf, 2), "bleu_lc": round(result.bleu_lc, 2),
                 "chrf_lc": round(result.chrf_lc, 2), "repeating": round(result.repeating, 4),
+                "repeating_references": round(result.repeating_references, 4),
                 **({"distinct": round(result.distinct, 4)} if chatbot else {}), "pairs": len(pairs),
                 "bleu_signature": result.bleu_signature, "chrf_signature": result.chrf_signature, "backend": backend}
             if hypotheses:
@@ -687,10 +689,25 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
             if any("case:lc" in result.get("bleu_signature", "") for result in evaluation[test_set].values()):
                 del evaluation[test_set]
         evaluation.update(recorded)
+        metrics.update(_card_samples(generator, protector, backend))
         write_metrics(loaded.path, metrics)
         card = model_card(loaded.config, metrics, loaded.config.task.sources)
         atomic_write_bytes(loaded.path / "MODEL_CARD.md", card.encode("utf-8"))
         console.print(f"Recorded in {loaded.path / 'metrics.json'} and MODEL_CARD.md")
+
+
+def _card_samples(generator, protector, backend: str) -> dict:
+    """The model card's sample outputs: its task's card inputs decoded as `studio translate` or `studio chat`
+    decodes them when asked for nothing else, on `backend`."""
+    from studio.evaluate import decode_all
+
+    task = generator.config.task.task
+    options = decode_options(task, None, None, False, None, None, None, None, None, 0)
+    inputs = list(task_named(task).card_inputs)
+    outputs = decode_all(generator, inputs, options, protector=protector)
+    decoding = (f"beam {options.beam_size}, lp {options.length_penalty:g}" if options.strategy == "beam"
+                else options.strategy)
+    return {"samples": dict(zip(inputs, outputs)), "samples_decoding": f"{decoding}, {backend}"}
 
 
 @app.command()
@@ -774,7 +791,7 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
            yes_public: bool = typer.Option(False, "--yes-public",
                                            help="Serve --share or a non-loopback --host without a password anyway"),
            mcp: bool = typer.Option(False, "--mcp", help="Also serve `translate` and `chat` as MCP tools at "
-                                    "/gradio_api/mcp/ (needs pip install 'transformer-studio\\[mcp]')")):
+                                    "/gradio_api/mcp/ (needs pip install '.\\[mcp]' in a checkout)")):
     """Open the web app: Chat, Translate, Compare and Explore tabs on the shipped models."""
     from studio.ui.app import launch as launch_app
 

@@ -27,6 +27,7 @@ class Score:
     seconds: float
     repeating: float = 0.0  # share of outputs that repeat a word bigram (a fluency failure)
     distinct: float = 0.0  # share of distinct outputs (a chatbot that gives one stock reply scores low)
+    repeating_references: float = 0.0  # the same share among the references: what the text itself repeats
 
 
 def repeats_itself(text: str) -> bool:
@@ -67,8 +68,12 @@ def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: 
     chrf_lc = sacrebleu.metrics.CHRF(lowercase=True).corpus_score(hypotheses, references).score
     return Score(name, bleu_score.score, chrf_score.score, bleu_lc, chrf_lc, str(bleu.get_signature()),
                  str(chrf.get_signature()), hypotheses, seconds,
-                 repeating=sum(map(repeats_itself, hypotheses)) / max(len(hypotheses), 1),
-                 distinct=len(set(hypotheses)) / max(len(hypotheses), 1))
+                 repeating=_share_repeating(hypotheses), distinct=len(set(hypotheses)) / max(len(hypotheses), 1),
+                 repeating_references=_share_repeating(references[0]))
+
+
+def _share_repeating(texts: Sequence[str]) -> float:
+    return sum(map(repeats_itself, texts)) / max(len(texts), 1)
 
 
 def evaluate(generator, pairs: Sequence[Pair], strategies: dict[str, DecodeOptions], batch_size: int = 32,

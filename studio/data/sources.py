@@ -150,7 +150,8 @@ def koen_source_files(sources: list[KoEnSource], data_dir: str | Path | None = N
         found = find_file(source.path, data_dir)
         if found is None:
             hint = (f"run `studio data --download` to fetch it from {PARK_URL}" if source.name == "park_train"
-                    else "pass --data-dir DIR holding koen/train/*.tsv, or set STUDIO_DATA_DIR")
+                    else "pass --data-dir DIR holding koen/train/*.tsv (this project's shared data; they cannot "
+                         "be downloaded), set STUDIO_DATA_DIR, or train on --sources park_train alone")
             raise DataError(source.path, f"training source {source.name!r} not found; {hint}")
         files.append(found)
     return files

@@ -85,8 +85,9 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
     size = f", {metrics['parameters']:,} parameters" if "parameters" in metrics else ""
     depth = (f"{m.num_layers}-layer" if m.decoder_depth == m.num_layers
              else f"{m.num_layers}-layer encoder, {m.decoder_depth}-layer decoder")
-    origin = (f"trained with Transformer Studio, starting from the weights of `{metrics['initialized_from']}`"
-              if metrics.get("initialized_from") else "trained from scratch with Transformer Studio")
+    start = str(metrics.get("initialized_from", ""))
+    origin = ("trained from scratch with Transformer Studio" if not start else
+              f"trained with Transformer Studio, starting from the weights of {start if ' ' in start else f'`{start}`'}")
     members = metrics.get("ensemble_members", [])
     described = (f"A {depth} encoder-decoder Transformer (d_model {m.d_model}, {m.num_heads} heads, d_ff {m.d_ff}, "
                  f"{m.norm}-LN{size}) {origin}.")
@@ -116,13 +117,20 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
                      "terms), so they are counted as non-commercial  **non-commercial license**")
     if synthetic or any(n in known and not known[n].commercial for n in names):
         lines += ["", "These weights were trained partly on data licensed for **non-commercial use only**; "
-                      "do not use them commercially. Retrain with `--sources commercial-safe` for a commercial-safe mix."]
+                      "do not use them commercially. For a commercial-safe model, train from scratch with "
+                      "`--sources commercial-safe`: a new tokenizer, no `--init-from` these weights"
+                  + (", and no back-translated news" if synthetic else "") + "."]
+    borrowed = [n for n in sorted(names) if n in known and known[n].commercial and "English from" in known[n].license]
+    if borrowed:
+        lines.append("The English side of " + ", ".join(f"`{n}`" for n in borrowed) + " comes from another corpus "
+                     "(named above) under its own terms: check them before commercial use.")
     trainings = [(f"Member `{member['bundle']}` (seed {member.get('seed', '?')}"
                   + (f", from the weights of `{member['initialized_from']}`" if member.get("initialized_from") else "")
                   + "): ", member) for member in members] or [("", metrics)]
     if all("train_seconds" in run for _, run in trainings):
         lines += ["", "## Training"]
-        lines += [f"{'- ' if members else ''}{named}{run.get('steps', 0):,} steps ({run.get('epochs_trained', '?')} "
+        lines += [f"- Before: {stage}" for stage in metrics.get("stages", [])]  # earlier runs these weights come from
+        lines += [f"{'- ' if members or metrics.get('stages') else ''}{named}{run.get('steps', 0):,} steps ({run.get('epochs_trained', '?')} "
                   f"full epochs), {run['train_seconds'] / 60:,.0f} minutes of training time on {_device(run)}, "
                   f"{run.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
                   f"{run.get('weights', 'last')}." for named, run in trainings]
@@ -153,8 +161,14 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
         first = next(iter(next(iter(metrics["evaluation"].values())).values()))
         lines.append(f"- sacrebleu signatures: BLEU `{first['bleu_signature']}`, chrF `{first['chrf_signature']}`")
     if metrics.get("samples"):
-        lines += ["", "## Sample outputs (greedy)"]
-        lines += [f"- {source} → {output}" for source, output in metrics["samples"].items()]
+        lines += ["", f"## Sample outputs ({metrics.get('samples_decoding', 'greedy')})"]
+        before = metrics.get("samples_before")  # {"bundle": what it was, "outputs": {source: output}}
+        if before:
+            lines += ["", f"| input | before: {before['bundle']} | now |", "| --- | --- | --- |"]
+            lines += [f"| {_cell(source)} | {_cell(before['outputs'].get(source, ''))} | {_cell(output)} |"
+                      for source, output in metrics["samples"].items()]
+        else:
+            lines += [f"- {source} → {output}" for source, output in metrics["samples"].items()]
     lines += ["", "## Known weaknesses"]
     if task == "chatbot":
         lines.append("- A small model trained on ~11k chit-chat pairs: replies are short, generic, and can ignore "
@@ -166,8 +180,22 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
                 "everyday sentences")
         lines.append(f"- Domain mismatch: {news}; names are often garbled, and a small model gets long, "
                      "dense sentences partly wrong.")
+        repeats = [f"{name} {result['repeating']:.0%} (references {result['repeating_references']:.0%})"
+                   for name, results in metrics.get("evaluation", {}).items() for strategy, result in results.items()
+                   if strategy != "greedy" and "repeating_references" in result]
+        if repeats:
+            lines.append("- It repeats itself more than the references do; share of outputs with a word pair "
+                         "written twice: " + ", ".join(repeats) + ".")
+    if m.members > 1:
+        lines.append(f"- Every decoding step runs each of its {m.members} members, so a reply takes several times "
+                     "one model's time (still milliseconds per token on TFLite).")
     lines.append("- " + pipeline_for(config.task).describe())
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """Text in a Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
 
 
 def sample_outputs(generator, prompts: list[str]) -> dict[str, str]:

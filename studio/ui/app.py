@@ -82,7 +82,8 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
         from studio.errors import StudioError
 
         if importlib.util.find_spec("mcp") is None:
-            raise StudioError("--mcp needs the MCP server package: pip install 'transformer-studio[mcp]'")
+            raise StudioError("--mcp needs the MCP server package: pip install '.[mcp]' in a checkout, "
+                              "or 'transformer-studio[mcp]'")
         if auth:  # its tools would be listed to anyone, and every call would fail for want of the password
             raise StudioError("--mcp cannot be combined with --auth/--auth-file: Gradio's MCP server does not "
                               "pass the app's password on to the app")

@@ -139,6 +139,13 @@ def test_eval_can_record_scores_in_the_bundle(tiny_bundle, koen_tsv, tmp_path):
     assert {"bleu", "chrf", "bleu_lc", "chrf_lc"} <= set(recorded)
     card = (bundle / "MODEL_CARD.md").read_text()
     assert "pairs (5 pairs), greedy: BLEU" in card and "(lower-cased: BLEU" in card
+    assert 0 <= recorded["repeating_references"] <= 1
+    metrics = json.loads((bundle / "metrics.json").read_text())
+    from studio.tasks import CHATBOT
+
+    # the card's samples: the task's inputs decoded as `studio chat` decodes them by default
+    assert list(metrics["samples"]) == list(CHATBOT.card_inputs) and metrics["samples_decoding"] == "greedy, tf"
+    assert "## Sample outputs (greedy, tf)" in card and f"- {CHATBOT.card_inputs[0]} → " in card
     from studio.bundle import load_bundle
 
     load_bundle(bundle)  # still loads: metrics and the card are not checksummed inputs

@@ -21,3 +21,27 @@ def test_a_cpu_run_on_commercial_safe_data_claims_neither():
     card = model_card(translator_preset(), metrics, COMMERCIAL_SAFE)
     assert "synthetic" not in card and "non-commercial" not in card
     assert "training time on CPU" in card and "trained from scratch" in card
+
+
+def test_a_card_shows_earlier_stages_samples_before_and_after_and_what_the_model_repeats():
+    metrics = {"parameters": 12, "train_seconds": 540.0, "steps": 100, "epochs_trained": 2, "device": "cuda:0",
+               "initialized_from": "the translator of the second lease", "synthetic_pairs": 10,
+               "stages": ["11 minutes from scratch on the real pairs."],
+               "samples": {"커피는 필요 없다.": "There is no coffee.", "표 | 칸": "A | cell"},
+               "samples_decoding": "beam 4, lp 1.8, tflite",
+               "samples_before": {"bundle": "the tutorial's", "outputs": {"커피는 필요 없다.": "there is no coffee."}},
+               "evaluation": {"news": {"greedy": _scored(repeating=0.5, repeating_references=0.1),
+                                       "beam 4, lp 1.8": _scored(repeating=0.3, repeating_references=0.15)}}}
+    card = model_card(translator_preset(), metrics, ["koen/train/tatoeba.tsv", "koen/train/korsts.tsv"])
+    assert "starting from the weights of the translator of the second lease." in card  # a description, not a path
+    assert "- Before: 11 minutes from scratch on the real pairs.\n- 100 steps" in card
+    assert "## Sample outputs (beam 4, lp 1.8, tflite)" in card
+    assert "| 커피는 필요 없다. | there is no coffee. | There is no coffee. |" in card
+    assert "| 표 \\| 칸 |  | A \\| cell |" in card  # no output before: an empty cell; a bar stays in its cell
+    assert "news 30% (references 15%)" in card and "50%" not in card  # the default decoding's row, not greedy's
+    assert "no back-translated news" in card
+    assert "The English side of `korsts.tsv` comes from another corpus" in card and "`tatoeba.tsv` comes" not in card
+
+
+def _scored(**fluency) -> dict:
+    return {"bleu": 9.0, "chrf": 40.0, "pairs": 260, "bleu_signature": "b", "chrf_signature": "c", **fluency}
