@@ -52,6 +52,8 @@ def test_shipped_translator_writes_cased_english_and_keeps_names():
         greedy = metrics["evaluation"][test_set]["greedy"]
         assert "case:mixed" in greedy["bleu_signature"] and "chrf_lc" in greedy
     assert "non-commercial" in (path / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert set(metrics["samples"]) == set(TRANSLATOR.card_inputs)  # before and after, in the card
+    assert set(metrics["samples_before"]["outputs"]) == set(TRANSLATOR.card_inputs)
     translator = TextGenerator.from_path(path)
     assert translator.config.task.text_pipeline == "translator"
     outputs = [g.text for g in translator.generate(list(TRANSLATOR.prompts))]
