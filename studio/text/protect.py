@@ -52,10 +52,12 @@ _RANGE = rf"(?<![\w.,])(?:\d{{4}}\s?[~∼〜]\s?\d{{4}}년|{_RANGE_END}\s?[~∼�
 _TILDE = re.compile(r"\s?[~∼〜]\s?")
 # a clock time after 오전/오후 (a.m./p.m.), which protecting only the time lost ("오전 10:30" -> "10:30"); also the
 # Korean way, hours and minutes ("오후 2시 30분" -> "2:30 p.m."; the model wrote "오후 2시" as "224 p.m."), not a
-# number of hours ("2시간")
+# number of hours ("2시간"); a range may leave 시 to its end ("오후 6~8시" -> "6-8 p.m.")
 _KOREAN_CLOCK = r"\d{1,2}시(?!간)(?:\s?\d{1,2}분)?"
-_TIME = rf"(?:오전|오후)\s?(?:{_CLOCK}|{_KOREAN_CLOCK})(?:\s?[~∼〜]\s?(?:{_CLOCK}|{_KOREAN_CLOCK}))?"
-_KOREAN_HOUR = re.compile(r"(\d{1,2})시(?:\s?(\d{1,2})분)?")
+_HOUR_UNTIL = r"\d{1,2}(?=\s?[~∼〜]\s?\d{1,2}시(?!간))"
+_TIME = (rf"(?:오전|오후)\s?(?:{_CLOCK}|{_KOREAN_CLOCK}|{_HOUR_UNTIL})"
+         rf"(?:\s?[~∼〜]\s?(?:{_CLOCK}|{_KOREAN_CLOCK}))?")
+_KOREAN_HOUR = re.compile(r"(?<![\d:])(\d{1,2})(?:시(?:\s?(\d{1,2})분)?|(?=\s?[~∼〜]))")
 _HALF_DAY = {"오전": "a.m.", "오후": "p.m."}
 # pictographs, arrows, shapes and math signs (emoji, "▲", "※", "→", "±"), and a middle dot that is no word's
 # neighbour (a bullet; between words the pipeline makes it a comma): read byte by byte by the tokenizer, they came out

@@ -30,8 +30,12 @@ def typed(content) -> str:
     return html.unescape(content)
 
 
+EMPTY_REPLY = {"role": "assistant", "content": "…"}  # a reply with no words, or not written (cut short)
+
+
 def chat_reply(service: ModelService, message: str, history: list, backend: str, settings: dict):
-    """Stream a reply into the history; yields (history, message box, latency summary)."""
+    """Stream a reply into the history; yields (history, message box, latency summary). The box is emptied once,
+    when the message is taken: what the user types while the reply is written stays in it."""
     history = list(history or [])
     try:
         service.check_text(message)
@@ -42,14 +46,15 @@ def chat_reply(service: ModelService, message: str, history: list, backend: str,
         yield history, message, gr.skip()
         return
     history += [{"role": "user", "content": shown(message)}, {"role": "assistant", "content": ""}]
+    yield history, "", ""
     text, latency, warnings = "", None, []
     for text, latency, warnings in generator.stream(message, options):
         history[-1] = {"role": "assistant", "content": shown(text)}
-        yield history, "", ""
+        yield history, gr.skip(), ""
     for warning in warnings:
         warn(warning)
-    history[-1] = {"role": "assistant", "content": shown(text) or "…"}
-    yield history, "", with_warnings(latency.summary() if latency else "", warnings)
+    history[-1] = {"role": "assistant", "content": shown(text) or EMPTY_REPLY["content"]}
+    yield history, gr.skip(), with_warnings(latency.summary() if latency else "", warnings)
 
 
 def without_last_turn(history: list) -> list:
@@ -71,7 +76,7 @@ def retry_reply(service: ModelService, history: list, backend: str, settings: di
     message = next((typed(m["content"]) for m in reversed(history or []) if m["role"] == "user"), None)
     if message is None:
         inform("Nothing to retry yet.")
-        yield history, "", gr.skip()
+        yield history, gr.skip(), gr.skip()
         return
     yield from chat_reply(service, message, without_last_turn(history), backend, settings)
 
@@ -220,14 +225,13 @@ class ChatTab:
         private = {"api_visibility": "private"}
         settings = [self.backend, *self.decoding.listed()]
         replying = [self.conversation, self.message, latency, self.stats, self.store, self.picker]
-        replies = [trigger(self.send, [self.store, self.message, self.conversation, *settings], replying, **private)
+        replies = [trigger(self.send, [self.store, self.message, *settings], replying, **private)
                    for trigger in (send.click, self.message.submit)]
-        replies.append(retry_button.click(self.retry, [self.store, self.conversation, *settings], replying,
-                                          **private))
+        replies.append(retry_button.click(self.retry, [self.store, *settings], replying, **private))
         # whatever changes the conversation shown stops a reply still streaming into it
         showing = [self.store, self.picker, self.conversation, self.stats, latency]
         stops = {"cancels": replies, **private}
-        undo_button.click(self.undo, [self.store, self.conversation], showing, **stops)
+        undo_button.click(self.undo, self.store, showing, **stops)
         for clear in (clear_button.click, self.conversation.clear):
             clear(self.clear, self.store, showing, **stops)
         new_button.click(self.new, self.store, showing, **stops)
@@ -242,22 +246,32 @@ class ChatTab:
         app.load(self.show, self.store, showing, **private)
         app.load(None, js=PAGE_SCRIPT, **private)
 
-    def send(self, store, message, conversation, backend, *settings):
-        yield from self.saving(store, chat_reply(self.service, message, conversation, backend,
-                                                 self.decoding.named(settings)))
+    # Messages are read from the saved conversation, not from the chat window: a reply that New, Undo or a switch
+    # cut short may still be drawing into the window for a moment.
+    def send(self, store, message, backend, *settings):
+        store = conversations.checked_store(store)
+        yield from self.saving(store, chat_reply(self.service, message, as_shown(conversations.current(store)),
+                                                 backend, self.decoding.named(settings)))
 
-    def retry(self, store, conversation, backend, *settings):
-        yield from self.saving(store, retry_reply(self.service, conversation, backend, self.decoding.named(settings)))
+    def retry(self, store, backend, *settings):
+        store = conversations.checked_store(store)
+        yield from self.saving(store, retry_reply(self.service, as_shown(conversations.current(store)), backend,
+                                                  self.decoding.named(settings)))
 
     def saving(self, store, replies):
-        """Stream a reply as `chat_reply` yields it, then save the conversation with the reply's stats."""
-        store = conversations.checked_store(store)
+        """Stream a reply as `chat_reply` yields it, then save the conversation with the reply's stats. The
+        message is saved as soon as it is taken, so a reply cut short (New, a switch) does not lose it."""
         stats = conversations.reply_stats(conversations.current(store))
         history, latency, first = None, None, True
         for history, box, latency in replies:
             if first and isinstance(latency, str):  # the reply being written has no stats yet (nor a retried one)
                 replies_shown = sum(m["role"] == "assistant" for m in history)
-                yield history, box, latency, stats[:max(0, replies_shown - 1)], gr.skip(), gr.skip()
+                try:  # the message, its reply "…" until written (in a new conversation if none is open)
+                    store = conversations.recorded(store, as_typed(history[:-1]) + [EMPTY_REPLY])
+                    saved = (store, self.listed(store))
+                except conversations.ConversationError:
+                    saved = (gr.skip(), gr.skip())  # too much saved already: said when the reply is saved
+                yield history, box, latency, stats[:max(0, replies_shown - 1)], *saved
             else:
                 yield history, box, latency, gr.skip(), gr.skip(), gr.skip()
             first = False
@@ -289,8 +303,9 @@ class ChatTab:
             warn(str(error))
             return (gr.skip(),) * 5
 
-    def undo(self, store, conversation):
-        return self.apply(store, lambda store: conversations.recorded(store, as_typed(without_last_turn(conversation))))
+    def undo(self, store):
+        return self.apply(store, lambda store: conversations.recorded(
+            store, as_typed(without_last_turn(as_shown(conversations.current(store))))))
 
     def clear(self, store):
         return self.apply(store, lambda store: conversations.recorded(store, []))

@@ -76,9 +76,12 @@ def test_chat_history_holds_only_the_messages_and_the_latency_shows_beside_it(se
     chatbot = services[0]
     expected = expected_reply(chatbot, **SAMPLED)
     assert expected
-    history, message_box, latency = list(chat_reply(chatbot, MESSAGE, [], "tf", SAMPLED))[-1]
+    steps = list(chat_reply(chatbot, MESSAGE, [], "tf", SAMPLED))
+    history, _, latency = steps[-1]
     assert history == [{"role": "user", "content": MESSAGE}, {"role": "assistant", "content": shown(expected)}]
-    assert message_box == "" and latency.startswith("tf · first token") and "ms/token" in latency
+    assert latency.startswith("tf · first token") and "ms/token" in latency
+    # the box is emptied when the message is taken, and never again: what is typed meanwhile stays
+    assert steps[0][1] == "" and all(box == gr.skip() for _, box, _ in steps[1:])
 
     # the browser sends the history back in Gradio's own shape; Retry asks the same message again
     window = gr.Chatbot()
@@ -96,6 +99,26 @@ def test_chat_history_holds_only_the_messages_and_the_latency_shows_beside_it(se
 
     with pytest.warns(UserWarning, match="type something"):
         assert list(chat_reply(chatbot, "  ", history, "tf", SAMPLED))[-1][:2] == (history, "  ")
+
+
+def test_a_chat_message_is_saved_when_taken_so_a_reply_cut_short_keeps_it(services):
+    from studio.ui import conversations
+    from studio.ui.chat import ChatTab
+
+    with gr.Blocks() as app:
+        tab = ChatTab(services[0], "tf", app)
+    settings = [SAMPLED.get(name, control.value) for name, control in tab.decoding.components.items()]
+    store_of = lambda step: step[4]  # noqa: E731 (outputs: window, box, latency, stats, store, picker)
+    messages = lambda store: [m["content"] for m in conversations.current(store)["messages"]]  # noqa: E731
+
+    reply = tab.send(conversations.empty_store(), MESSAGE, "tf", *settings)
+    taken = store_of(next(reply))
+    assert messages(taken) == [MESSAGE, "…"]  # saved before a word of the reply is written
+    reply.close()  # New conversation, Undo or a switch cancels the reply here
+    # the next message reads the saved conversation (the window may still show the cut reply)
+    done = [step for step in tab.send(taken, "두 번째", "tf", *settings) if step[4] != gr.skip()]
+    assert messages(store_of(done[-1]))[:3] == [MESSAGE, "…", "두 번째"] and len(messages(store_of(done[-1]))) == 4
+    assert len(store_of(done[-1])["conversations"]) == 1  # the same conversation, not a second one
 
 
 def test_decoding_settings_reach_handlers_by_name_and_the_file_endpoint_keeps_its_parameters(services):

@@ -57,10 +57,12 @@ const RANGE_END = `(?:[$€£¥₩]${S}?)?(?:${CLOCK}|${NUMERAL}(?:${S}?${UNIT})
 const RANGE = `(?<![${WORD}.,])(?:${D}{4}${S}?[~∼〜]${S}?${D}{4}년|${RANGE_END}${S}?[~∼〜]${S}?${RANGE_END})`;
 const TILDE = new RegExp(`${S}?[~∼〜]${S}?`, "gu");
 // a clock time after 오전/오후 (a.m./p.m.); also the Korean way, hours and minutes ("오후 2시 30분" -> "2:30 p.m."), not
-// a number of hours ("2시간")
+// a number of hours ("2시간"); a range may leave 시 to its end ("오후 6~8시" -> "6-8 p.m.")
 const KOREAN_CLOCK = `${D}{1,2}시(?!간)(?:${S}?${D}{1,2}분)?`;
-const TIME = `(?:오전|오후)${S}?(?:${CLOCK}|${KOREAN_CLOCK})(?:${S}?[~∼〜]${S}?(?:${CLOCK}|${KOREAN_CLOCK}))?`;
-const KOREAN_HOUR = new RegExp(`(${D}{1,2})시(?:${S}?(${D}{1,2})분)?`, "gu");
+const HOUR_UNTIL = `${D}{1,2}(?=${S}?[~∼〜]${S}?${D}{1,2}시(?!간))`;
+const TIME = `(?:오전|오후)${S}?(?:${CLOCK}|${KOREAN_CLOCK}|${HOUR_UNTIL})` +
+  `(?:${S}?[~∼〜]${S}?(?:${CLOCK}|${KOREAN_CLOCK}))?`;
+const KOREAN_HOUR = new RegExp(`(?<![${D}:])(${D}{1,2})(?:시(?:${S}?(${D}{1,2})분)?|(?=${S}?[~∼〜]))`, "gu");
 const HALF_DAY = { 오전: "a.m.", 오후: "p.m." };
 // pictographs, arrows, shapes and math signs (emoji, "▲", "※", "→", "±"), and a middle dot that is no word's
 // neighbour (a bullet): read byte by byte by the tokenizer, they came out as other characters ("😊" -> "😜")
