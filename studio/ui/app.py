@@ -16,7 +16,8 @@ from studio.ui.decoding import remember_settings
 from studio.ui.explore import explore_tab
 from studio.ui.service import Limits, ModelService
 from studio.ui.sessions import keep_sessions_lean
-from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, translate_api
+from studio.ui.translate import (TranslateTab, alternatives_api, confidence_api, remember_glossary,
+                                 translate_api)
 
 
 SITE_PATH = "/site"  # where `studio launch --site DIR` serves the page `studio web DIR` built
@@ -42,6 +43,7 @@ def build_app(chatbot: ModelService, translator: ModelService, default_backend: 
         # outside the tabs: a browser state in a tab not yet shown is not read when the page loads
         # v2: Max new tokens' default rose from 64 to the model's capacity, and every saved 64 cut news short
         remember_settings(app, "translate", translate.backend, translate.decoding, version=3)  # 3: sampling defaults
+        remember_glossary(app, translate.glossary_text)
         gr.api(health_api(services), api_name="health")
         gr.api(compare_api(services), api_name="compare")
         gr.api(chat_api(chatbot, default_backend), api_name="chat")

@@ -13,7 +13,8 @@ from studio.ui.service import InputError, ModelService, as_notice, inform, user_
 
 def explore(services: dict[str, ModelService], text: str, task: str, layer):
     """Attention maps of the TF model on `text` and its greedy output, plus the model's other figures.
-    Returns (summary, encoder, decoder and cross attention, positional encoding, lr schedule, config)."""
+    Returns (summary, encoder, decoder and cross attention, positional encoding, lr schedule, config, the layer
+    shown)."""
     import numpy as np
 
     from studio.ui.figures import attention_figure, korean_font_missing, positional_figure, schedule_figure
@@ -56,11 +57,13 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
     first_member = (service.bundle.metrics.get("ensemble_members") or [{}])[0]
     steps = service.bundle.metrics.get("steps") or first_member.get("steps")  # an ensemble's: its first member's
     schedule = schedule_figure(config.model.d_model, config.train.warmup_steps, config.train.lr_scale, steps)
-    return (summary, *figures, positional_figure(model.positional_table), schedule, config.to_dict())
+    shown_config = config.to_dict()  # the decoder's depth as built (0 in the file means "as the encoder")
+    shown_config["model"]["num_decoder_layers"] = config.model.decoder_depth
+    return (summary, *figures, positional_figure(model.positional_table), schedule, shown_config, layer + 1)
 
 
 def explore_tab(services: dict[str, ModelService]) -> None:
-    gr.Markdown("Look inside the model for an input: attention of every head in every layer (encoder "
+    gr.Markdown("Look inside the model for an input: attention of every head in the layer you choose (encoder "
                 "self-attention, decoder self-attention, encoder-decoder attention), the positional "
                 "encoding, the learning-rate schedule and the configuration. The output is the model's alone "
                 "(TF, greedy), without the Translate tab's sentence splitting and term protection, so it can differ "
@@ -72,13 +75,14 @@ def explore_tab(services: dict[str, ModelService]) -> None:
         layer = gr.Number(value=1, precision=0, label="Layer", scale=1)
     button = gr.Button("Show attention", variant="primary", elem_id="explore-button")
     summary = gr.Markdown(elem_id="explore-output")
-    plots = [gr.Plot(label=title) for title in
+    # no label chips: each figure has its title, which a chip would cover
+    plots = [gr.Plot(label=title, show_label=False) for title in
              ("Encoder self-attention", "Decoder self-attention", "Encoder-decoder attention")]
     with gr.Accordion("Positional encoding, learning-rate schedule, configuration", open=False):
         positional = gr.Plot(label="Positional encoding")
         schedule = gr.Plot(label="Learning-rate schedule")
         config = gr.JSON(label="Configuration")
-    outputs = [summary, *plots, positional, schedule, config]
-    button.click(as_notice(partial(explore, services), ("", *[None] * (len(outputs) - 1))), [text, task, layer],
-                 outputs, api_visibility="private")
+    outputs = [summary, *plots, positional, schedule, config, layer]  # the layer shown, when another was asked
+    cleared = ("", *[None] * (len(outputs) - 2), gr.skip())
+    button.click(as_notice(partial(explore, services), cleared), [text, task, layer], outputs, api_visibility="private")
     task.change(example_for, [task, text], text, queue=False, show_progress="hidden", api_visibility="private")

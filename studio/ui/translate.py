@@ -12,7 +12,7 @@ import gradio as gr
 
 from studio.formats import FORMATS
 from studio.tasks import TRANSLATOR
-from studio.ui.decoding import DecodingControls, backend_dropdown
+from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state
 from studio.ui.service import (InputError, ModelService, as_notice, decode_options, discard_upload, inform, read_upload,
                                remove_old_files, user_error, warn, with_warnings)
 
@@ -22,6 +22,7 @@ UNSURE, DOUBTFUL = -0.7, -1.6
 CONFIDENCE_COLORS = {"unsure": "#fde68a", "doubtful": "#fca5a5"}
 MAX_GLOSSARY_BYTES = 1024 * 1024  # 1 MB as the page counts
 ALTERNATIVES = 4  # how many n-best translations the tab offers
+MAX_SAVED_GLOSSARY = 100_000  # characters of the glossary box kept in the browser between visits
 
 
 def confidence_marks(confidences) -> list[tuple[str, str | None]]:
@@ -102,7 +103,8 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
                                             report=report)
         sentences = sum(len(split_sentences(line)) for line in filled if has_hangul(line))
         summary = (f"{backend} · {sentences} sentence{'s' * (sentences != 1)} · "
-                   f"{(time.perf_counter() - started) * 1000:.0f} ms total")
+                   f"{(time.perf_counter() - started) * 1000:.0f} ms total" if sentences else
+                   "Nothing translated: the text has no Korean.")
     for warning in sorted(set(warnings)):
         warn(warning)
     return ("\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences or []),
@@ -133,13 +135,20 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         raise user_error(error) from None
     except InputError as error:
         raise user_error(error) from None
+    counted = [0, 0]  # sentences done, of
+
     def advance(done, total):
+        counted[:] = done, total
         if progress is not None:
             progress(done / max(total, 1), desc=f"{done:,} / {total:,} sentences")
 
     report: list = []
+    started = time.perf_counter()
     translated, warnings = translate_document(generator, document, options, on_progress=advance,
                                               protector=protector, report=report, stop=stop)
+    if counted[0] == counted[1] and counted[1]:  # a stopped job says so in its own note
+        warnings = [f"{output_name(name)}: {counted[1]:,} sentence{'s' * (counted[1] != 1)} translated in "
+                    f"{time.perf_counter() - started:.1f} s ({backend}).", *warnings]
     remove_old_files(outputs_dir, max_age_s=3600)
     out = Path(tempfile.mkdtemp(dir=outputs_dir)) / output_name(name)
     out.write_bytes(translated)
@@ -236,9 +245,10 @@ class TranslateTab:
         if not service.available:
             gr.Markdown(f"**The translator is unavailable.** {html.escape(service.unavailable)}")
         with gr.Row():
-            self.source = gr.Textbox(label="Korean", lines=5, elem_id="translate-input")
+            # side by side on a wide screen; one above the other on a phone (min_width makes the row wrap)
+            self.source = gr.Textbox(label="Korean", lines=5, elem_id="translate-input", min_width=320)
             target = gr.Textbox(label="English", lines=5, interactive=False, elem_id="translate-output",
-                                buttons=["copy"])
+                                min_width=320, buttons=["copy"])
         with gr.Row():
             translate_button = gr.Button("Translate", variant="primary", elem_id="translate-button", scale=3)
             alternatives_button = gr.Button("Alternatives", elem_id="translate-alternatives-button", scale=1)
@@ -328,12 +338,12 @@ class TranslateTab:
             self.service.check_text(text)
             found, warnings = translate_alternatives(self.service.generator(backend), text, ALTERNATIVES,
                                                      decode_options(**self.decoding.named(settings)), protector)
-        except InputError as error:
+        except InputError as error:  # and no list of an earlier input left to pick from
             warn(str(error))
-            return gr.skip()
+            return gr.Radio(visible=False)
         except gr.Error as error:  # a bad glossary line: a notice, as Translate gives
             gr.Warning(error.message)
-            return gr.skip()
+            return gr.Radio(visible=False)
         for warning in warnings:
             warn(warning)
         return gr.Radio(choices=[t for t, _ in found if t], value=None, visible=True)
@@ -362,7 +372,7 @@ class TranslateTab:
             self.jobs.finish(session, stop)
         notes = list(dict.fromkeys(warnings))  # the file's (read as CP949, a part kept...) and its sentences'
         for note in notes[:MAX_NOTES]:
-            (inform if note.startswith("Stopped") else warn)(note)
+            (inform if note.startswith("Stopped") or " translated in " in note else warn)(note)
         if len(notes) > MAX_NOTES:
             warn(f"… and {len(notes) - MAX_NOTES:,} more notes like these.")
         if protection:
@@ -378,6 +388,16 @@ class TranslateTab:
         """Stop this browser session's document translations: a running one after its current batch (it keeps
         what was done), one still waiting in the queue before it starts."""
         self.jobs.cancel(request.session_hash if request else "")
+
+
+def remember_glossary(app: gr.Blocks, box: gr.Textbox) -> None:
+    """Keep the glossary box's text in the browser, as the backend and decoding settings are kept, and put it
+    back when the page loads (a glossary over MAX_SAVED_GLOSSARY characters is used but not kept)."""
+    saved = browser_state("translate-glossary", "")
+    box.change(lambda text: text if len(text or "") <= MAX_SAVED_GLOSSARY else gr.skip(), box, saved, queue=False,
+               show_progress="hidden", trigger_mode="always_last", api_visibility="private")
+    app.load(lambda text: text if isinstance(text, str) and text else gr.skip(), saved, box, show_progress="hidden",
+             api_visibility="private")
 
 
 class UploadJobs:

@@ -2,6 +2,8 @@
 in headless Chromium (marked `browser`; skipped with a message when Chromium is not installed)."""
 
 
+import re
+
 import gradio as gr
 import pytest
 from helpers import SAMPLED, chromium, free_port, ui_settings
@@ -157,6 +159,19 @@ def test_the_translate_tab_applies_a_typed_and_an_uploaded_glossary(services, tm
     with pytest.raises(gr.Error, match="glossary:2: expected"):
         requested_protection("커피\tespresso\n영화 film", True)
     assert requested_protection("", False) is None  # nothing to protect: the plain path
+    with pytest.warns(UserWarning, match="kept as written"):
+        output, summary, _, _ = translate_text(services[1], "The president met the press.", "tf", ui_settings())
+    assert output == "The president met the press." and summary.startswith("Nothing translated: the text has no Korean")
+
+
+def test_a_translated_document_says_how_many_sentences_took_how_long(services, tmp_path):
+    from studio.ui.translate import translate_file
+
+    upload = tmp_path / "뉴스.txt"
+    upload.write_text("너는 커피를 샀어? 그는 영화를 봤어?\n\n나는 학교에 간다.\n", encoding="utf-8")
+    path, _, notes = translate_file(services[1], tmp_path, str(upload), "tf", ui_settings())
+    assert path.endswith("뉴스.en.txt") and re.fullmatch(r"뉴스\.en\.txt: \d sentences translated in [\d.]+ s \(tf\)\.",
+                                                        notes[0])  # as the progress bar counts: pieces that fit
 
 
 def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
@@ -165,18 +180,19 @@ def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
     app = build_app(*services, default_backend="tf")
     shown = next(fn.fn for fn in app.fns.values() if getattr(getattr(fn.fn, "__wrapped__", None), "func", None) is handler)
     explore = shown.__wrapped__
-    summary, encoder, decoder, cross, positional, schedule, config = explore("나는 커피를 좋아해?", "chatbot", 2)
+    summary, encoder, decoder, cross, positional, schedule, config, layer = explore("나는 커피를 좋아해?", "chatbot", 2)
     assert "Parameters:" in summary
     heads = [axis.get_title() for axis in encoder.axes if axis.get_title()]
     assert heads == ["head 1", "head 2", "head 3", "head 4"]  # one heat-map per head (4 heads)
     assert len(cross.axes) == 5 and cross.axes[-1].get_ylabel() == "attention weight"  # and the colour scale
-    assert config["model"]["d_model"] == 32
+    assert config["model"]["d_model"] == 32 and layer == 2
+    assert config["model"]["num_decoder_layers"] == services[0].bundle.config.model.decoder_depth > 0  # as built
     assert positional.axes and schedule.axes
     with pytest.warns(UserWarning, match="has layers 1 to 2; showing layer 2"):  # a toast in the page
-        _, encoder, *_ = explore("나는 커피를 좋아해?", "chatbot", 99)
-    assert encoder.get_suptitle() == "Encoder self-attention, layer 2"
+        _, encoder, *_, layer = explore("나는 커피를 좋아해?", "chatbot", 99)
+    assert encoder.get_suptitle() == "Encoder self-attention, layer 2" and layer == 2  # the field says so too
     with pytest.warns(UserWarning, match="Please type something first"):  # a notice, no error badge on each plot
-        assert shown("", "chatbot", 1) == ("", None, None, None, None, None, None)
+        assert shown("", "chatbot", 1) == ("", None, None, None, None, None, None, gr.skip())
 
 
 def test_compare_runs_every_backend_and_reports_agreement(app_url, services):
