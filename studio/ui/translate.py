@@ -102,9 +102,8 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
         outputs, warnings = translate_lines(generator, lines, options, scores=confidences, protector=protector,
                                             report=report)
         sentences = sum(len(split_sentences(line)) for line in filled if has_hangul(line))
-        summary = (f"{backend} · {sentences} sentence{'s' * (sentences != 1)} · "
-                   f"{(time.perf_counter() - started) * 1000:.0f} ms total" if sentences else
-                   "Nothing translated: the text has no Korean.")
+        done = f"{sentences} sentence{'s' * (sentences != 1)}" if sentences else "nothing translated (no Korean)"
+        summary = f"{backend} · {done} · {(time.perf_counter() - started) * 1000:.0f} ms total"
     for warning in sorted(set(warnings)):
         warn(warning)
     return ("\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences or []),

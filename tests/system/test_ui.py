@@ -161,7 +161,7 @@ def test_the_translate_tab_applies_a_typed_and_an_uploaded_glossary(services, tm
     assert requested_protection("", False) is None  # nothing to protect: the plain path
     with pytest.warns(UserWarning, match="kept as written"):
         output, summary, _, _ = translate_text(services[1], "The president met the press.", "tf", ui_settings())
-    assert output == "The president met the press." and summary.startswith("Nothing translated: the text has no Korean")
+    assert output == "The president met the press." and summary.startswith("tf · nothing translated (no Korean) · ")
 
 
 def test_a_translated_document_says_how_many_sentences_took_how_long(services, tmp_path):
