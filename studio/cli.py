@@ -103,6 +103,12 @@ def decode_options(task: str, beam: Optional[int], length_penalty: Optional[floa
         raise StudioError(str(error)) from None
 
 
+def default_decoding(task: str):
+    """What the task's commands decode with when given no decoding flags."""
+    return decode_options(task, beam=None, length_penalty=None, sample=False, temperature=None, top_k=None,
+                          top_p=None, seed=None, max_new_tokens=None, no_repeat_ngram=0)
+
+
 def _beam_option(task: str):
     default = task_named(task).default_decoding
     shown = default["beam_size"] if default["strategy"] == "beam" else "1, greedy"
@@ -630,7 +636,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     """Corpus BLEU and chrF (sacrebleu, with signatures) for greedy and beam search."""
     from rich.progress import Progress
 
-    from studio.evaluate import evaluate
+    from studio.evaluate import decoding_name, evaluate
     from studio.generate import DecodeOptions
 
     if glossary and task == "chatbot":
@@ -643,8 +649,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     strategies = {"greedy": DecodeOptions()}
     if beam > 1:  # at the task's default length penalty unless one is given
         options = decode_options(task, beam, length_penalty, False, 1.0, 0, 1.0, None, None, 0)
-        name = f"beam {beam}" + (f", lp {options.length_penalty:g}" if options.length_penalty != 1.0 else "")
-        strategies[name] = options
+        strategies[decoding_name(options)] = options
     chatbot = generator.config.task.task == "chatbot"
     table = Table(title=f"{generator.bundle.path.name} on {backend}")
     for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "BLEU (lc)", "chrF (lc)", "repeating",
@@ -689,25 +694,24 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
             if any("case:lc" in result.get("bleu_signature", "") for result in evaluation[test_set].values()):
                 del evaluation[test_set]
         evaluation.update(recorded)
-        metrics.update(_card_samples(generator, protector, backend))
+        metrics.update(_card_samples(generator, backend))
         write_metrics(loaded.path, metrics)
         card = model_card(loaded.config, metrics, loaded.config.task.sources)
         atomic_write_bytes(loaded.path / "MODEL_CARD.md", card.encode("utf-8"))
         console.print(f"Recorded in {loaded.path / 'metrics.json'} and MODEL_CARD.md")
 
 
-def _card_samples(generator, protector, backend: str) -> dict:
+def _card_samples(generator, backend: str) -> dict:
     """The model card's sample outputs: its task's card inputs decoded as `studio translate` or `studio chat`
-    decodes them when asked for nothing else, on `backend`."""
-    from studio.evaluate import decode_all
+    decodes them when asked for nothing else (default decoding and term protection, no glossary), on `backend`."""
+    from studio.evaluate import decode_all, decoding_name
 
     task = generator.config.task.task
-    options = decode_options(task, None, None, False, None, None, None, None, None, 0)
+    options = default_decoding(task)
+    protector = _protector(None, True) if task == "translator" else None
     inputs = list(task_named(task).card_inputs)
     outputs = decode_all(generator, inputs, options, protector=protector)
-    decoding = (f"beam {options.beam_size}, lp {options.length_penalty:g}" if options.strategy == "beam"
-                else options.strategy)
-    return {"samples": dict(zip(inputs, outputs)), "samples_decoding": f"{decoding}, {backend}"}
+    return {"samples": dict(zip(inputs, outputs)), "samples_decoding": f"{decoding_name(options)}, {backend}"}
 
 
 @app.command()

@@ -72,6 +72,13 @@ def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: 
                  repeating_references=_share_repeating(references[0]))
 
 
+def decoding_name(options: DecodeOptions) -> str:
+    """How an evaluation names a decoding: "greedy", "beam 4", "beam 4, lp 1.8", "sample"."""
+    if options.strategy != "beam":
+        return options.strategy
+    return f"beam {options.beam_size}" + (f", lp {options.length_penalty:g}" if options.length_penalty != 1.0 else "")
+
+
 def _share_repeating(texts: Sequence[str]) -> float:
     return sum(map(repeats_itself, texts)) / max(len(texts), 1)
 

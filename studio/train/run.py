@@ -85,9 +85,11 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
     size = f", {metrics['parameters']:,} parameters" if "parameters" in metrics else ""
     depth = (f"{m.num_layers}-layer" if m.decoder_depth == m.num_layers
              else f"{m.num_layers}-layer encoder, {m.decoder_depth}-layer decoder")
-    start = str(metrics.get("initialized_from", ""))
-    origin = ("trained from scratch with Transformer Studio" if not start else
-              f"trained with Transformer Studio, starting from the weights of {start if ' ' in start else f'`{start}`'}")
+    # the weights a run started from: described in words when the bundle says which run made them
+    start = metrics.get("initialized_from_description") or (f"`{metrics['initialized_from']}`"
+                                                             if metrics.get("initialized_from") else "")
+    origin = (f"trained with Transformer Studio, starting from the weights of {start}" if start
+              else "trained from scratch with Transformer Studio")
     members = metrics.get("ensemble_members", [])
     described = (f"A {depth} encoder-decoder Transformer (d_model {m.d_model}, {m.num_heads} heads, d_ff {m.d_ff}, "
                  f"{m.norm}-LN{size}) {origin}.")
@@ -122,8 +124,8 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
                   + (", and no back-translated news" if synthetic else "") + "."]
     borrowed = [n for n in sorted(names) if n in known and known[n].commercial and "English from" in known[n].license]
     if borrowed:
-        lines.append("The English side of " + ", ".join(f"`{n}`" for n in borrowed) + " comes from another corpus "
-                     "(named above) under its own terms: check them before commercial use.")
+        lines += ["", "The English side of " + ", ".join(f"`{n}`" for n in borrowed) + " comes from another corpus "
+                     "(named above) under its own terms: check them before commercial use."]
     trainings = [(f"Member `{member['bundle']}` (seed {member.get('seed', '?')}"
                   + (f", from the weights of `{member['initialized_from']}`" if member.get("initialized_from") else "")
                   + "): ", member) for member in members] or [("", metrics)]
@@ -180,12 +182,17 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
                 "everyday sentences")
         lines.append(f"- Domain mismatch: {news}; names are often garbled, and a small model gets long, "
                      "dense sentences partly wrong.")
-        repeats = [f"{name} {result['repeating']:.0%} (references {result['repeating_references']:.0%})"
-                   for name, results in metrics.get("evaluation", {}).items() for strategy, result in results.items()
-                   if strategy != "greedy" and "repeating_references" in result]
-        if repeats:
-            lines.append("- It repeats itself more than the references do; share of outputs with a word pair "
-                         "written twice: " + ", ".join(repeats) + ".")
+        from studio.evaluate import decoding_name
+        from studio.generate import DecodeOptions
+
+        shown = decoding_name(DecodeOptions(**{k: v for k, v in task_named(task).default_decoding.items()
+                                               if k in ("strategy", "beam_size", "length_penalty")}))
+        rows = [(name, results[shown]) for name, results in metrics.get("evaluation", {}).items()
+                if "repeating_references" in results.get(shown, {})]
+        if rows:
+            lines.append(f"- Outputs that write a word pair twice ({shown}), against the references: " + ", ".join(
+                f"{name} {row['repeating']:.0%} vs {row['repeating_references']:.0%}" for name, row in rows)
+                + " (a paragraph may rightly repeat one; a share well above the references' is the model's).")
     if m.members > 1:
         lines.append(f"- Every decoding step runs each of its {m.members} members, so a reply takes several times "
                      "one model's time (still milliseconds per token on TFLite).")

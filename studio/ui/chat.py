@@ -78,7 +78,8 @@ def retry_reply(service: ModelService, history: list, backend: str, settings: di
         inform("Nothing to retry yet.")
         yield history, gr.skip(), gr.skip()
         return
-    yield from chat_reply(service, message, without_last_turn(history), backend, settings)
+    for history, _, latency in chat_reply(service, message, without_last_turn(history), backend, settings):
+        yield history, gr.skip(), latency  # the message box is not Retry's: a draft in it stays
 
 
 DEFAULTS = CHATBOT.default_decoding  # the API's defaults too
@@ -225,8 +226,10 @@ class ChatTab:
         private = {"api_visibility": "private"}
         settings = [self.backend, *self.decoding.listed()]
         replying = [self.conversation, self.message, latency, self.stats, self.store, self.picker]
-        replies = [trigger(self.send, [self.store, self.message, *settings], replying, **private)
-                   for trigger in (send.click, self.message.submit)]
+        # one event for both triggers: a Send while a reply streams is ignored (the text stays in the box), not
+        # run beside it (two replies saving over each other)
+        replies = [gr.on([send.click, self.message.submit], self.send, [self.store, self.message, *settings],
+                         replying, **private)]
         replies.append(retry_button.click(self.retry, [self.store, *settings], replying, **private))
         # whatever changes the conversation shown stops a reply still streaming into it
         showing = [self.store, self.picker, self.conversation, self.stats, latency]
@@ -250,8 +253,11 @@ class ChatTab:
     # cut short may still be drawing into the window for a moment.
     def send(self, store, message, backend, *settings):
         store = conversations.checked_store(store)
-        yield from self.saving(store, chat_reply(self.service, message, as_shown(conversations.current(store)),
-                                                 backend, self.decoding.named(settings)))
+        history = as_shown(conversations.current(store))
+        if history and history[-1]["role"] == "user":  # an imported conversation may end with a message
+            history.append({**EMPTY_REPLY})
+        yield from self.saving(store, chat_reply(self.service, message, history, backend,
+                                                 self.decoding.named(settings)))
 
     def retry(self, store, backend, *settings):
         store = conversations.checked_store(store)
@@ -262,15 +268,17 @@ class ChatTab:
         """Stream a reply as `chat_reply` yields it, then save the conversation with the reply's stats. The
         message is saved as soon as it is taken, so a reply cut short (New, a switch) does not lose it."""
         stats = conversations.reply_stats(conversations.current(store))
-        history, latency, first = None, None, True
+        history, latency, first, refused = None, None, True, None
         for history, box, latency in replies:
             if first and isinstance(latency, str):  # the reply being written has no stats yet (nor a retried one)
                 replies_shown = sum(m["role"] == "assistant" for m in history)
                 try:  # the message, its reply "…" until written (in a new conversation if none is open)
-                    store = conversations.recorded(store, as_typed(history[:-1]) + [EMPTY_REPLY])
+                    store = conversations.recorded(store, as_typed(history[:-1]) + [{**EMPTY_REPLY}])
                     saved = (store, self.listed(store))
-                except conversations.ConversationError:
-                    saved = (gr.skip(), gr.skip())  # too much saved already: said when the reply is saved
+                except conversations.ConversationError as error:  # said now: the reply may be cut short
+                    refused = str(error)
+                    warn(refused)
+                    saved = (gr.skip(), gr.skip())
                 yield history, box, latency, stats[:max(0, replies_shown - 1)], *saved
             else:
                 yield history, box, latency, gr.skip(), gr.skip(), gr.skip()
@@ -280,7 +288,8 @@ class ChatTab:
         try:
             store = conversations.recorded(store, as_typed(history), latency)
         except conversations.ConversationError as error:
-            warn(str(error))
+            if str(error) != refused:
+                warn(str(error))
             return
         yield (gr.skip(), gr.skip(), gr.skip(), conversations.reply_stats(conversations.current(store)), store,
                self.listed(store))

@@ -106,9 +106,12 @@ def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: 
     quiet = {"queue": False, "show_progress": "hidden", "api_visibility": "private"}
     for control in controls.values():
         # a text box's input event misses a value pasted or filled in without typing: its blur catches that
-        for event in (control.input, control.blur) if isinstance(control, gr.Textbox) else (control.input,):
-            if isinstance(control, gr.Slider):  # a number typed into a slider's box is put in its range first
-                event = event(None, control, control, js=_in_range(control), **quiet).then
+        # a slider is saved when let go (its release: the end of a drag, or its number box left), after a number
+        # typed into its box is put in its range; not at each keystroke, which would clamp "0" of "0.5" at once
+        events = ((control.input, control.blur) if isinstance(control, gr.Textbox) else
+                  (control.release(None, control, control, js=_in_range(control), **quiet).then,)
+                  if isinstance(control, gr.Slider) else (control.input,))
+        for event in events:
             event(save, [backend, *decoding.listed()], saved, trigger_mode="always_last", **quiet)
     app.load(restore, saved, list(controls.values()), show_progress="hidden", api_visibility="private")
 
@@ -117,7 +120,7 @@ def _in_range(slider: gr.Slider) -> str:
     """JS that puts a typed value in the slider's range, on its steps (Gradio refuses 999 for a 1-64 slider
     with an error the page does not show, and the box kept showing 999)."""
     low, high, step = slider.minimum, slider.maximum, slider.step or 1
-    return (f"(v) => {{ const n = Number(v); if (!Number.isFinite(n)) return {slider.value}; "
+    return (f"(v) => {{ const n = Number(v); if (v === null || v === '' || !Number.isFinite(n)) return {slider.value}; "
             f"const s = Math.round((Math.min(Math.max(n, {low}), {high}) - {low}) / {step}) * {step} + {low}; "
             f"return Math.min(Number(s.toFixed(6)), {high}); }}")
 

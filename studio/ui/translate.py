@@ -111,10 +111,11 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
 
 
 def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,
-                   progress=None, protector=None, stop=None) -> tuple[str, str, list[str]]:
+                   progress=None, protector=None, stop=None) -> tuple[str, str, list[str], str]:
     """Translate an uploaded document (.txt line by line; .srt, .md, .html, .docx with their structure kept)
     into a new file of the same format under `outputs_dir`; returns its path, what the glossary and
-    protection did, and warnings. `progress(fraction, desc)` hears "N / M sentences" after each batch; when
+    protection did, warnings, and how many sentences took how long (empty for a stopped job, which its warning
+    describes). `progress(fraction, desc)` hears "N / M sentences" after each batch; when
     `stop()` turns true the file is written with what was done. The upload is deleted as soon as it is read:
     uploads are read, never executed or kept."""
     from studio.document import translate_document
@@ -145,14 +146,13 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
     started = time.perf_counter()
     translated, warnings = translate_document(generator, document, options, on_progress=advance,
                                               protector=protector, report=report, stop=stop)
-    if counted[0] == counted[1] and counted[1]:  # a stopped job says so in its own note
-        warnings = [f"{output_name(name)}: {counted[1]:,} sentence{'s' * (counted[1] != 1)} translated in "
-                    f"{time.perf_counter() - started:.1f} s ({backend}).", *warnings]
+    done = (f"{output_name(name)}: {counted[1]:,} sentence{'s' * (counted[1] != 1)} translated in "
+            f"{time.perf_counter() - started:.1f} s ({backend})." if counted[0] == counted[1] and counted[1] else "")
     remove_old_files(outputs_dir, max_age_s=3600)
     out = Path(tempfile.mkdtemp(dir=outputs_dir)) / output_name(name)
     out.write_bytes(translated)
     said = describe(report, protector.glossary if protector else None, "\n".join(document.segments))
-    return str(out), said, warnings
+    return str(out), said, warnings, done
 
 
 DEFAULT_DECODING = TRANSLATOR.default_decoding  # the API's defaults too
@@ -364,14 +364,16 @@ class TranslateTab:
             except gr.Error:
                 discard_upload(file)
                 raise
-            path, protection, warnings = translate_file(self.service, self.outputs_dir, file, backend,
+            path, protection, warnings, done = translate_file(self.service, self.outputs_dir, file, backend,
                                                         self.decoding.named(settings), progress, protector,
                                                         stop.is_set)
         finally:
             self.jobs.finish(session, stop)
         notes = list(dict.fromkeys(warnings))  # the file's (read as CP949, a part kept...) and its sentences'
+        if done:
+            inform(done)
         for note in notes[:MAX_NOTES]:
-            (inform if note.startswith("Stopped") or " translated in " in note else warn)(note)
+            (inform if note.startswith("Stopped") else warn)(note)
         if len(notes) > MAX_NOTES:
             warn(f"… and {len(notes) - MAX_NOTES:,} more notes like these.")
         if protection:
@@ -393,7 +395,7 @@ def remember_glossary(app: gr.Blocks, box: gr.Textbox) -> None:
     """Keep the glossary box's text in the browser, as the backend and decoding settings are kept, and put it
     back when the page loads (a glossary over MAX_SAVED_GLOSSARY characters is used but not kept)."""
     saved = browser_state("translate-glossary", "")
-    box.change(lambda text: text if len(text or "") <= MAX_SAVED_GLOSSARY else gr.skip(), box, saved, queue=False,
+    box.change(lambda text: text if len(text or "") <= MAX_SAVED_GLOSSARY else "", box, saved, queue=False,
                show_progress="hidden", trigger_mode="always_last", api_visibility="private")
     app.load(lambda text: text if isinstance(text, str) and text else gr.skip(), saved, box, show_progress="hidden",
              api_visibility="private")

@@ -245,3 +245,21 @@ def test_stats_are_beside_each_reply_never_in_the_copied_or_retried_text(page, s
 @pytest.fixture(scope="module")
 def services(exported):
     return ModelService("chatbot", exported[0], Limits(max_input_chars=200))
+
+
+def test_a_number_typed_into_a_slider_box_is_kept_while_typed_and_put_in_range_when_left(page):
+    page.locator("#chat-decoding").get_by_text("Decoding").click()
+    page.locator("#chat-strategy").get_by_label("sample").check()
+    top_p = page.locator("#chat-top-p input[type=number]")
+    top_p.click()
+    top_p.press("Control+a")
+    top_p.press_sequentially("0.35", delay=50)  # "0" alone is under the minimum: not clamped while typing
+    assert top_p.input_value() == "0.35"
+    most = page.locator("#chat-max-new-tokens input[type=number]")
+    most.fill("999")
+    most.press("Tab")  # left: put in range (Gradio refused 999 in the server, and the box went on showing it)
+    page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]').value === '64'")
+    reload(page)  # what was kept is what was shown
+    page.locator("#chat-decoding").get_by_text("Decoding").click()
+    page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]').value === '64'")
+    assert page.locator("#chat-top-p input[type=number]").input_value() == "0.35"

@@ -25,7 +25,8 @@ def test_a_cpu_run_on_commercial_safe_data_claims_neither():
 
 def test_a_card_shows_earlier_stages_samples_before_and_after_and_what_the_model_repeats():
     metrics = {"parameters": 12, "train_seconds": 540.0, "steps": 100, "epochs_trained": 2, "device": "cuda:0",
-               "initialized_from": "the translator of the second lease", "synthetic_pairs": 10,
+               "initialized_from": "runs/second", "initialized_from_description": "the translator of the second lease",
+               "synthetic_pairs": 10,
                "stages": ["11 minutes from scratch on the real pairs."],
                "samples": {"커피는 필요 없다.": "There is no coffee.", "표 | 칸": "A | cell"},
                "samples_decoding": "beam 4, lp 1.8, tflite",
@@ -33,14 +34,16 @@ def test_a_card_shows_earlier_stages_samples_before_and_after_and_what_the_model
                "evaluation": {"news": {"greedy": _scored(repeating=0.5, repeating_references=0.1),
                                        "beam 4, lp 1.8": _scored(repeating=0.3, repeating_references=0.15)}}}
     card = model_card(translator_preset(), metrics, ["koen/train/tatoeba.tsv", "koen/train/korsts.tsv"])
-    assert "starting from the weights of the translator of the second lease." in card  # a description, not a path
+    assert "starting from the weights of the translator of the second lease." in card  # described, not a path
     assert "- Before: 11 minutes from scratch on the real pairs.\n- 100 steps" in card
     assert "## Sample outputs (beam 4, lp 1.8, tflite)" in card
     assert "| 커피는 필요 없다. | there is no coffee. | There is no coffee. |" in card
     assert "| 표 \\| 칸 |  | A \\| cell |" in card  # no output before: an empty cell; a bar stays in its cell
-    assert "news 30% (references 15%)" in card and "50%" not in card  # the default decoding's row, not greedy's
+    assert "(beam 4, lp 1.8), against the references: news 30% vs 15%" in card  # the default decoding's row
+    assert "50%" not in card  # not greedy's
     assert "no back-translated news" in card
-    assert "The English side of `korsts.tsv` comes from another corpus" in card and "`tatoeba.tsv` comes" not in card
+    assert "\n\nThe English side of `korsts.tsv` comes from another corpus" in card  # a paragraph of its own
+    assert "`tatoeba.tsv` comes" not in card
 
 
 def _scored(**fluency) -> dict:
