@@ -103,12 +103,6 @@ def decode_options(task: str, beam: Optional[int], length_penalty: Optional[floa
         raise StudioError(str(error)) from None
 
 
-def default_decoding(task: str):
-    """What the task's commands decode with when given no decoding flags."""
-    return decode_options(task, beam=None, length_penalty=None, sample=False, temperature=None, top_k=None,
-                          top_p=None, seed=None, max_new_tokens=None, no_repeat_ngram=0)
-
-
 def _beam_option(task: str):
     default = task_named(task).default_decoding
     shown = default["beam_size"] if default["strategy"] == "beam" else "1, greedy"
@@ -494,7 +488,8 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
                                                               "instead of training one"),
           epochs: Optional[int] = typer.Option(None, help="Epochs [default: the task's preset]"),
           strategy: Optional[str] = typer.Option(None, help="tf.distribute strategy: default, mirrored, multiworker"),
-          max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (a budget in steps; --max-minutes is one in time)"),
+          max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (a budget in steps; "
+                                                                "--max-minutes is one in time)"),
           max_minutes: Optional[float] = typer.Option(None, help="Stop after this many training minutes (resumable)"),
           checkpoint_minutes: float = typer.Option(10.0, help="Also checkpoint every this many minutes"),
           set_: Optional[list[str]] = typer.Option(None, "--set", help="Override a setting, e.g. model.d_model=128")):
@@ -707,7 +702,7 @@ def _card_samples(generator, backend: str) -> dict:
     from studio.evaluate import decode_all, decoding_name
 
     task = generator.config.task.task
-    options = default_decoding(task)
+    options = task_named(task).default_options()
     protector = _protector(None, True) if task == "translator" else None
     inputs = list(task_named(task).card_inputs)
     outputs = decode_all(generator, inputs, options, protector=protector)

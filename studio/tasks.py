@@ -37,6 +37,12 @@ class Task:
     def default_decoding(self) -> dict:
         return dict(self.decoding)
 
+    def default_options(self):
+        """`default_decoding` as the DecodeOptions the commands use when given no decoding flags."""
+        from studio.generate.options import DecodeOptions
+
+        return DecodeOptions(**self.default_decoding).validate()
+
     @property
     def card_inputs(self) -> tuple[str, ...]:
         return self.showcase or self.prompts

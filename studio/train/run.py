@@ -132,7 +132,8 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
     if all("train_seconds" in run for _, run in trainings):
         lines += ["", "## Training"]
         lines += [f"- Before: {stage}" for stage in metrics.get("stages", [])]  # earlier runs these weights come from
-        lines += [f"{'- ' if members or metrics.get('stages') else ''}{named}{run.get('steps', 0):,} steps ({run.get('epochs_trained', '?')} "
+        bullet = "- " if members or metrics.get("stages") else ""
+        lines += [f"{bullet}{named}{run.get('steps', 0):,} steps ({run.get('epochs_trained', '?')} "
                   f"full epochs), {run['train_seconds'] / 60:,.0f} minutes of training time on {_device(run)}, "
                   f"{run.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
                   f"{run.get('weights', 'last')}." for named, run in trainings]
@@ -183,10 +184,8 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
         lines.append(f"- Domain mismatch: {news}; names are often garbled, and a small model gets long, "
                      "dense sentences partly wrong.")
         from studio.evaluate import decoding_name
-        from studio.generate import DecodeOptions
 
-        shown = decoding_name(DecodeOptions(**{k: v for k, v in task_named(task).default_decoding.items()
-                                               if k in ("strategy", "beam_size", "length_penalty")}))
+        shown = decoding_name(task_named(task).default_options())
         rows = [(name, results[shown]) for name, results in metrics.get("evaluation", {}).items()
                 if "repeating_references" in results.get(shown, {})]
         if rows:

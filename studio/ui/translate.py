@@ -131,9 +131,7 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         options = decode_options(**settings)
         generator = service.generator(backend)
         document = read_document(name, data, limits)
-    except DataError as error:
-        raise user_error(error) from None
-    except InputError as error:
+    except (DataError, InputError) as error:
         raise user_error(error) from None
     counted = [0, 0]  # sentences done, of
 
@@ -365,8 +363,8 @@ class TranslateTab:
                 discard_upload(file)
                 raise
             path, protection, warnings, done = translate_file(self.service, self.outputs_dir, file, backend,
-                                                        self.decoding.named(settings), progress, protector,
-                                                        stop.is_set)
+                                                              self.decoding.named(settings), progress, protector,
+                                                              stop.is_set)
         finally:
             self.jobs.finish(session, stop)
         notes = list(dict.fromkeys(warnings))  # the file's (read as CP949, a part kept...) and its sentences'
