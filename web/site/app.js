@@ -25,12 +25,14 @@
 // browser, so a reload offline finds the page and every tab whose model was loaded before.
 
 import { finishOutput, generate, generateUnlooped, lengthCap, prepareSource, RETRIED } from "./src/decode.js";
+import { DECODE_DEFAULTS, SAMPLING } from "./src/generated/constants.js";
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
 import { decodeProtected, describe, Glossary, Protector } from "./src/protect.js";
 import { pyStrip } from "./src/pystr.js";
 import { finishSentence, joinPieces, keptWarning, planLines } from "./src/sentences.js";
+import { taskOf } from "./src/tasks.js";
 import { loadTokenizer } from "./src/tokenizer.js";
 
 const params = new URLSearchParams(location.search);
@@ -154,10 +156,11 @@ const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 /**
  * A model's files, tokenizer and compiled runtime. hooks.status(text, detail) hears what is happening in plain words
- * (detail: the file and timings, for a tooltip); hooks.config(config) gets config.json as soon as it is read.
+ * (detail: the file and timings, for a tooltip); hooks.task(task) gets the model's task (src/tasks.js) as soon as
+ * config.json is read.
  */
 async function load(entry, hooks = {}) {
-  const { status = () => {}, config: onConfig = () => {} } = hooks;
+  const { status = () => {}, task: onTask = () => {} } = hooks;
   const base = new URL(entry.dir ?? `${entry.name}/`, location.href);
   const at = (path) => new URL(path, base);
   const what = `the ${entry.title ?? entry.name} model`;
@@ -165,7 +168,8 @@ async function load(entry, hooks = {}) {
   status(`Loading ${what}…`);
   const [manifest, config] = await Promise.all([
     fetchJson(at(entry.manifest ?? "manifest.json")), fetchJson(at(entry.config ?? "config.json"))]);
-  onConfig(config);
+  const task = taskOf(config);
+  onTask(task);
   const files = tokenizerFiles(entry, manifest);
   const source = await loadTokenizer(await fetchBytes(at(files.source)));
   const target = files.target === files.source ? source : await loadTokenizer(await fetchBytes(at(files.target)));
@@ -179,7 +183,7 @@ async function load(entry, hooks = {}) {
     ? " and works offline, also after a reload (this browser keeps a copy)."
     : ", and keeps working offline until the page is reloaded."),
   `${entry.tflite}: ${accelerator}, compiled in ${Math.round(performance.now() - started)} ms`);
-  return { entry, base, manifest, config, pipeline: pipelineForConfig(config), source, target, runtime };
+  return { entry, base, manifest, config, task, pipeline: pipelineForConfig(config), source, target, runtime };
 }
 
 /** load(entry, hooks) once per model: later calls get the same promise (and their hooks are not called); after a
@@ -207,8 +211,6 @@ function addLine(list, className, text = "") {
   list.append(item);
   return item;
 }
-
-const isTranslator = (config) => (config.task?.task ?? "").includes("translat");
 
 function decodeOptions(form) {
   const { strategy, temperature, topP, topK, beamSize, lengthPenalty } = form.elements;
@@ -276,7 +278,7 @@ function decode(model, sourceIds, options, show) {
   const { bos, eos } = model.manifest.special_ids;
   return generateUnlooped(model.runtime, sourceIds, {
     ...options, bosId: bos, eosId: eos,
-    lengthCap: isTranslator(model.config) ? lengthCap(sourceIds.length) : null,
+    lengthCap: model.task.lengthFollowsSource ? lengthCap(sourceIds.length) : null,
     onToken: (id, ids) => show(finishOutput(ids, model.pipeline, model.target)), // greedy and sampling only
     onStep: yieldToBrowser, // after every step: the page stays responsive (Stop, tabs)
   });
@@ -368,19 +370,6 @@ async function translate(model, text, options, show, warn, protector) {
   return translationStats(results, pieces.length, options, passes, again);
 }
 
-// what a tab says in its empty text box and to an empty input (the Python app's Task.empty_input), per task
-const WORDING = {
-  translator: {
-    action: "Translate", empty: "Please enter Korean text to translate.",
-    placeholder: "Korean text to translate into English. Enter translates; Shift+Enter starts a new line.",
-  },
-  chatbot: {
-    action: "Send", empty: "Please type something first.",
-    placeholder: "Write in Korean: the chatbot answers in Korean. Enter sends; Shift+Enter starts a new line.",
-  },
-};
-const wording = (config) => WORDING[isTranslator(config) ? "translator" : "chatbot"];
-
 /** What a number input takes, from its min, max and step: "a number from 0 to 2", "a whole number, 0 or more". */
 function numberRange(input) {
   const kind = input.step === "1" ? "a whole number" : "a number";
@@ -417,11 +406,13 @@ function readGlossary(form) {
   }
 }
 
-/** The task's defaults (site.json, from studio/tasks.py) in the decoding inputs; an older site.json has none: the
- * template's stay. The strategy stays greedy, which streams (a beam search here costs beamSize steps a position). */
+/** The task's defaults (site.json, from studio/tasks.py) in the decoding inputs; for those an older site.json
+ * lacks, DecodeOptions' defaults and studio.tasks.SAMPLING. The strategy stays greedy, which streams (a beam search
+ * here costs beamSize steps a position). */
 function setUpOptions(form, entry) {
+  const defaults = { ...DECODE_DEFAULTS, ...SAMPLING, ...entry.decoding };
   for (const name of ["beamSize", "lengthPenalty", "temperature", "topP", "topK"]) {
-    if (entry.decoding?.[name] !== undefined) form.elements[name].value = entry.decoding[name];
+    form.elements[name].value = defaults[name];
   }
   showStrategyInputs(form);
   form.elements.strategy.addEventListener("change", () => showStrategyInputs(form));
@@ -452,10 +443,10 @@ function setUpPanel(entry, panel) {
         status.textContent = text;
         status.title = detail;
       },
-      config: (config) => { // before the model has downloaded: the tab reads as its task
-        button.dataset.label = button.textContent = wording(config).action;
-        form.elements.text.placeholder = wording(config).placeholder;
-        $(".protection", form).hidden = !isTranslator(config);
+      task: (task) => { // before the model has downloaded: the tab reads as its task
+        button.dataset.label = button.textContent = task.action;
+        form.elements.text.placeholder = task.placeholder;
+        $(".protection", form).hidden = !task.translates;
       },
     }).then((loaded) => {
       model = loaded;
@@ -499,7 +490,7 @@ function setUpPanel(entry, panel) {
         "text stays here: send it once the model is ready.");
       return;
     }
-    if (!pyStrip(text)) return say(wording(model.config).empty);
+    if (!pyStrip(text)) return say(model.task.emptyInput);
     const problem = optionProblem(form);
     if (problem) {
       say(problem.message);
@@ -507,7 +498,7 @@ function setUpPanel(entry, panel) {
       return;
     }
     let protector = null;
-    if (isTranslator(model.config)) {
+    if (model.task.translates) {
       const glossary = readGlossary(form);
       if (glossary === null) return say(null); // nothing is translated until the glossary is fixed: said below it
       protector = new Protector({ glossary, auto: form.elements.protect.checked });

@@ -2,7 +2,8 @@
 // Ports of studio/text/preprocess.py (prepareSource, finishOutput), studio/generate/loop.py +
 // strategies.py + constraints.py (generate: greedy, sampling or beam search) and guards.py (lengthCap, and
 // generateUnlooped: TextGenerator's retry of an output caught in a loop). Written to be ported as is
-// to Kotlin or Swift: plain arrays and loops, no dependency beyond the pipeline and tokenizer objects passed in.
+// to Kotlin or Swift: plain arrays and loops, no dependency beyond the pipeline and tokenizer objects passed in and
+// the Python package's values (the length cap, the loop guard, DecodeOptions' defaults) in generated/constants.js.
 //
 // THE RUNTIME CONTRACT (see onnx_runtime.js, litert_runtime.js):
 //   runtime.maxSourceLen, runtime.maxTargetLen   S and C of the exported graphs
@@ -24,15 +25,17 @@
 // sample); </s> (2) ends the output; at most C steps (the cache capacity). The output excludes <s>/</s>.
 // Beam search keeps `beamSize` hypotheses, each with its own state, stepped one at a time (batch 1).
 
+import {
+  CAP_EXTRA, CAP_RATIO, DECODE_DEFAULTS, LOOP_MAX_N, LOOP_REPEATS, RETRIED, RETRY_NO_REPEAT, UNREADABLE,
+} from "./generated/constants.js";
 import { pyStrip } from "./pystr.js";
+
+// guards.REPEATS, guards.RETRY_NO_REPEAT, inference.RETRIED (the retry's warning), preprocess.UNREADABLE
+export { LOOP_REPEATS, RETRIED, RETRY_NO_REPEAT, UNREADABLE };
 
 export const PAD_ID = 0;
 export const BOS_ID = 1;
 export const EOS_ID = 2;
-
-export const UNREADABLE =
-  "the input has no characters this model reads (with the tutorial pipeline: Korean, Latin letters, " +
-  "digits, punctuation; otherwise only invisible characters); the output is a guess from an empty input";
 
 /**
  * Text -> the source ids the model reads: normalize (pipeline.source), tokenize, keep at most
@@ -132,18 +135,12 @@ export function sampleToken(logits, { temperature = 1, topK = 0, topP = 1 }, ran
  * have (guards.length_cap); pass it as generate's lengthCap to decode a translation as the Python app does
  * (the app caps translations only, not chat replies). */
 export function lengthCap(sourceLength) {
-  return Math.ceil(1.5 * sourceLength) + 10;
+  return Math.ceil(CAP_RATIO * sourceLength) + CAP_EXTRA;
 }
-
-export const LOOP_REPEATS = 3; // guards.REPEATS: an n-gram three times in a row is a loop
-export const RETRY_NO_REPEAT = 2; // guards.RETRY_NO_REPEAT: the retry bans any repeated bigram
-// inference.RETRIED: the warning
-export const RETRIED = "the first output repeated itself in a loop; decoded again with repeated " +
-  `${RETRY_NO_REPEAT}-grams banned`;
 
 /** Whether some n-gram (n <= maxN) occurs LOOP_REPEATS times back to back: "a a a", "a b a b a b"
  * (guards.is_degenerate). */
-export function isDegenerate(ids, maxN = 4) {
+export function isDegenerate(ids, maxN = LOOP_MAX_N) {
   for (let n = 1; n <= maxN; n++) {
     for (let start = 0; start + n * LOOP_REPEATS <= ids.length; start++) {
       let repeated = true;
@@ -398,11 +395,11 @@ function validateOptions(o) {
 /**
  * Generate the output ids for one source.
  *
- * options:
+ * options (those DecodeOptions has default to its defaults, DECODE_DEFAULTS):
  *   maxNewTokens   at most this many steps (</s> included); default and upper bound: runtime.maxTargetLen
  *   strategy       "greedy" (default), "sample" or "beam"
  *   temperature, topK, topP, seed   sampling only (seed: a number for repeatable samples)
- *   beamSize (4), lengthPenalty (1.0)   beam only: finished hypotheses rank by log-prob / length**lengthPenalty
+ *   beamSize, lengthPenalty   beam only: finished hypotheses rank by log-prob / length**lengthPenalty
  *                  (length counts </s>); beamSize 1 is greedy, as in Python
  *   noRepeatNgram  0 (default: off), or n: no n-gram may appear twice in the output
  *   lengthCap      null (default: none), or the most tokens (</s> included): at that length only </s> is
@@ -430,10 +427,11 @@ function validateOptions(o) {
  * { ids, score } (score: the length-normalized log-probability).
  */
 export async function generate(runtime, sourceIds, options = {}) {
+  const D = DECODE_DEFAULTS; // DecodeOptions' defaults
   const {
-    strategy = "greedy", temperature = 1, topK = 0, topP = 1, seed = null, beamSize = 4, lengthPenalty = 1,
-    noRepeatNgram = 0, lengthCap = null, minNewTokens = 0, onToken = null, onStep = null, signal = null,
-    bosId = BOS_ID, eosId = EOS_ID,
+    strategy = D.strategy, temperature = D.temperature, topK = D.topK, topP = D.topP, seed = null,
+    beamSize = D.beamSize, lengthPenalty = D.lengthPenalty, noRepeatNgram = D.noRepeatNgram, lengthCap = null,
+    minNewTokens = 0, onToken = null, onStep = null, signal = null, bosId = BOS_ID, eosId = EOS_ID,
   } = options;
   validateOptions({ strategy, temperature, topK, topP, beamSize, lengthPenalty, noRepeatNgram, lengthCap,
     minNewTokens, maxNewTokens: options.maxNewTokens });

@@ -22,13 +22,17 @@
 //   Garay…) are digits here, not in Python.
 // - looks_like (studio/text/script.py) reads Unicode names ("HANGUL …"): HANGUL_LETTERS are the letters so named.
 
+import {
+  KOREAN_SHARE, MAX_GLOSSARY_ENTRIES, MAX_NAMED, MAX_PROTECTED_CHARS, MAX_TERM_CHARS, MIN_LETTERS,
+} from "./generated/constants.js";
 import { AMOUNT, amountInEnglish, asciiDigits, DIGIT, SPACE } from "./numbers.js";
 import { codePointBefore, PY_WHITESPACE, pyRepr, pyRstrip, pySplit, pyStrip, stripChars, WORD_CHARS } from "./pystr.js";
 import { soundsLike } from "./transliteration.js";
 import { isUnassignedInUnicode14 } from "./unicode14.js";
 
-export const MAX_GLOSSARY_ENTRIES = 5000;
-export const MAX_TERM_CHARS = 200;
+// MAX_PROTECTED_CHARS: longer pieces (one enormous "word") are decoded unprotected; MAX_NAMED: dropped spans named
+// in the report, more are counted
+export { MAX_GLOSSARY_ENTRIES, MAX_NAMED, MAX_PROTECTED_CHARS, MAX_TERM_CHARS };
 const TYPED_SEPARATOR = /=>|->|=|→/u; // a glossary line without a tab: "삼성 = Samsung"
 
 const S = SPACE;
@@ -114,12 +118,10 @@ const OPENERS = `${PY_WHITESPACE}"'“‘(\\[「『《〈`; // what may come bef
 const OPENER = new RegExp(`^[${OPENERS}]$`, "u");
 // a word ending like these is not part of the name before it ("국영 철도 회사인 도이체반(Deutsche Bahn)")
 const NOT_IN_NAME = ["인", "의", "은", "는", "을", "를", "에", "에서", "와", "과", "한", "된", "및", "등", "로", "으로", "이자"];
-export const MAX_PROTECTED_CHARS = 2000; // longer pieces (one enormous "word") are decoded unprotected
 const LONGEST_WORD = 100; // characters of a Hangul word in a name
 const MOST_NAME_WORDS = 8; // a longer bracket is no name to remember (and comparing its sounds would cost its square)
-// looks_like: a text is "not Korean" when it has 3 letters or more, fewer than 30% of them Hangul (named HANGUL …)
-const MIN_LETTERS = 3;
-const KOREAN_SHARE = 0.3;
+// looks_like: a text is "not Korean" when it has MIN_LETTERS letters or more, fewer than KOREAN_SHARE of them Hangul
+// (named HANGUL …)
 export const HANGUL_LETTERS = [[0x1100, 0x11ff], [0x3131, 0x318e], [0xa960, 0xa97c], [0xac00, 0xd7a3],
   [0xd7b0, 0xd7c6], [0xd7cb, 0xd7fb]];
 
@@ -604,8 +606,6 @@ export async function decodeProtected(shield, decode) {
   return secondPassWins(shield, first, second, secondOutput, repeated) ? { ...second, pass: 2, again: true }
     : { ...first, pass: 1, again: true };
 }
-
-export const MAX_NAMED = 10; // dropped spans named in the report; more are counted
 
 /** One line on what protection did (studio/text/protect.py's describe): each glossary entry applied or not, and each
  * automatically protected span the model dropped, named. `report`: [span, applied] pairs. Empty when nothing. */

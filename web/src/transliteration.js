@@ -3,6 +3,8 @@
 // classes, compared by their longest common subsequence (Dice: 2·LCS / total length). src/protect.js remembers a
 // name a text introduces with its original in brackets only where the Hangul is a transliteration of it.
 
+import { MIN_LIKENESS } from "./generated/constants.js";
+
 // the initial consonant (19) and the final (28) of a Hangul syllable, in sound classes ("" = silent or none)
 const INITIAL = ["K", "K", "N", "T", "T", "L", "M", "P", "P", "S", "S", "", "S", "S", "S", "K", "T", "P", ""];
 // a final ㅅ is how loanwords write a final t ("로봇" robot, "인터넷" internet, "스콧" Scott)
@@ -23,9 +25,9 @@ const FIRST_SYLLABLE = 0xac00;
 const FINALS = 28;
 const PER_INITIAL = 588;
 
-// on the 245 bracketed names of the training and dev data: transliterations score 0.7-1.0, translations and
-// phrases that only precede a bracket up to 0.67 ("트리(Solar Tree)", "녹색 일자리 펀드(Green Jobs Fund)")
-export const MIN_LIKENESS = 0.7;
+// MIN_LIKENESS: on the 245 bracketed names of the training and dev data, transliterations score 0.7-1.0,
+// translations and phrases that only precede a bracket up to 0.67 ("트리(Solar Tree)", "녹색 일자리 펀드(Green Jobs Fund)")
+export { MIN_LIKENESS };
 
 /** The consonant classes of the Hangul syllables in `text` ("도이체반" -> "TSPN"). */
 export function koreanSounds(text) {

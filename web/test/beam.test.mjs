@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { generate, lengthCap, logSumExp, repeatedNgramEnds, topTokens } from "../src/decode.js";
+import { CAP_EXTRA, CAP_RATIO } from "../src/generated/constants.js";
 
 const [PAD, BOS, EOS, A, B, C, D] = [0, 1, 2, 3, 4, 5, 6];
 const V = 7;
@@ -113,7 +114,7 @@ test("lengths: the best live hypothesis when none ends, maxNewTokens, lengthCap 
   assert.deepEqual(await decodeIds(B, beam(3, 0.0, { maxNewTokens: 3 })), [A]);
   // at 3 tokens (</s> included) only </s> is possible: "a b a b …" has to end
   assert.deepEqual(await decodeIds(B, beam(3, 0.0, { lengthCap: 3 })), [A, B]);
-  assert.equal(lengthCap(4), 16); // guards.length_cap: 1.5 x 4 + 10
+  assert.equal(lengthCap(4), Math.ceil(CAP_RATIO * 4) + CAP_EXTRA); // guards.length_cap
 });
 
 test("no repeated n-grams, and no </s> before minNewTokens (greedy and beam, as Python)", async () => {

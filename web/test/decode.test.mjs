@@ -144,7 +144,7 @@ test("a Stop during the retry keeps the first output; a length cap ends a loop e
     signal: controller.signal, onStep: () => ++steps === 11 && controller.abort(), // the retry's first step
   });
   assert.deepEqual([result.ids.length, result.stop, result.retried], [10, "aborted", false]);
-  // the translator's cap (guards.length_cap of a 2-id source: 13 tokens with </s>) within the 40 positions
+  // the translator's cap (guards.length_cap of a 2-id source) within the 40 positions
   const capped = await generate(loopingRuntime(4, 40), [3, 2], { lengthCap: lengthCap(2) });
   assert.deepEqual([capped.ids.length, capped.stop], [lengthCap(2) - 1, "eos"]);
 });

@@ -1,0 +1,32 @@
+// A model's task as the page reads it: studio/tasks.py's fields (generated/constants.js: the wording the Python app
+// uses, whether an output's length follows its source's, the default decoding) and the page's own words for it.
+
+import { DEFAULT_TASK, TASKS } from "./generated/constants.js";
+
+// What only the page says, per task: its send button and its text box's placeholder. `translates`: the text is
+// translated line by line, sentence by sentence, with a glossary and term protection (src/sentences.js,
+// src/protect.js), as the Python app translates for the translator (`studio translate`, the Translate tab);
+// otherwise the input is read whole, as the Chat tab reads it.
+export const PAGE_WORDING = {
+  translator: {
+    action: "Translate", translates: true,
+    placeholder: "Korean text to translate into English. Enter translates; Shift+Enter starts a new line.",
+  },
+  chatbot: {
+    action: "Send", translates: false,
+    placeholder: "Write in Korean: the chatbot answers in Korean. Enter sends; Shift+Enter starts a new line.",
+  },
+};
+
+/**
+ * The task of a bundle's config.json (`task.task`, as studio.tasks.task_named reads it): { name, emptyInput,
+ * reads, longInputHint, lengthFollowsSource, decoding, action, placeholder, translates }. Throws on a task
+ * Python does not know, or one the page has no words for.
+ */
+export function taskOf(config) {
+  const name = config.task?.task ?? DEFAULT_TASK;
+  if (!Object.hasOwn(TASKS, name) || !Object.hasOwn(PAGE_WORDING, name)) {
+    throw new Error(`unknown task ${JSON.stringify(name)}; choose ${Object.keys(PAGE_WORDING).join(" or ")}`);
+  }
+  return { name, ...TASKS[name], ...PAGE_WORDING[name] };
+}
