@@ -10,6 +10,11 @@
 manifest last: an interrupted export never leaves a file that looks current. Exporting some variants
 keeps the manifest entries of the others when they were made from the same weights.
 `ensure_exported` is the one place that builds what is missing or stale, on demand.
+
+Each variant's format (`studio.exports.MODEL_FORMATS`) names its converter: a module of this package with
+`export_variant(job, variant)`, which writes the variant's files into `job.work` (`ExportJob`) and returns the
+details of their manifest entries. This module holds what every format shares: the traced model, the temporary
+folder, the manifest.
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.errors import StudioError
-from studio.exports import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, export_dir_for, input_names,
-                            read_manifest, source_hashes, stale_reasons)
+from studio.exports import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, Variant, export_dir_for,
+                            input_names, read_manifest, resolve, source_hashes, stale_reasons)
 from studio.files import atomic_write_bytes, sha256_of
 
 GOLDEN = "golden/golden.json"
@@ -90,11 +97,30 @@ def _previous_entries(out: Path, sources: dict[str, str]) -> tuple[dict, dict]:
     return files, dict(manifest.get("verification", {}))
 
 
-def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, progress=print,
+@dataclass
+class ExportJob:
+    """What a converter (`export_variant(job, variant)` of a format's module) works with: the bundle, the
+    temporary folder its files go to, and what the variants of one export share."""
+    bundle: object  # studio.bundle.Bundle
+    work: Path  # the files are written here, then moved into `out` together
+    out: Path  # the export folder
+    sources: dict[str, str]  # the bundle's `source_hashes`
+    previous: dict[str, dict]  # manifest entries of current files in `out` (made from the same weights)
+    chosen: list[Variant]  # every variant of this export
+    progress: Callable[[str], None] = print
+    shared: dict = field(default_factory=dict)  # what a format's variants hand on (ONNX: the fp32 graphs)
+
+    def traced(self, batch: int | None):
+        """(the traced DecoderModule, its SavedModel folder) at `batch` (None: any batch), traced once."""
+        return _traced(self.bundle, self.sources, batch, self.progress)
+
+
+def export_bundle(bundle, out=None, backends=None, verify: bool = True, progress=print,
                   golden: bool = True) -> dict:
-    """Export `bundle_path` for `backends` (names from `studio.exports.VARIANTS`; default: every backend the
-    app serves); returns the manifest. `progress(message)` reports each stage. `golden`: also write golden/
-    (`write_golden_data`) when a .tflite was exported."""
+    """Export `bundle` (a loaded `studio.bundle.Bundle`, or its folder: `studio export`) for `backends` (names
+    from `studio.exports.VARIANTS`; default: every backend the app serves); returns the manifest.
+    `progress(message)` reports each stage. `golden`: also write golden/ (`write_golden_data`) when a .tflite was
+    exported."""
     from studio.bundle import load_bundle
 
     started = time.monotonic()
@@ -102,20 +128,19 @@ def export_bundle(bundle_path, out=None, backends=None, verify: bool = True, pro
     unknown = [v.name for v in chosen if not v.exported]
     if unknown:
         raise ValueError(f"{', '.join(unknown)} run the Keras model: nothing to export")
-    bundle = load_bundle(Path(bundle_path))
+    if isinstance(bundle, (str, os.PathLike)):
+        bundle = load_bundle(Path(bundle))
     out = Path(out) if out else export_dir_for(bundle.path)
     try:
         out.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".export-", dir=out))
     except OSError as error:
         raise StudioError(f"{out}: cannot write the export here ({error.strerror or error}); pass --out DIR") from None
-    sources = source_hashes(bundle.path)
+    sources = source_hashes(bundle)
     files, verification = _previous_entries(out, sources)
     written: dict[str, dict] = {}
     try:
-        quantizing_only = {v.quantization for v in chosen if v.format == "onnx"} == {"int8"}
-        written = _convert(bundle, chosen, work, sources, progress,
-                           _current_onnx_fp32(out, files, work) if quantizing_only else None)
+        written = _convert(ExportJob(bundle, work, out, sources, dict(files), chosen, progress))
         for name, entry in written.items():
             entry["bytes"] = (work / name).stat().st_size
             entry["sha256"] = sha256_of(work / name)
@@ -206,60 +231,14 @@ def _traced(bundle, sources: dict, batch: int | None, progress):
         return module, folder
 
 
-def _current_onnx_fp32(out: Path, files: dict, work: Path) -> tuple[Path, ...] | None:
-    """Copies in `work` of the fp32 ONNX graphs already in `out`, if they are current (`files`:
-    `_previous_entries`) and intact: an int8 export quantizes them instead of converting the model again (in
-    `work`, since the quantizer writes beside its input)."""
-    names = VARIANTS["onnx"].files
-    if not all(name in files and sha256_of(out / name) == files[name].get("sha256") for name in names):
-        return None
-    copies = tuple(work / f".fp32.{name}" for name in names)
-    for name, copy in zip(names, copies):
-        shutil.copyfile(out / name, copy)
-    return copies
-
-
-def _convert(bundle, chosen, work: Path, sources: dict, progress, onnx_fp32=None) -> dict[str, dict]:
-    """Write the files of the `chosen` variants into `work`; returns their manifest entries. `onnx_fp32`:
-    current fp32 ONNX graphs to quantize from (when missing, they are converted here)."""
+def _convert(job: ExportJob) -> dict[str, dict]:
+    """Write the files of the variants of `job` into `job.work`, each by its format's converter; returns their
+    manifest entries."""
     written: dict[str, dict] = {}
-    for v in chosen:
-        if v.format == "tflite":
-            from exporters import tflite as tflite_export
-
-            name = v.files[0]
-            _, saved_model = _traced(bundle, sources, v.batch, progress)
-            progress(f"Converting {name} (TFLite, quantization: {v.quantization})...")
-            content = tflite_export.convert(saved_model, v.quantization, rows=v.batch is None)
-            extra = tflite_export.non_builtin_operators(content)
-            if extra:
-                raise StudioError(f"{name}: the graph needs non-builtin ops {extra}; a mobile app could not run it")
-            (work / name).write_bytes(content)
-            written[name] = {"format": "tflite", "quantization": v.quantization,
-                             "operators": tflite_export.operators(content)}
-        elif v.format == "onnx":
-            from exporters import onnx as onnx_export
-
-            if onnx_fp32 is None or v.quantization == "none":  # the int8 graphs are quantized from the fp32 ones
-                module, _ = _traced(bundle, sources, None, progress)
-                progress("Converting encode.onnx, decode_step.onnx and decode_rows.onnx (tf2onnx)...")
-                onnx_fp32 = tuple(work / f".fp32.{name}.onnx" for name in ("encode", "decode_step", "decode_rows"))
-                for function, path in zip((module.encode, module.decode_step, module.decode_rows), onnx_fp32):
-                    onnx_export.convert(function, path)
-            for base, name in zip(onnx_fp32, v.files):
-                if v.quantization == "int8":
-                    progress(f"Quantizing {name} (ONNX dynamic int8)...")
-                    onnx_export.quantize_int8(base, work / name)
-                else:
-                    shutil.copyfile(base, work / name)
-                written[name] = {"format": "onnx", "quantization": v.quantization, "opset": onnx_export.OPSET}
-        elif v.format == "ctranslate2":
-            from exporters import ctranslate2 as ct2_export
-
-            folder = v.files[0].split("/")[0]
-            progress(f"Converting {folder}/ (CTranslate2, quantization: {v.quantization})...")
-            ct2_export.convert(bundle, work / folder, v.quantization)
-            written[v.files[0]] = {"format": "ctranslate2", "quantization": v.quantization}
+    for v in job.chosen:
+        export_variant = resolve(v.model_format.converter)
+        for name, details in export_variant(job, v).items():
+            written[name] = {"format": v.format, "quantization": v.quantization, **details}
     return written
 
 
@@ -276,14 +255,14 @@ def ensure_exported(bundle, backends, export_dir: Path | None = None, progress=p
     """Build the files of `backends` that are missing or stale (one export at a time per folder; callers
     that asked meanwhile find them built); returns the export folder."""
     directory = Path(export_dir) if export_dir else export_dir_for(bundle.path)
-    if not any(stale_reasons(bundle.path, backends, directory).values()):
+    if not any(stale_reasons(bundle, backends, directory).values()):
         return directory
     with _export_lock(directory):  # another thread may have built them meanwhile: look again
-        missing = {name: reason for name, reason in stale_reasons(bundle.path, backends, directory).items() if reason}
+        missing = {name: reason for name, reason in stale_reasons(bundle, backends, directory).items() if reason}
         if missing:
             first = next(iter(missing.values()))
             progress(f"{first}\nExporting {', '.join(missing)} now (once; this takes a little while)...")
-            export_bundle(bundle.path, directory, list(missing), verify=False, progress=progress, golden=False)
+            export_bundle(bundle, directory, list(missing), verify=False, progress=progress, golden=False)
     return directory
 
 

@@ -1,7 +1,8 @@
 """Our bundle's weights as a CTranslate2 model directory, written through its Python spec API, so
 CTranslate2's speed is measured on the very same model (`studio bench --backends ctranslate2`).
 CTranslate2's own sinusoidal table differs from ours (halves vs. interleaved sin/cos), so our
-positional-encoding table and LayerNorm epsilon are passed explicitly."""
+positional-encoding table and LayerNorm epsilon are passed explicitly. `export_variant` is the ctranslate2
+format's converter (`studio.exports.MODEL_FORMATS`)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,11 @@ def convert(bundle, output_dir: Path, quantization: str = "none") -> Path:
     output_dir.mkdir(parents=True, exist_ok=True)
     spec.save(str(output_dir))
     return output_dir
+
+
+def export_variant(job, variant) -> dict[str, dict]:
+    """Write `variant`'s model folder into `job.work` (`exporters.ExportJob`); its manifest entry is its model.bin."""
+    folder = variant.files[0].split("/")[0]
+    job.progress(f"Converting {folder}/ (CTranslate2, quantization: {variant.quantization})...")
+    convert(job.bundle, job.work / folder, variant.quantization)
+    return {variant.files[0]: {}}

@@ -1,12 +1,55 @@
 """tf.function -> ONNX graph (one per signature) with tf2onnx, plus dynamic int8 quantization.
-tf2onnx's Keras 3 `from_keras` path is broken; converting the traced functions works."""
+tf2onnx's Keras 3 `from_keras` path is broken; converting the traced functions works. `export_variant` is the
+onnx format's converter (`studio.exports.MODEL_FORMATS`)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
+from studio.exports import VARIANTS
+from studio.files import sha256_of
+
 OPSET = 17
+SIGNATURES = ("encode", "decode_step", "decode_rows")  # one graph each, in a variant's `files` order
+
+
+def export_variant(job, variant) -> dict[str, dict]:
+    """Write `variant`'s graphs into `job.work` (`exporters.ExportJob`). The int8 graphs are quantized from fp32
+    ones: those converted for this export, or, when it exports int8 graphs only, the current fp32 graphs of the
+    export folder (converted here when there are none)."""
+    fp32 = job.shared.get("onnx-fp32")
+    if fp32 is None and not any(v.format == "onnx" and v.quantization == "none" for v in job.chosen):
+        fp32 = job.shared["onnx-fp32"] = _current_fp32(job)
+    if fp32 is None or variant.quantization == "none":
+        module, _ = job.traced(None)
+        job.progress("Converting encode.onnx, decode_step.onnx and decode_rows.onnx (tf2onnx)...")
+        fp32 = job.shared["onnx-fp32"] = tuple(job.work / f".fp32.{name}.onnx" for name in SIGNATURES)
+        for function, path in zip((module.encode, module.decode_step, module.decode_rows), fp32):
+            convert(function, path)
+    written = {}
+    for base, name in zip(fp32, variant.files):
+        if variant.quantization == "int8":
+            job.progress(f"Quantizing {name} (ONNX dynamic int8)...")
+            quantize_int8(base, job.work / name)
+        else:
+            shutil.copyfile(base, job.work / name)
+        written[name] = {"opset": OPSET}
+    return written
+
+
+def _current_fp32(job) -> tuple[Path, ...] | None:
+    """Copies in `job.work` of the fp32 graphs already in the export folder, if they are current (`job.previous`)
+    and intact (in `work`, since the quantizer writes beside its input)."""
+    names = VARIANTS["onnx"].files
+    if not all(name in job.previous and sha256_of(job.out / name) == job.previous[name].get("sha256")
+               for name in names):
+        return None
+    copies = tuple(job.work / f".fp32.{name}" for name in names)
+    for name, copy in zip(names, copies):
+        shutil.copyfile(job.out / name, copy)
+    return copies
 
 
 def convert(function, output_path: Path) -> None:

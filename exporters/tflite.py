@@ -1,10 +1,27 @@
 """SavedModel -> one `.tflite` with signatures `encode`, `decode_step` and (graphs of any batch size) `decode_rows`,
 builtin ops only: a mobile app ships the plain LiteRT runtime, not the Flex delegate. The signatures share
-their weights: `decode_rows` adds ~50 KB."""
+their weights: `decode_rows` adds ~50 KB. `export_variant` is the tflite format's converter
+(`studio.exports.MODEL_FORMATS`)."""
 
 from __future__ import annotations
 
 import tensorflow as tf
+
+from studio.errors import StudioError
+
+
+def export_variant(job, variant) -> dict[str, dict]:
+    """Write `variant`'s .tflite into `job.work` (`exporters.ExportJob`) from the model traced at its batch size;
+    returns {its name: the operators it uses}. A graph needing non-builtin ops is refused."""
+    name = variant.files[0]
+    _, saved_model = job.traced(variant.batch)
+    job.progress(f"Converting {name} (TFLite, quantization: {variant.quantization})...")
+    content = convert(saved_model, variant.quantization, rows=variant.batch is None)
+    extra = non_builtin_operators(content)
+    if extra:
+        raise StudioError(f"{name}: the graph needs non-builtin ops {extra}; a mobile app could not run it")
+    (job.work / name).write_bytes(content)
+    return {name: {"operators": operators(content)}}
 
 
 def convert(saved_model_dir, quantize: str = "none", rows: bool = True) -> bytes:

@@ -36,6 +36,8 @@ def _forced_logits(runtime, sources, targets, spec) -> list[np.ndarray]:
 
 
 def verify_exports(bundle, export_dir: Path, backends=None, samples: list[str] | None = None) -> dict:
+    """The two checks for `backends` in `export_dir`, an export `export_bundle` has just written (its files are
+    not hashed against the manifest again)."""
     from studio.runtimes import load_runtime
 
     samples = samples or list(task_named(bundle.config.task.task).samples)
@@ -50,7 +52,7 @@ def verify_exports(bundle, export_dir: Path, backends=None, samples: list[str] |
     for backend in backends or EXPORTED_BACKENDS:
         if not all((Path(export_dir) / f).is_file() for f in VARIANTS[backend].files):
             continue
-        runtime = load_runtime(bundle, backend, export_dir=export_dir)
+        runtime = load_runtime(bundle, backend, export_dir=export_dir, checked=True)
         outputs = decode(runtime, sources, spec, TokenByToken())
         compared = list(zip(expected, _forced_logits(runtime, sources, targets, spec)))
         if steps_rows(runtime):

@@ -10,7 +10,7 @@ import inspect
 import json
 
 from exporters.web import WEB_DIR
-from studio import config, inference, tasks
+from studio import config, tasks
 from studio.files import atomic_write_bytes
 from studio.generate import guards, options
 from studio.text import preprocess, protect, script, transliteration
@@ -30,7 +30,7 @@ def page_options(decoding: dict) -> dict:
 
 def task_entry(task: tasks.Task) -> dict:
     return {"emptyInput": task.empty_input, "reads": task.reads, "longInputHint": task.long_input_hint,
-            "lengthFollowsSource": task.length_follows_source, "decoding": page_options(task.default_decoding)}
+            "lengthFollowsSource": task.length_follows_source, "translates": task.translates, "decoding": page_options(task.default_decoding)}
 
 
 def constants() -> list[tuple[str, object, str]]:
@@ -43,7 +43,7 @@ def constants() -> list[tuple[str, object, str]]:
         ("LOOP_MAX_N", inspect.signature(guards.is_degenerate).parameters["max_n"].default,
          "studio.generate.guards.is_degenerate's max_n"),
         ("RETRY_NO_REPEAT", guards.RETRY_NO_REPEAT, "studio.generate.guards.RETRY_NO_REPEAT"),
-        ("RETRIED", inference.RETRIED, "studio.inference.RETRIED"),
+        ("RETRIED", guards.RETRIED, "studio.generate.guards.RETRIED"),
         ("UNREADABLE", preprocess.UNREADABLE, "studio.text.preprocess.UNREADABLE"),
         ("DECODE_DEFAULTS", {page: getattr(defaults, field) for field, page in PAGE_OPTIONS.items()},
          "studio.generate.options.DecodeOptions' defaults"),

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import os
 from dataclasses import dataclass, field
@@ -19,17 +20,13 @@ import numpy as np
 
 from studio.config import BundleConfig
 from studio.errors import BundleError
+from studio.files import atomic_write_bytes, sha256_of
+from studio.tasks import TASKS, TRANSLATOR
 from studio.text import TokenizerPair
-from studio.files import atomic_write_bytes
-from studio.weights import compact_arrays, load_npz, save_npz, variables_to_arrays
+from studio.text.preprocess import Preprocessor
+from studio.weights import assign_arrays, compact_arrays, load_npz, save_npz, variables_to_arrays
 
 CHECKSUMMED = ["config.json", "weights.npz"]
-
-
-def _sha256(path: Path) -> str:
-    from studio.files import sha256_of
-
-    return sha256_of(path)
 
 
 def rebuild_command(config: BundleConfig | None, path: Path) -> str:
@@ -56,14 +53,11 @@ class Bundle:
     @property
     def preprocessor(self):
         """Text in and out for this bundle (normalize, tokenize, truncate; detokenize, tidy)."""
-        from studio.text.preprocess import Preprocessor
-
         return Preprocessor(self.config, self.tokenizers)
 
     def build_model(self):
         """A Transformer (or an ensemble of them) with this bundle's architecture and weights (float32)."""
-        from studio.model import build_model
-        from studio.weights import assign_arrays
+        from studio.model import build_model  # Keras: `studio translate` on an exported backend never loads it
 
         model = build_model(self.config.model).build_weights()
         try:
@@ -85,7 +79,7 @@ def save_bundle(path: Path, config: BundleConfig, tokenizers: TokenizerPair, mod
         write_metrics(path, metrics)
     if model_card:
         atomic_write_bytes(path / "MODEL_CARD.md", model_card.encode("utf-8"))
-    checksums = {name: _sha256(path / name) for name in CHECKSUMMED + tokenizer_files}
+    checksums = {name: sha256_of(path / name) for name in CHECKSUMMED + tokenizer_files}
     atomic_write_bytes(path / "checksums.json", (json.dumps(checksums, indent=2) + "\n").encode())
     return path
 
@@ -122,7 +116,7 @@ def load_bundle(path: Path) -> Bundle:
         file_path = path / name
         if not file_path.is_file():
             raise BundleError(file_path, "missing", rebuild)
-        if _sha256(file_path) != expected:
+        if sha256_of(file_path) != expected:
             raise BundleError(file_path, "corrupted: its sha256 differs from checksums.json", rebuild)
 
     try:
@@ -152,94 +146,11 @@ def default_assets_dir() -> Path:
     if (root / "pyproject.toml").is_file() and checkout.is_dir():  # running from a source checkout
         return checkout
     try:
-        import importlib.resources
-
         return Path(str(importlib.resources.files("studio_assets")))
     except ModuleNotFoundError:
         return checkout
 
 
 def default_bundle(task: str) -> Path:
-    return default_assets_dir() / ("chatbot" if task == "chatbot" else "translator")
-
-
-def ensemble_bundle(paths: list[Path], out: Path) -> Path:
-    """One bundle of the models at `paths`, whose next-token log-probabilities are averaged at every step
-    (`studio.model.Ensemble`): models of one architecture, task, tokenizer and dev split, trained apart (other
-    seeds). Scores are not carried over (the ensemble's are its own: `studio eval … --record`); each member's
-    seed, training and dev figures are kept in metrics.json's `ensemble_members`."""
-    import dataclasses
-
-    from studio.errors import StudioError
-    from studio.model import build_model
-    from studio.weights import assign_arrays
-
-    out = Path(out)
-    bundles = [load_bundle(Path(p)) for p in paths]
-    if len(bundles) < 2:
-        raise StudioError("an ensemble needs two bundles or more")
-    for bundle in bundles:
-        if out.resolve() == bundle.path.resolve() or bundle.path.resolve() in out.resolve().parents:
-            raise StudioError(f"--out {out} would overwrite the member {bundle.path}; choose another folder")
-    if out.exists() and not out.is_dir():
-        raise StudioError(f"--out {out} is a file; choose a folder")
-    first = bundles[0]
-
-    def recorded(bundle) -> dict:  # the digests load_bundle has just checked its files against
-        return json.loads((bundle.path / "checksums.json").read_text(encoding="utf-8"))
-
-    def tokenizer(checksums: dict) -> dict:
-        return {name: digest for name, digest in checksums.items() if name.startswith("tokenizer/")}
-
-    def split(bundle):  # which pairs its dev figures were measured on
-        t = bundle.config.train
-        return t.split_seed, t.dev_fraction, t.dev_split
-
-    weights, first_tokenizer = set(), tokenizer(recorded(first))
-    for bundle in bundles:
-        checksums = recorded(bundle)
-        if bundle.config.model.members != 1:
-            raise StudioError(f"{bundle.path} is an ensemble already; give its members' bundles instead")
-        if bundle.config.model != first.config.model or bundle.config.task != first.config.task:
-            raise StudioError(f"{bundle.path} has another architecture or task than {first.path}; the members of "
-                              "an ensemble differ only in their training (their seed)")
-        if tokenizer(checksums) != first_tokenizer:
-            raise StudioError(f"{bundle.path} has another tokenizer than {first.path}; the members of an ensemble "
-                              "read and write the same pieces")
-        if split(bundle) != split(first):
-            raise StudioError(f"{bundle.path} held out other dev pairs than {first.path} (train.split_seed, "
-                              "dev_fraction or dev_split differ), so neither its dev figures nor the ensemble's "
-                              "would be measured on pairs no member trained on")
-        digest = checksums["weights.npz"]
-        if digest in weights:
-            raise StudioError(f"{bundle.path} has the same weights as another member: the same model twice adds "
-                              "nothing")
-        weights.add(digest)
-    config = BundleConfig.from_dict(first.config.to_dict())
-    config.model = dataclasses.replace(config.model, members=len(bundles))
-    model = build_model(config.model).build_weights()
-    arrays = {f"member_{i}/{name.split('/', 1)[1]}": array
-              for i, bundle in enumerate(bundles) for name, array in bundle.weights.items()}
-    assign_arrays(model.weights, arrays)
-    trained = ("seed", "steps", "epochs_trained", "train_seconds", "train_target_tokens_per_second", "device",
-               "weights", "initialized_from", "dev_loss", "dev_token_accuracy", "dev_chrf")
-    members = [{"bundle": bundle.path.name, "seed": bundle.config.train.seed,
-                **{key: bundle.metrics[key] for key in trained if key in bundle.metrics}} for bundle in bundles]
-    # what the members share (their data); how each trained is its own, above
-    shared = ("task", "text_pipeline", "source_weights", "subword_alpha", "train_pairs", "dev_pairs", "data_files",
-              "synthetic_pairs", "synthetic_file", "train_throughput_benchmark")
-    metrics = {key: first.metrics[key] for key in shared if key in first.metrics}
-    metrics.update(parameters=model.parameter_count(), ensemble_members=members)
-    try:
-        save_bundle(out, config, first.tokenizers, model, metrics)
-    except OSError as error:
-        raise StudioError(f"cannot write {out}: {error.strerror or error}") from None
-    from studio.inference import TextGenerator
-    from studio.tasks import task_named
-    from studio.train.run import model_card, sample_outputs
-
-    generator = TextGenerator.open(Bundle(out, config, first.tokenizers, arrays, metrics), "tf", model=model)
-    metrics["samples"] = sample_outputs(generator, task_named(config.task.task).prompts)
-    write_metrics(out, metrics)
-    atomic_write_bytes(out / "MODEL_CARD.md", model_card(config, metrics, config.task.sources).encode("utf-8"))
-    return out
+    """The shipped bundle of `task`: a folder named after it (the translator's for a name no task has)."""
+    return default_assets_dir() / TASKS.get(task, TRANSLATOR).name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -13,6 +14,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep TensorFlow's C++ star
 
 import typer  # noqa: E402
 from rich.console import Console  # noqa: E402
+from rich.logging import RichHandler  # noqa: E402
 from rich.markup import escape  # noqa: E402
 from rich.table import Table  # noqa: E402
 
@@ -23,6 +25,7 @@ app = typer.Typer(help="Transformer Studio: a Korean chatbot and a Korean→Engl
                   rich_markup_mode="markdown")  # help texts hold "[default: …]", which rich markup would drop
 console = Console(stderr=True, soft_wrap=True)  # never break a path or command across lines
 from studio.exports import DEFAULT_BACKEND, backends_help, variant  # noqa: E402
+from studio.formats import listed as document_types  # noqa: E402
 from studio.tasks import SAMPLING, task_named  # noqa: E402
 
 BACKENDS = backends_help()
@@ -82,23 +85,18 @@ def _show_protection(report: list, protector, texts: list[str]) -> None:
         console.print(said, highlight=False, markup=False)
 
 
-def decode_options(task: str, beam: Optional[int], length_penalty: Optional[float], sample: bool,
-                   temperature: Optional[float], top_k: Optional[int], top_p: Optional[float], seed: Optional[int],
-                   max_new_tokens: Optional[int], no_repeat_ngram: int):
-    """The options these flags ask for; what they leave out is the task's default decoding (`studio.tasks`)."""
-    from studio.generate import DecodeOptions
+def decode_options(task: str, beam: Optional[int] = None, length_penalty: Optional[float] = None,
+                   sample: bool = False, **values) -> "DecodeOptions":
+    """The options these flags ask for (`--beam`, `--sample` and the other flags by their DecodeOptions names);
+    what they leave out is the task's default decoding (`studio.tasks`)."""
+    from studio.generate.options import decode_options as options_from
 
-    default = task_named(task).default_decoding
-    if beam is None:
-        beam = default.get("beam_size", 1) if default["strategy"] == "beam" else 1
-    if length_penalty is None:
-        length_penalty = default.get("length_penalty", 1.0)
-    temperature, top_k, top_p = (default.get(name, neutral) if value is None else value for name, value, neutral in
-                                 (("temperature", temperature, 1.0), ("top_k", top_k, 0), ("top_p", top_p, 1.0)))
-    strategy = "sample" if sample else ("beam" if beam > 1 else "greedy")
+    strategy = "sample" if sample else None if beam is None else "beam" if beam > 1 else "greedy"
+    if "no_repeat_ngram" in values:
+        values["no_repeat_ngram_size"] = values.pop("no_repeat_ngram")
     try:
-        return DecodeOptions(strategy, beam, length_penalty, temperature, top_k, top_p, seed, max_new_tokens,
-                             no_repeat_ngram).validate()
+        return options_from(task_named(task).default_decoding, strategy=strategy, beam_size=beam,
+                            length_penalty=length_penalty, **values)
     except ValueError as error:
         raise StudioError(str(error)) from None
 
@@ -147,8 +145,8 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
          temperature: Optional[float] = TEMPERATURE, top_k: Optional[int] = TOP_K, top_p: Optional[float] = TOP_P,
          seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT):
     """Talk to the chatbot. With a pipe on stdin: one message per line in, one reply per line out."""
-    options = decode_options("chatbot", beam, length_penalty, sample, temperature, top_k, top_p, seed,
-                             max_new_tokens, no_repeat_ngram)
+    options = decode_options("chatbot", beam, length_penalty, sample, temperature=temperature, top_k=top_k,
+                             top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, no_repeat_ngram=no_repeat_ngram)
     generator = _load_generator(bundle, "chatbot", backend, export_missing)
     if not sys.stdin.isatty():
         _tolerate_bad_bytes_on_stdin()
@@ -172,8 +170,8 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
 def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit to read lines from stdin"),
               bundle: Optional[Path] = typer.Option(None, help="Translator bundle [default: the shipped translator]"),
               backend: str = typer.Option(DEFAULT_BACKEND, help=BACKENDS),
-              file: Optional[Path] = typer.Option(None, "--file", help="Translate this document: .txt (line by line), "
-                                                                    ".srt, .md, .html, .docx (structure kept)"),
+              file: Optional[Path] = typer.Option(None, "--file", help="Translate this document: "
+                                                                    f"{document_types(how=True)}"),
               out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file; "
                                                                   "- for stdout) [default: FILE.en.EXT beside FILE; "
                                                                   "with --scores or --alternatives FILE.en.jsonl]"),
@@ -193,10 +191,10 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                                     "terms protected as without it), best first, with their "
                                                     "scores")):
     """Translate Korean to English."""
-    options = decode_options("translator", beam, length_penalty, sample, temperature, top_k, top_p, seed,
-                             max_new_tokens, no_repeat_ngram)
-    from studio.document import translate_lines
+    options = decode_options("translator", beam, length_penalty, sample, temperature=temperature, top_k=top_k,
+                             top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, no_repeat_ngram=no_repeat_ngram)
     from studio.text.script import has_hangul
+    from studio.translation import translate as translate_text
 
     if out is not None and file is None:
         raise StudioError("--out needs --file (the file to translate)")
@@ -242,15 +240,17 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     if alternatives:
         import json
 
-        from studio.document import translate_alternatives
+        from studio.translation import n_best
 
         rows, line_warnings, report = [], [], []
         protector = protector.remembering("\n".join(lines)) if protector else None  # one document's names
         for line in lines:
-            found, warnings = translate_alternatives(generator, line, alternatives, options, protector, report)
-            line_warnings.append(warnings)
-            rows.append(json.dumps({"translation": found[0][0] if found else "",
-                                    "alternatives": [[t, round(s, 4)] for t, s in found]}, ensure_ascii=False))
+            found = n_best(generator, line, alternatives, options, protector)
+            line_warnings.append(found.warnings)
+            report += found.report
+            rows.append(json.dumps({"translation": found.choices[0][0] if found.choices else "",
+                                    "alternatives": [[t, round(s, 4)] for t, s in found.choices]},
+                                   ensure_ascii=False))
         _show_line_warnings(line_warnings)
         if protector:
             _show_protection(report, protector, lines)
@@ -258,25 +258,22 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         return
     with _progress(disable=file is None) as progress:
         job = progress.add_task("translate", total=None)
-        confidences = [] if scores else None
-        report: list = []
-        per_line: list[list[str]] = []
-        outputs, warnings = translate_lines(generator, lines, options,
-                                            on_progress=_advancing(progress, job), scores=confidences,
-                                            protector=protector, report=report, line_warnings=per_line)
+        result = translate_text(generator, lines, options, on_progress=_advancing(progress, job), scores=scores,
+                                protector=protector)
+    outputs, per_line = result.lines, result.line_warnings
     own = {w for ws in per_line for w in ws}
-    _show_warnings(sorted(set(w for w in warnings if w not in own)))  # lines kept as written, a stop
+    _show_warnings(sorted(set(w for w in result.warnings if w not in own)))  # lines kept as written, a stop
     _show_line_warnings([[w for w in dict.fromkeys(ws) if not _is_language_hint(w)]
                          + ([hint] if hint and has_hangul(line) else [])  # one without Korean was kept: said above
                          for line, ws, hint in zip(lines, per_line, map(generator.preprocessor.language_hint, lines))])
     if protector:
-        _show_protection(report, protector, lines)
+        _show_protection(result.report, protector, lines)
     if scores:
         import json
 
         outputs = [json.dumps({"translation": o, "confidence": round(c.sentence, 4),
                                "words": [[w, round(v, 4)] for w, v in c.words]}, ensure_ascii=False)
-                   for o, c in zip(outputs, confidences)]
+                   for o, c in zip(outputs, result.confidences)]
     _write_lines(outputs, out)
 
 
@@ -304,19 +301,20 @@ def _looks_like_a_document(text: str) -> bool:
 def _check_output(file: Path, out: Path, json_lines: bool) -> None:
     """Refuses an --out that would overwrite the document being translated, write a Word document's bytes into a
     terminal, or give a file the suffix of another format."""
+    from studio.formats import FORMATS, same_format
+
     if str(out) == "-":
-        if file.suffix.lower() == ".docx" and not json_lines and sys.stdout.isatty():
-            raise StudioError(f"{file}: a Word document is binary; give --out FILE.docx, or pipe the output (--out - "
-                              "into a file or a program)")
+        kind = FORMATS.get(file.suffix.lower())
+        if kind is not None and kind.binary and not json_lines and sys.stdout.isatty():
+            raise StudioError(f"{file}: a {kind.description} is binary; give --out FILE{kind.suffix}, or pipe the "
+                              "output (--out - into a file or a program)")
         return
     if out.exists() and os.path.samefile(out, file):
         raise StudioError(f"--out {out}: is the file being translated; its Korean would be lost. Give another name "
                           f"(by default {file.with_name(_default_output(file, json_lines)).name})")
     _check_writable(out, "--out")
-    same_format = {".htm": ".html"}
     wanted = [".jsonl", ".json", ".txt"] if json_lines else [file.suffix.lower()]
-    if (same_format.get(out.suffix.lower(), out.suffix.lower())
-            not in [same_format.get(suffix, suffix) for suffix in wanted]):
+    if same_format(out.suffix) not in [same_format(suffix) for suffix in wanted]:
         raise StudioError(f"--out {out}: the translation is written as {'JSON lines' if json_lines else file.suffix}; "
                           f"give a name ending in {' or '.join(wanted)}")
 
@@ -372,21 +370,20 @@ def _show_line_warnings(per_line: list[list[str]]) -> None:
 
 def _translate_interactively(generator, options, protector) -> None:
     """A terminal on stdin: each line is translated when Enter is pressed."""
-    from studio.document import translate_lines
     from studio.text.script import has_hangul
+    from studio.translation import translate as translate_text
 
     console.print("[bold]Transformer Studio translator[/bold] — type Korean and press Enter; Ctrl-D or /quit to "
                   "leave.")
     for line in _typed_lines("[bold cyan]ko>[/bold cyan] "):
-        report: list = []
         protector = protector.remembering(line) if protector else None  # names bracketed on earlier lines too
-        outputs, warnings = translate_lines(generator, [line], options, protector=protector, report=report)
+        result = translate_text(generator, [line], options, protector=protector)
         hint = generator.preprocessor.language_hint(line)
-        _show_warnings(sorted(set(w for w in warnings if not _is_language_hint(w)))
+        _show_warnings(sorted(set(w for w in result.warnings if not _is_language_hint(w)))
                        + ([hint] if hint and has_hangul(line) else []))
         if protector:
-            _show_protection(report, protector, [line])
-        print(outputs[0], flush=True)
+            _show_protection(result.report, protector, [line])
+        print(result.lines[0], flush=True)
 
 
 def _typed_lines(prompt: str):
@@ -417,18 +414,17 @@ def _translate_document(generator, document, out: Path, options, protector=None)
     """A read document (`_read_document`: .txt line by line; .srt, .md, .html, .docx with their structure kept):
     the same format back, written to `out` (a .txt keeps its line breaks, CRLF or LF, its BOM and each line's
     indentation)."""
-    from studio.document import translate_document
     from studio.files import atomic_write_bytes
+    from studio.translation import translate_document
 
     with _progress() as progress, _stopped_by_ctrl_c() as stopped:
         job = progress.add_task("translate", total=None)
-        report: list = []
-        translated, warnings = translate_document(generator, document, options,
-                                                  on_progress=_advancing(progress, job),
-                                                  protector=protector, report=report, stop=stopped)
-    _show_warnings(sorted(set(warnings)))
+        result = translate_document(generator, document, options, on_progress=_advancing(progress, job),
+                                    protector=protector, stop=stopped)
+    _show_warnings(sorted(set(result.warnings)))
     if protector:
-        _show_protection(report, protector, document.segments)
+        _show_protection(result.report, protector, document.segments)
+    translated = result.document
     if str(out) == "-":
         sys.stdout.buffer.write(translated)
         sys.stdout.flush()
@@ -517,7 +513,7 @@ def ensemble(bundles: list[Path] = typer.Argument(..., help="Two or more bundles
              out: Path = typer.Option(..., help="Where to write the ensemble's bundle")):
     """One bundle of several trained models whose next-token log-probabilities are averaged at every step (an
     ensemble: usually better than each member, and as slow as all of them). Score it with `studio eval`."""
-    from studio.bundle import ensemble_bundle
+    from studio.train.ensemble import ensemble_bundle
 
     path = ensemble_bundle(bundles, out)
     console.print(f"Ensemble of {len(bundles)} written to {path}; score it with `studio eval <task> --bundle {path}`",
@@ -633,6 +629,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
 
     from studio.evaluate import decoding_name, evaluate
     from studio.generate import DecodeOptions
+    from studio.train.card import evaluation_entry, record_evaluation
 
     if glossary and task == "chatbot":
         raise StudioError("--glossary is for the translator")
@@ -643,7 +640,7 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     test_sets = _evaluation_sets(task, test, sets, data_dir, generator.config)
     strategies = {"greedy": DecodeOptions()}
     if beam > 1:  # at the task's default length penalty unless one is given
-        options = decode_options(task, beam, length_penalty, False, 1.0, 0, 1.0, None, None, 0)
+        options = decode_options(task, beam, length_penalty, temperature=1.0, top_k=0, top_p=1.0)
         strategies[decoding_name(options)] = options
     chatbot = generator.config.task.task == "chatbot"
     table = Table(title=f"{generator.bundle.path.name} on {backend}")
@@ -665,12 +662,8 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                           f"{result.repeating:.1%} (references {result.repeating_references:.1%})",
                           *([f"{result.distinct:.1%}"] if chatbot else []), f"{result.seconds:.0f}")
             signatures.update([f"BLEU {result.bleu_signature}", f"chrF {result.chrf_signature}"])
-            recorded.setdefault(name, {})[result.name] = {
-                "bleu": round(result.bleu, 2), "chrf": round(result.chrf, 2), "bleu_lc": round(result.bleu_lc, 2),
-                "chrf_lc": round(result.chrf_lc, 2), "repeating": round(result.repeating, 4),
-                "repeating_references": round(result.repeating_references, 4),
-                **({"distinct": round(result.distinct, 4)} if chatbot else {}), "pairs": len(pairs),
-                "bleu_signature": result.bleu_signature, "chrf_signature": result.chrf_signature, "backend": backend}
+            recorded.setdefault(name, {})[result.name] = evaluation_entry(
+                result, len(pairs), backend, task_named(generator.config.task.task))
             if hypotheses:
                 target = Path(f"{hypotheses}.{name}.{result.name.replace(' ', '').replace(',', '-')}.txt")
                 target.write_text("".join(h + "\n" for h in result.hypotheses), encoding="utf-8")
@@ -678,35 +671,8 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     for signature in sorted(signatures):
         console.print(signature, highlight=False)
     if record:
-        from studio.bundle import write_metrics
-        from studio.train.run import model_card
-        from studio.files import atomic_write_bytes
-
-        loaded = generator.bundle
-        metrics = dict(loaded.metrics)
-        evaluation = metrics.setdefault("evaluation", {})
-        for test_set in list(evaluation):  # scores of the older, lower-cased-only scheme are superseded
-            if any("case:lc" in result.get("bleu_signature", "") for result in evaluation[test_set].values()):
-                del evaluation[test_set]
-        evaluation.update(recorded)
-        metrics.update(_card_samples(generator, backend))
-        write_metrics(loaded.path, metrics)
-        card = model_card(loaded.config, metrics, loaded.config.task.sources)
-        atomic_write_bytes(loaded.path / "MODEL_CARD.md", card.encode("utf-8"))
-        console.print(f"Recorded in {loaded.path / 'metrics.json'} and MODEL_CARD.md")
-
-
-def _card_samples(generator, backend: str) -> dict:
-    """The model card's sample outputs: its task's card inputs decoded as `studio translate` or `studio chat`
-    decodes them when asked for nothing else (default decoding and term protection, no glossary), on `backend`."""
-    from studio.evaluate import decode_all, decoding_name
-
-    task = generator.config.task.task
-    options = task_named(task).default_options()
-    protector = _protector(None, True) if task == "translator" else None
-    inputs = list(task_named(task).card_inputs)
-    outputs = decode_all(generator, inputs, options, protector=protector)
-    return {"samples": dict(zip(inputs, outputs)), "samples_decoding": f"{decoding_name(options)}, {backend}"}
+        recorded_in = record_evaluation(generator, recorded, backend)
+        console.print(f"Recorded in {recorded_in} and MODEL_CARD.md")
 
 
 @app.command()
@@ -853,11 +819,22 @@ def data(data_dir: Optional[Path] = typer.Option(None, help="Look only here"),
 TENSORFLOW_ON_DEMAND = {"chat", "translate", "eval"}
 
 
+@app.callback()
+def _options(verbose: bool = typer.Option(False, "--verbose", "-v", help="Show diagnostics (what is loaded, "
+                                                                       "exported, batched) on stderr")):
+    """Transformer Studio: a Korean chatbot and a Korean→English translator."""
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(name)s: %(message)s",
+                        handlers=[RichHandler(console=console, show_time=False, show_path=False)])
+    if not verbose:  # the libraries' own INFO chatter stays out too
+        logging.getLogger().setLevel(logging.WARNING)
+
+
 def main():
     from studio.quiet_tf import import_tensorflow_quietly
 
     args = sys.argv[1:]
-    if args and not {"--help", "-h"} & set(args) and args[0] not in TENSORFLOW_ON_DEMAND:
+    command = next((arg for arg in args if not arg.startswith("-")), None)
+    if command and not {"--help", "-h"} & set(args) and command not in TENSORFLOW_ON_DEMAND:
         import_tensorflow_quietly()
     try:
         app()

@@ -7,11 +7,16 @@ sentences and pieces that fit the model, and joined back."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import sacrebleu
+
 from studio.data.readers import Pair
 from studio.generate import DecodeOptions
+from studio.tasks import task_named
+from studio.translation import translate
 
 
 @dataclass
@@ -40,12 +45,10 @@ def repeats_itself(text: str) -> bool:
 def decode_all(generator, sources: Sequence[str], options: DecodeOptions, batch_size: int = 32,
                on_progress: Callable[[int, int], None] | None = None, protector=None) -> list[str]:
     """Translations as a user's file gets them (with the `protector`'s term protection); a chatbot replies to
-    each source whole. `on_progress(done, total)` counts sentences decoded (see `translate_lines`)."""
-    if generator.config.task.task == "translator":
-        from studio.document import translate_lines
-
-        outputs, _ = translate_lines(generator, list(sources), options, batch_size, on_progress, protector=protector)
-        return outputs
+    each source whole. `on_progress(done, total)` counts sentences decoded (see `studio.translation.translate`)."""
+    if task_named(generator.config.task.task).translates:
+        return translate(generator, list(sources), options, batch_size=batch_size, on_progress=on_progress,
+                         protector=protector).lines
     outputs = []
     for start in range(0, len(sources), batch_size):
         if on_progress:
@@ -58,8 +61,6 @@ def decode_all(generator, sources: Sequence[str], options: DecodeOptions, batch_
 
 
 def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: float) -> Score:
-    import sacrebleu
-
     references = [[p.target for p in pairs]]
     hypotheses = list(hypotheses)
     bleu, chrf = sacrebleu.metrics.BLEU(), sacrebleu.metrics.CHRF()
@@ -86,8 +87,6 @@ def _share_repeating(texts: Sequence[str]) -> float:
 def evaluate(generator, pairs: Sequence[Pair], strategies: dict[str, DecodeOptions], batch_size: int = 32,
              on_progress: Callable[[int, int], None] | None = None, protector=None) -> list[Score]:
     """One score per strategy; `on_progress(done, total)` counts the sentences of every strategy together."""
-    import time
-
     results = []
     for number, (name, options) in enumerate(strategies.items()):
         started = time.monotonic()

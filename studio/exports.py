@@ -4,6 +4,10 @@ tensors their graphs take and give (`input_names`). Nothing here imports TensorF
 A *variant* is a backend a user can name (`--backend tflite-int8`, `studio bench --backends ctranslate2`):
 its format, its quantization, and the files an export writes for it. The runtimes (`studio.runtimes`),
 the converters (`exporters`), the CLI's choices and help, the benchmark and the tests all read this table.
+A variant's *format* (`MODEL_FORMATS`: tf, tflite, onnx, ctranslate2) names the converter that writes its files
+and the runtime class that runs them, as "module:attribute" strings that `resolve` imports only when one is used:
+this module stays cheap to import and imports no layer above it. A new backend is one `ModelFormat` row, its
+`Variant` rows, a converter module in `exporters/` and a runtime module in `studio/runtimes/`.
 
 Exported files live in `<bundle>/exports`, or in the user cache when the bundle is read-only (a
 pip-installed bundle). `manifest.json` beside them records each file's sha256 and the sha256 of the
@@ -13,8 +17,11 @@ bundle files it was made from, so a stale or damaged file is never used (`stale_
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
+import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,24 +45,70 @@ def input_names(num_layers: int) -> dict[str, list[str]]:
 
 
 @dataclass(frozen=True)
+class ModelFormat:
+    """How the variants of one format are made and run, named as "module:attribute" (imported by `resolve`, only
+    when used: a converter in `exporters`, a runtime class in `studio.runtimes`).
+
+    - `converter(job, variant) -> {file: manifest details}` writes the variant's `files` into `job.work`
+      (`exporters.ExportJob`); the manifest entry of each file is {"format", "quantization", **details}.
+    - `runtime.load(bundle, variant, paths, model=None, threads=None)` (a classmethod) gives a runtime
+      (`studio.runtimes.base.Runtime`) over the variant's files (`paths`, in `files`' order; [] for the Keras model).
+    """
+    name: str
+    converter: str | None = None  # None: nothing to export (the Keras model itself)
+    runtime: str | None = None  # None: not run step by step here (CTranslate2 decodes whole sequences)
+    description: str = ""
+
+
+MODEL_FORMATS: dict[str, ModelFormat] = {f.name: f for f in (
+    ModelFormat("tf", runtime="studio.runtimes.tf_runtime:TFCachedRuntime",
+                description="the Keras model, run by TensorFlow"),
+    ModelFormat("tflite", converter="exporters.tflite:export_variant",
+                runtime="studio.runtimes.tflite_runtime:TFLiteRuntime", description="LiteRT"),
+    ModelFormat("onnx", converter="exporters.onnx:export_variant",
+                runtime="studio.runtimes.onnx_runtime:ONNXRuntime", description="ONNX Runtime"),
+    ModelFormat("ctranslate2", converter="exporters.ctranslate2:export_variant",
+                description="CTranslate2, whose engine decodes whole sequences: `studio bench` runs it "
+                            "(`studio.bench.ctranslate2_model`)"),
+)}
+
+
+def resolve(target: str):
+    """The object a "module:attribute" name (`MODEL_FORMATS`, `Variant.runtime`) stands for, imported now."""
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
 class Variant:
     name: str  # the backend name users type
-    format: str  # tf, tflite, onnx, ctranslate2
+    format: str  # a key of MODEL_FORMATS: tf, tflite, onnx, ctranslate2
     quantization: str  # the converter's setting: none, float16, dynamic-int8, int8
     label: str  # how tables show it: cached, naive, fp32, float16, dynamic-int8, int8
     files: tuple[str, ...] = ()  # written by an export, relative to the export folder; () = the Keras model
     serves: bool = True  # False: not served by the app/CLI (`studio bench` measures it; `studio web` ships it)
     description: str = ""
     batch: int | None = None  # a graph traced with this fixed batch size (None: any batch)
+    runtime: str | None = None  # a runtime class other than its format's ("module:Class"; tf-naive's loop)
 
     @property
     def exported(self) -> bool:
         return bool(self.files)
 
+    @property
+    def model_format(self) -> ModelFormat:
+        return MODEL_FORMATS[self.format]
+
+    @property
+    def runtime_class(self) -> str | None:
+        """The "module:Class" that runs this variant (None: no step-by-step runtime)."""
+        return self.runtime or self.model_format.runtime
+
 
 VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant("tf", "tf", "none", "cached", description="the Keras model, cached decoder"),
-    Variant("tf-naive", "tf", "none", "naive", description="the tutorials' loop that re-runs the model each step"),
+    Variant("tf-naive", "tf", "none", "naive", description="the tutorials' loop that re-runs the model each step",
+            runtime="studio.runtimes.tf_runtime:TFNaiveRuntime"),
     Variant("tflite", "tflite", "none", "fp32", ("model.tflite",), description="LiteRT"),
     Variant("tflite-float16", "tflite", "float16", "float16", ("model.float16.tflite",),
             description="LiteRT, float16 weights"),
@@ -120,14 +173,41 @@ def read_manifest(export_dir: Path) -> dict:
         raise BundleError(path, f"corrupted ({error})", f"studio export {Path(export_dir).parent}") from None
 
 
-def source_hashes(bundle_dir: Path) -> dict[str, str]:
-    return {name: sha256_of(Path(bundle_dir) / name) for name in SOURCE_FILES}
+# id(bundle) -> (a weak reference to it, its source_hashes): a loaded bundle's weights are hashed once
+_HASHED: dict[int, tuple[weakref.ref, dict[str, str]]] = {}
+_HASHED_GUARD = threading.Lock()
 
 
-def stale_reasons(bundle_dir: Path, backends, export_dir: Path | None = None) -> dict[str, str | None]:
+def _folder(bundle) -> Path:
+    return Path(bundle) if isinstance(bundle, (str, os.PathLike)) else Path(bundle.path)
+
+
+def source_hashes(bundle) -> dict[str, str]:
+    """The sha256 of the files an export is made from (`SOURCE_FILES`). `bundle`: a folder, hashed now, or a
+    loaded `Bundle`, hashed once: it stands for the files it was loaded from (`ServedModel.shared` loads a bundle
+    again when its files change), so whether its exports are current is decided once per load."""
+    if isinstance(bundle, (str, os.PathLike)):
+        return {name: sha256_of(Path(bundle) / name) for name in SOURCE_FILES}
+    key = id(bundle)
+    with _HASHED_GUARD:
+        entry = _HASHED.get(key)
+        if entry is not None and entry[0]() is bundle:
+            return dict(entry[1])
+    hashes = source_hashes(_folder(bundle))
+    try:
+        reference = weakref.ref(bundle, lambda _, key=key: _HASHED.pop(key, None))
+    except TypeError:  # an object without weak references: hashed each time
+        return hashes
+    with _HASHED_GUARD:
+        _HASHED[key] = (reference, hashes)
+    return dict(hashes)
+
+
+def stale_reasons(bundle, backends, export_dir: Path | None = None) -> dict[str, str | None]:
     """{backend: why its exported files cannot be used as they are, or None if they match the bundle}. The
-    manifest is read and the bundle's weights hashed once for all of them. Keras backends are always None."""
-    directory = Path(export_dir) if export_dir else export_dir_for(bundle_dir)
+    manifest is read and the bundle's weights hashed once for all of them (`bundle`: a loaded Bundle, whose
+    weights are hashed once per load, or a bundle folder: `source_hashes`). Keras backends are always None."""
+    directory = Path(export_dir) if export_dir else export_dir_for(_folder(bundle))
     exported = [name for name in backends if VARIANTS[name].exported]
     reasons: dict[str, str | None] = {name: None for name in backends}
     if not exported:
@@ -140,7 +220,7 @@ def stale_reasons(bundle_dir: Path, backends, export_dir: Path | None = None) ->
         return reasons | {n: f"the export was made by an older version ({manifest.get('format')}, not "
                              f"{EXPORT_FORMAT})" for n in exported}
     source = manifest.get("source", {})
-    for name, digest in source_hashes(bundle_dir).items():
+    for name, digest in source_hashes(bundle).items():
         if source.get(name) != digest:
             return reasons | {n: f"{name} changed since the export (the export was made from other weights)"
                               for n in exported}
@@ -159,7 +239,8 @@ def stale_reasons(bundle_dir: Path, backends, export_dir: Path | None = None) ->
     return reasons
 
 
-def usable_backends(bundle_dir: Path, export_dir: Path | None = None, serving: bool = True) -> list[str]:
-    """The backends that can run now: the Keras ones, and exported ones whose files are current."""
+def usable_backends(bundle, export_dir: Path | None = None, serving: bool = True) -> list[str]:
+    """The backends that can run now: the Keras ones, and exported ones whose files are current (`bundle`: a
+    loaded Bundle or a bundle folder, as in `stale_reasons`)."""
     names = [v.name for v in VARIANTS.values() if v.serves or not serving]
-    return [name for name, reason in stale_reasons(bundle_dir, names, export_dir).items() if reason is None]
+    return [name for name, reason in stale_reasons(bundle, names, export_dir).items() if reason is None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import queue
 import time
 from dataclasses import dataclass, field, replace
@@ -10,14 +11,14 @@ from pathlib import Path
 from studio.bundle import Bundle, load_bundle
 from studio.generate import DecodeOptions, DecodeSpec, decode, decode_steps, strategy_for, streams_tokens
 from studio.generate.confidence import Confidence, confidence, token_logprobs
-from studio.generate.guards import RETRY_NO_REPEAT, is_degenerate, length_cap
+from studio.generate.guards import RETRIED, RETRY_NO_REPEAT, is_degenerate, length_cap
 from studio.runtimes import load_runtime
 from studio.tasks import task_named
 from studio.text.preprocess import Preprocessor
 
 
-RETRIED = (f"the first output repeated itself in a loop; decoded again with repeated {RETRY_NO_REPEAT}-grams "
-           "banned")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -122,6 +123,8 @@ class TextGenerator:
         if not loops or options.no_repeat_ngram_size:
             return outputs, set()
         retry = replace(options, no_repeat_ngram_size=RETRY_NO_REPEAT)
+        log.debug("%d of %d outputs repeat in a loop: decoded again with repeated %d-grams banned", len(loops),
+                  len(outputs), RETRY_NO_REPEAT)
         again = [sources[i] for i in loops]
         for i, ids in zip(loops, decode(self.runtime, again, self.spec(retry, again), strategy_for(retry))):
             outputs[i] = ids
@@ -164,6 +167,13 @@ class TextGenerator:
         if scores:
             latency.confidence = self.confidence([source], outputs)[0]
         yield self.preprocessor.decode(outputs[0]), latency, warnings
+
+    def timed(self, text: str, options: DecodeOptions | None = None, scores: bool = False
+              ) -> tuple[Generation, Latency]:
+        """One input decoded alone, not streamed (in the running batch, with other callers' requests, when a
+        scheduler is set), with its timings; `scores` as in `generate` (its confidence is also the Latency's)."""
+        text, latency, warnings = list(self.stream(text, options, scores=scores, partial=False))[-1]
+        return Generation(text, [], list(warnings), latency.confidence), latency
 
     def _scheduled(self, source, options, latency: Latency, warnings, started: float, partial: bool = True):
         """Decode `source` in the scheduler's running batch, yielding as `stream` does after each token (with

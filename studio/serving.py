@@ -1,19 +1,28 @@
 """Serving a bundle: loaded once, one generator per backend, exports built on demand (only the backend
-asked for, once, under one lock), warm-up before the first user's timing; with `max_batch` > 1, one
+asked for, once, under one lock; whether an export is current is decided once, when a backend is first asked
+for), warm-up before the first user's timing; with `max_batch` > 1, one
 scheduler per backend decodes the requests of many users together (`studio.scheduler`). `studio chat/translate/eval`
 and the app all get their generators here. Input checks are a pure function of (task, limits, text)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from exporters import ensure_exported
+from studio.bundle import default_bundle, load_bundle
 from studio.errors import StudioError
 from studio.exports import stale_reasons, variant
+from studio.inference import TextGenerator
+from studio.quiet_tf import import_tensorflow_quietly
+from studio.runtimes import load_runtime
 from studio.runtimes.base import steps_rows
 from studio.scheduler import Scheduler
 from studio.tasks import task_named
+
+log = logging.getLogger(__name__)
 
 
 class InputError(StudioError):
@@ -62,11 +71,10 @@ class ServedModel:
         self._model = None
         self._guard = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}  # one per backend: preparing one never blocks another
+        self._checked: dict[str, str | None] = {}  # backend -> its stale reason, until its generator is made
 
     @classmethod
     def load(cls, task: str, bundle_path: Path | None = None, **options) -> "ServedModel":
-        from studio.bundle import default_bundle, load_bundle
-
         return cls(load_bundle(Path(bundle_path) if bundle_path else default_bundle(task)), **options)
 
     @classmethod
@@ -75,8 +83,6 @@ class ServedModel:
         """The process's ServedModel for this bundle folder, so commands run many times in one process
         (scripts, tests) load a bundle and trace its model once. Reloaded when the bundle's files change;
         a cached exported backend whose files changed since is prepared again."""
-        from studio.bundle import default_bundle
-
         path = Path(bundle_path) if bundle_path else default_bundle(task)
         key = str(path.resolve())
         with _SHARED_GUARD:
@@ -85,7 +91,8 @@ class ServedModel:
                 served = _SHARED[key] = cls.load(task, path)
                 served._fingerprint = _fingerprint(path)
         served.build_missing, served.progress = build_missing, progress
-        for backend, reason in stale_reasons(served.bundle.path, list(served._generators)).items():
+        served._checked.clear()
+        for backend, reason in stale_reasons(served.bundle, list(served._generators)).items():
             if reason:
                 served._generators.pop(backend, None)
         return served
@@ -102,9 +109,14 @@ class ServedModel:
             return self._model
 
     def needs_export(self, backend: str) -> str | None:
-        """Why `generator(backend)` would export first (the stale reason), or None."""
+        """Why `generator(backend)` would export first (the stale reason), or None. Decided once: the
+        generator goes by this answer (it is not asked again until the backend's generator is made)."""
         variant(backend)  # an unknown name raises
-        return None if backend in self._generators else stale_reasons(self.bundle.path, [backend])[backend]
+        if backend in self._generators:
+            return None
+        if backend not in self._checked:
+            self._checked[backend] = stale_reasons(self.bundle, [backend])[backend]
+        return self._checked[backend]
 
     def generator(self, backend: str, warm_up: bool = False):
         """The generator for `backend`. A missing or stale export is built first (or, with build_missing=False,
@@ -117,25 +129,28 @@ class ServedModel:
             lock = self._locks.setdefault(backend, threading.Lock())
         with lock:
             if backend not in self._generators:
-                from studio.inference import TextGenerator
-
-                stale = chosen.exported and self.build_missing and self.needs_export(backend)
+                reason = chosen.exported and self.needs_export(backend)
+                log.debug("%s on %s: %s", self.task, backend, f"export needed ({reason})" if reason else "ready to load")
+                self._checked.pop(backend, None)  # decided: after a failure, a later call looks again
+                stale = reason and self.build_missing
                 if chosen.format == "tf" or stale:
-                    from studio.quiet_tf import import_tensorflow_quietly
-
                     import_tensorflow_quietly()  # without its start-up chatter; exported runtimes never import it
-                if stale:  # a current export is not checked again (`load_runtime` checks it once)
-                    from exporters import ensure_exported
-
+                if stale:
                     ensure_exported(self.bundle, [backend], progress=self.progress)
                 model = self.keras_model() if chosen.format == "tf" else None
-                generator = TextGenerator.open(self.bundle, backend, model=model, threads=self.threads)
+                # decided once, above: a current export, or one just built, is not hashed again; a stale one
+                # left as it is goes to `load_runtime`, whose ExportError names the command that rebuilds it
+                runtime = load_runtime(self.bundle, backend, model=model, threads=self.threads,
+                                       checked=not reason or self.build_missing)
+                generator = TextGenerator(self.bundle.preprocessor, runtime, backend, self.bundle)
                 if self.max_batch > 1 and steps_rows(generator.runtime):
                     generator.scheduler = Scheduler(generator.runtime, self.max_batch)
                 if warm_up:
                     for _ in generator.stream(task_named(self.task).prompts[0]):
                         pass
                 self._generators[backend] = generator
+                log.debug("%s on %s: loaded%s", self.task, backend,
+                          f", batching up to {self.max_batch} requests" if generator.scheduler else "")
             return self._generators[backend]
 
     def close(self) -> None:

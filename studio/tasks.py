@@ -29,9 +29,29 @@ class Task:
     # its source's; a chat reply's does not (a two-word question can deserve a sentence), so the chatbot's replies
     # are bounded only by the model's capacity and the loop guard
     length_follows_source: bool = False
+    # its input is text to translate line by line and sentence by sentence, with protected terms
+    # (`studio.translation.translate`); a chatbot replies to each input whole
+    translates: bool = False
     # the inputs whose outputs a model card shows (`studio eval --record` decodes them the default way); the
     # tutorials' prompts unless a task names more
     showcase: tuple[str, ...] = ()
+    # the input the Compare and Explore tabs show first (one of `prompts`)
+    example: str = ""
+    # what `studio train` reads when given no --data files (`studio.data.sources`, `studio data`): "chatbot_csv"
+    # (songys/Chatbot_data's ChatbotData.csv) or "koen_sources" (the Korean-English corpora --sources names)
+    training_data: str = "koen_sources"
+    # training leaves out a pair whose longer side has over this many times the other's tokens
+    # (`studio.text.keep_pair`): misaligned pairs of noisy parallel corpora; a reply's length need not follow its
+    # question's (None: no such limit)
+    max_length_ratio: float | None = None
+    # a chatbot's fluency (issue 11's measure): `studio eval --record` stores each score's share of distinct outputs,
+    # and the model card shows its shares of repeating and distinct replies; without it, the card compares how
+    # often the outputs repeat a word pair with how often the references do
+    reply_fluency: bool = False
+    # the model card's first known weakness, and the one it says instead when back-translated (synthetic) pairs
+    # were part of its training ("" = the same)
+    weakness: str = ""
+    weakness_with_synthetic: str = ""
 
     @property
     def default_decoding(self) -> dict:
@@ -66,6 +86,11 @@ CHATBOT = Task(
     empty_input="Please type something first.",
     reads="this chatbot reads Korean",
     long_input_hint=".",
+    example="지칠때 어떡하면 좋을까?",
+    training_data="chatbot_csv",
+    reply_fluency=True,
+    weakness="A small model trained on ~11k chit-chat pairs: replies are short, generic, and can ignore the question; "
+             "it has no memory of earlier turns and no factual knowledge.",
 )
 TRANSLATOR = Task(
     name="translator",
@@ -89,6 +114,15 @@ TRANSLATOR = Task(
     long_input_hint=" or translate it as a file.",
     decoding=(("strategy", "beam"), ("beam_size", 4), ("length_penalty", 1.8), *SAMPLING),
     length_follows_source=True,
+    translates=True,
+    example="오바마는 대통령이다.",
+    max_length_ratio=3.0,
+    weakness="Domain mismatch: trained mostly on non-news text, so news (the tutorials' park corpus) translates worse "
+             "than everyday sentences; names are often garbled, and a small model gets long, dense sentences partly "
+             "wrong.",
+    weakness_with_synthetic="Domain mismatch: its only news is back-translated (synthetic Korean), so news still "
+                            "translates worse than everyday sentences; names are often garbled, and a small model "
+                            "gets long, dense sentences partly wrong.",
     # the tutorials' four sentences and ten one-sentence items of wmt24pp_news_dev (WMT24++, Apache-2.0), the
     # news the translator is weakest on (issue 11: before and after, in the model card)
     showcase=("오바마는 대통령이다.", "시민들은 도시 속에 산다.", "커피는 필요 없다.", "일곱 명의 사망자가 발생했다.",

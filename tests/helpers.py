@@ -110,3 +110,38 @@ def built_once(tmp_path_factory, name: str, build) -> Path:
             build(folder)
             done.touch()
     return folder
+
+
+def translate_lines(generator, lines, options=None, batch_size=32, on_progress=None, scores=None, protector=None,
+                    report=None, stop=None, say_kept=True, line_warnings=None):
+    """`studio.translation.translate` as (outputs, warnings), its other results appended to the lists given:
+    the shape these tests were first written against, so their assertions read as they did."""
+    from studio.translation import translate
+
+    result = translate(generator, lines, options, batch_size=batch_size, on_progress=on_progress,
+                       scores=scores is not None, protector=protector, stop=stop, say_kept=say_kept)
+    for given, found in ((scores, result.confidences), (report, result.report), (line_warnings, result.line_warnings)):
+        if given is not None:
+            given += found
+    return result.lines, result.warnings
+
+
+def translate_alternatives(generator, text, n, options=None, protector=None, report=None):
+    """`studio.translation.n_best` as (choices, warnings), with `report` appended to, as `translate_lines`."""
+    from studio.translation import n_best
+
+    found = n_best(generator, text, n, options, protector)
+    if report is not None:
+        report += found.report
+    return found.choices, found.warnings
+
+
+def translate_document(generator, document, options=None, batch_size=32, on_progress=None, protector=None,
+                       report=None, stop=None):
+    """`studio.translation.translate_document` as (bytes, warnings), with `report` appended to."""
+    from studio.translation import translate_document as translated
+
+    result = translated(generator, document, options, batch_size, on_progress, protector, stop)
+    if report is not None:
+        report += result.report
+    return result.document, result.warnings

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.errors import DataError
+from studio.text.encoding import decode_text
 
 
 @dataclass(frozen=True)
@@ -24,8 +25,6 @@ class Pair:
 
 
 def _decode_lines(raw: bytes, path) -> list[str]:
-    from studio.formats.base import decode_text  # the one home of "bytes -> text, or a message naming the line"
-
     text, _, _ = decode_text(path, raw, "a text file")
     # only real line breaks: str.splitlines() would also split at form feeds, U+2028 and other separators,
     # and a translated file would then have more lines than the original

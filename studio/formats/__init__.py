@@ -6,45 +6,84 @@ file's suffix and gives a `Document` whose `segments` are the texts to translate
     outputs, _ = translate_lines(generator, document.segments)
     Path(output_name("report.docx")).write_bytes(document.render(outputs))
 
-`FORMATS` (suffix -> reader) is the one table of accepted types. Every problem with a file (unknown type,
-content that does not match its suffix, undecodable text, broken markup, a zip bomb, a limit passed) is
-a `studio.errors.DataError` naming the file and the place (line, cue, zip member). Each module's
-docstring says what its segments are and what a translated document loses."""
+A document format is one `DocumentFormat` row of `DOCUMENT_FORMATS`: its suffix and aliases, its reader, what
+messages call it, whether it is binary, how help texts describe it. `FORMATS` (every accepted suffix, aliases
+included -> its row) is the one table of accepted types: the CLI's checks, the app's upload types and the help
+texts (`listed`) are made from it. A new format is one row and one reader module, imported only when a file of
+its type is read (importing this package stays cheap: the CLI's help reads it).
+
+Every problem with a file (unknown type, content that does not match its suffix, undecodable text, broken markup,
+a zip bomb, a limit passed) is a `studio.errors.DataError` naming the file and the place (line, cue, zip member).
+Each module's docstring says what its segments are and what a translated document loses."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import PurePath
 
 from studio.errors import DataError
 from studio.formats.base import Document, FormatLimits
-from studio.formats.markdown import read_markdown
-from studio.formats.subtitles import read_subtitles
-from studio.formats.text import read_text
-from studio.formats.webpage import read_html
-from studio.formats.word import read_docx
 
 Reader = Callable[[str, bytes, FormatLimits], Document]
 
-FORMATS: dict[str, Reader] = {
-    ".txt": read_text,
-    ".srt": read_subtitles,
-    ".md": read_markdown,
-    ".html": read_html,
-    ".htm": read_html,
-    ".docx": read_docx,
-}
 
-DESCRIPTIONS = {
-    ".txt": "plain text, one paragraph per line",
-    ".srt": "SubRip subtitles",
-    ".md": "Markdown",
-    ".html": "HTML page",
-    ".htm": "HTML page",
-    ".docx": "Word document",
-}
+@dataclass(frozen=True)
+class DocumentFormat:
+    """One accepted type of document."""
+    suffix: str  # ".html"; a translation is written with the suffix of the file it translates
+    reader: str  # "module:function", (name, data: bytes, limits: FormatLimits) -> Document; imported when used
+    description: str  # what messages call it: "could not be read as HTML page (...)"
+    aliases: tuple[str, ...] = ()  # other suffixes read as this format (".htm"): the same type for `--out`
+    binary: bool = False  # not text: `studio translate --out -` does not write it into a terminal
+    layout: str = ""  # how a file of this type is laid out, where help texts say so
+    line_by_line: bool = False  # translated line by line, not with its structure kept
 
-__all__ = ["Document", "FormatLimits", "FORMATS", "DESCRIPTIONS", "read_document", "output_name", "suffix_of"]
+    @property
+    def suffixes(self) -> tuple[str, ...]:
+        return (self.suffix, *self.aliases)
+
+    def load_reader(self) -> Reader:
+        module, _, function = self.reader.partition(":")
+        return getattr(importlib.import_module(module), function)
+
+
+DOCUMENT_FORMATS: tuple[DocumentFormat, ...] = (
+    DocumentFormat(".txt", "studio.formats.text:read_text", "plain text, one paragraph per line",
+                   layout="one paragraph per line", line_by_line=True),
+    DocumentFormat(".srt", "studio.formats.subtitles:read_subtitles", "SubRip subtitles"),
+    DocumentFormat(".md", "studio.formats.markdown:read_markdown", "Markdown"),
+    DocumentFormat(".html", "studio.formats.webpage:read_html", "HTML page", aliases=(".htm",)),
+    DocumentFormat(".docx", "studio.formats.word:read_docx", "Word document", binary=True),
+)
+
+# every accepted suffix (aliases after their format's own) -> its format: `', '.join(FORMATS)` lists them all
+FORMATS: dict[str, DocumentFormat] = {suffix: f for f in DOCUMENT_FORMATS for suffix in f.suffixes}
+
+__all__ = ["Document", "FormatLimits", "DocumentFormat", "DOCUMENT_FORMATS", "FORMATS", "read_document",
+           "output_name", "suffix_of", "same_format", "listed"]
+
+
+def same_format(suffix: str) -> str:
+    """`suffix`'s format's own suffix (".htm" -> ".html"); a suffix no format has, lower-cased."""
+    found = FORMATS.get(suffix.lower())
+    return found.suffix if found else suffix.lower()
+
+
+def listed(layout: bool = False, how: bool = False, last: str = ", ") -> str:
+    """The formats' suffixes for help texts, aliases left out: ".txt, .srt, .md, .html, .docx". `layout`: with
+    how a file is laid out where that matters (".txt (one paragraph per line)"); `how`: each run of formats
+    translated alike followed by how (".txt (line by line), .srt, .md, .html, .docx (structure kept)"); `last`:
+    what goes before the last one (" or ")."""
+    items = []
+    for i, f in enumerate(DOCUMENT_FORMATS):
+        item = f.suffix + (f" ({f.layout})" if layout and f.layout else "")
+        following = DOCUMENT_FORMATS[i + 1] if i + 1 < len(DOCUMENT_FORMATS) else None
+        if how and (following is None or following.line_by_line != f.line_by_line):
+            item += " (line by line)" if f.line_by_line else " (structure kept)"
+        items.append(item)
+    return last.join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else items[0]
 
 
 def suffix_of(name: str) -> str:
@@ -57,8 +96,8 @@ def read_document(name: str, data: bytes, limits: FormatLimits | None = None) ->
     name = str(name)
     limits = limits or FormatLimits()
     suffix = suffix_of(name)
-    reader = FORMATS.get(suffix)
-    if reader is None:
+    document_format = FORMATS.get(suffix)
+    if document_format is None:
         found = f"'{suffix}' files are" if suffix else "a file without a suffix is"
         raise DataError(name, f"{found} not supported; accepted: {', '.join(FORMATS)}")
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -66,12 +105,13 @@ def read_document(name: str, data: bytes, limits: FormatLimits | None = None) ->
     data = bytes(data)
     if len(data) > limits.max_bytes:
         raise DataError(name, f"is {len(data):,} bytes; the limit is {limits.max_bytes:,}")
+    reader = document_format.load_reader()
     try:
         return reader(name, data, limits)
     except DataError:
         raise
     except Exception as error:  # a parser's own exception must never reach the user as a traceback
-        raise DataError(name, f"could not be read as {DESCRIPTIONS[suffix]} "
+        raise DataError(name, f"could not be read as {document_format.description} "
                               f"({type(error).__name__}: {error})") from None
 
 

@@ -25,9 +25,10 @@ import mdurl
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import normalizeReference
 
-from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text
+from studio.formats.base import Document, FormatLimits, Span, check_segments
 from studio.formats.base import one_line, split_lines, spliced
 from studio.formats.inline import Piece, Placeholders, trim
+from studio.text.encoding import decode_text
 
 _FRONT_MATTER = {"---": ("---", "..."), "+++": ("+++",)}
 _TAG = re.compile(r"<!--.*?-->|<[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*>|<[^\s@<>\\]+@[^\s@<>\\]+>"

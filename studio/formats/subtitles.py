@@ -17,8 +17,9 @@ import textwrap
 import srt
 
 from studio.errors import DataError
-from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text, has_words, line_of
+from studio.formats.base import Document, FormatLimits, Span, check_segments, has_words, line_of
 from studio.formats.base import normalize_space, split_lines, spliced
+from studio.text.encoding import decode_text
 
 WIDTH = 42
 _TAG = r"(?:\{\\[^{}\n]*\}|</?(?:[ibus]|font)\b[^<>\n]*>)"

@@ -5,8 +5,9 @@ as they were."""
 
 from __future__ import annotations
 
-from studio.formats.base import Document, FormatLimits, Span, check_segments, decode_text, one_line, spliced
+from studio.formats.base import Document, FormatLimits, Span, check_segments, one_line, spliced
 from studio.formats.base import split_lines
+from studio.text.encoding import decode_text
 
 
 def read_text(name: str, data: bytes, limits: FormatLimits) -> Document:

@@ -23,9 +23,10 @@ import re
 from html.parser import HTMLParser
 
 from studio.errors import DataError
-from studio.formats.base import (LINE_BREAK, Document, FormatLimits, Span, check_segments, decode_text,
-                                 normalize_space, one_line, spliced)
+from studio.formats.base import (LINE_BREAK, Document, FormatLimits, Span, check_segments, normalize_space, one_line,
+                                 spliced)
 from studio.formats.inline import Piece, Placeholders, trim
+from studio.text.encoding import decode_text
 from studio.text.script import has_hangul
 
 SKIPPED = frozenset({"script", "style", "code", "pre", "textarea"})

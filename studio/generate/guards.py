@@ -12,6 +12,8 @@ from collections.abc import Sequence
 CAP_RATIO, CAP_EXTRA = 1.5, 10  # at most 1.5 x the source's pieces + 10 tokens, </s> included
 REPEATS = 3  # an n-gram three times in a row is a loop
 RETRY_NO_REPEAT = 2  # the retry bans any repeated bigram (with 3, "to to to" could stay)
+RETRIED = (f"the first output repeated itself in a loop; decoded again with repeated {RETRY_NO_REPEAT}-grams "
+           "banned")  # the warning a retried output carries
 
 
 def length_cap(source_length: int) -> int:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
 
 @dataclass
@@ -35,3 +36,45 @@ class DecodeOptions:
         if self.seed is not None and self.seed < 0:
             raise ValueError("the seed must be a whole number, 0 or more")
         return self
+
+
+_CONVERT = {"strategy": lambda v: str(v).lower(), "beam_size": int, "length_penalty": float, "temperature": float,
+            "top_k": int, "top_p": float, "no_repeat_ngram_size": int,
+            "max_new_tokens": lambda v: int(v) if v else None}
+
+
+def decode_options(defaults: Mapping[str, object] | None = None, **values) -> DecodeOptions:
+    """The one way user values become DecodeOptions (CLI flags, a tab's controls, API parameters): each value by
+    its DecodeOptions name; one left out, or None, is `defaults`' (a task's default decoding,
+    `studio.tasks.Task.default_decoding`), else DecodeOptions' own. Numbers may come as floats or text (Gradio
+    sends floats); the seed as a number or as the seed box's text (empty: a new sample each time). ValueError
+    says what is wrong."""
+    names = {f.name for f in fields(DecodeOptions)}
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise ValueError(f"unknown decoding setting(s): {', '.join(unknown)}")
+    given = {**{k: v for k, v in (defaults or {}).items() if k in names},
+             **{k: v for k, v in values.items() if v is not None}}
+    try:
+        converted = {k: (_CONVERT[k](v) if k in _CONVERT else v) for k, v in given.items() if k != "seed"}
+    except (TypeError, ValueError) as error:
+        raise ValueError(str(error)) from None
+    return DecodeOptions(**converted, seed=parse_seed(values.get("seed"))).validate()
+
+
+class SeedError(ValueError):
+    """A seed that is no whole number of 0 or more (its message is for the user as it is)."""
+
+
+def parse_seed(value) -> int | None:
+    """A seed given as a number or as text: None when empty (a new sample each time)."""
+    if value is None or isinstance(value, str) and not value.strip():
+        return None
+    try:
+        seed = int(value.strip()) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        seed = -1
+    if seed < 0:
+        raise SeedError(f"The seed must be a whole number, 0 or more, or empty for a new sample each time; "
+                         f"got {str(value)[:20]!r}")
+    return seed

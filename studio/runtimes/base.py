@@ -1,7 +1,11 @@
 """The runtime protocol: every backend implements `encode`, `step`, `reorder` and `select`; the decode loop and its
 strategies live in `studio.generate` and are written once for all backends. The cached backends (TF, TFLite,
 ONNX) also implement `step_rows` and `join`, with which `studio.scheduler` decodes the requests of many users
-together, each row at its own position (continuous batching)."""
+together, each row at its own position (continuous batching).
+
+Each runtime class is named by its format's row in `studio.exports.MODEL_FORMATS` (or by a variant's own
+`runtime`) and made by `studio.runtimes.load_runtime` with its classmethod
+`load(bundle, variant, paths, model=None, threads=None)`, `paths` being the variant's exported files in order."""
 
 from __future__ import annotations
 

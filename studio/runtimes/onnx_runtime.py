@@ -32,6 +32,13 @@ def _session(path: Path, threads: int):
 
 
 class ONNXRuntime(NumpyStateMethods):
+    @classmethod
+    def load(cls, bundle, variant, paths, model=None, threads: int | None = None):
+        """`studio.runtimes.load_runtime`'s constructor: `paths` = the variant's encode, decode_step and (when it
+        has one) decode_rows graphs."""
+        return cls(paths[0], paths[1], bundle.config.model, variant.name, threads,
+                   rows_path=paths[2] if len(paths) > 2 else None)
+
     def __init__(self, encode_path: Path, step_path: Path, config, name: str = "onnx", threads: int | None = None,
                  rows_path: Path | None = None):
         self.name = name

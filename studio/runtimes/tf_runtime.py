@@ -23,6 +23,11 @@ class TFCachedRuntime:
     name = "tf"
     has_rows = True
 
+    @classmethod
+    def load(cls, bundle, variant, paths=(), model=None, threads: int | None = None):
+        """`studio.runtimes.load_runtime`'s constructor: over `model`, or the bundle's own (built now)."""
+        return cls(model if model is not None else bundle.build_model())
+
     def __init__(self, model):
         self.model = model
         self.config = model.config
@@ -77,6 +82,10 @@ class NaiveState:
 
 class TFNaiveRuntime:
     name = "tf-naive"
+
+    @classmethod
+    def load(cls, bundle, variant, paths=(), model=None, threads: int | None = None):
+        return cls(model if model is not None else bundle.build_model())
 
     def __init__(self, model):
         self.model = model

@@ -21,6 +21,11 @@ from studio.runtimes.graph_state import GraphState, NumpyStateMethods, empty_cac
 
 
 class TFLiteRuntime(NumpyStateMethods):
+    @classmethod
+    def load(cls, bundle, variant, paths, model=None, threads: int | None = None):
+        """`studio.runtimes.load_runtime`'s constructor: `paths` = [the variant's .tflite]."""
+        return cls(paths[0], bundle.config.model, variant.name, threads)
+
     def __init__(self, path: Path, config, name: str = "tflite", threads: int | None = None,
                  pool_size: int | None = None):
         self.name = name

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from studio.errors import DataError
+from studio.text.encoding import decode_text
 from studio.text.numbers import AMOUNT, amount_in_english
 from studio.text.script import looks_like
 from studio.text.transliteration import sounds_like
@@ -167,8 +168,6 @@ class Glossary:
     @classmethod
     def from_bytes(cls, data: bytes, name: str) -> "Glossary":
         """A glossary file's bytes (UTF-8, BOM allowed, or Korean in CP949); errors name it as `name`."""
-        from studio.formats.base import decode_text
-
         return cls.parse(decode_text(name, data, "a glossary (.tsv)")[0], name)
 
     def __bool__(self) -> bool:

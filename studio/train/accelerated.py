@@ -31,19 +31,25 @@ import math
 import os
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import keras
 import numpy as np
+import sacrebleu
 
 from studio.bundle import load_bundle, save_bundle
 from studio.config import BundleConfig
 from studio.data.pipeline import check_source_weights, parse_source_weights, weighted_indices
+from studio.data.sources import KOEN_SOURCES
 from studio.model import Transformer
 from studio.model.ensemble import refuse_training
 from studio.text.tokenizers import BACK_TRANSLATION_TAG, TokenizerPair
+from studio.train.card import model_card
 from studio.train.loss import masked_sums
+from studio.train.run import apply_overrides, config_from_args
 from studio.train.schedule import ADAM, transformer_lr
+from studio.weights import assign_arrays
 
 BUCKETS = (16, 32, 48, 64, 96, 128, 160, 192, 256)
 
@@ -106,7 +112,7 @@ class Run:
     """The model, its tokenizers and the jitted train/eval/greedy functions of one run."""
 
     def __init__(self, config: BundleConfig, tokenizers: TokenizerPair, weights: dict | None = None):
-        import jax
+        import jax  # only here: importing this module (its tests run Keras on TensorFlow) must not need JAX
 
         self.jax = jax
         self.config = config
@@ -114,8 +120,6 @@ class Run:
         refuse_training(config.model, weights)
         self.model = Transformer(config.model).build_weights()
         if weights is not None:
-            from studio.weights import assign_arrays
-
             assign_arrays(self.model.weights, weights)
         self.optimizer = None
 
@@ -210,44 +214,93 @@ class Run:
 
 
 def chrf(hypotheses: list[str], references: list[str]) -> float:
-    import sacrebleu
-
     return float(sacrebleu.metrics.CHRF().corpus_score(hypotheses, [references]).score)
 
 
 def train(args) -> None:
     data, out = Path(args.data), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    config, tokenizers = _settings(args, data)
+    # a warm start: every weight from a finished run or bundle of the same shape (assign_arrays names any mismatch)
+    run = Run(config, tokenizers, load_bundle(Path(args.init_from)).weights if args.init_from else None)
+    encoder = Encoder(run.tokenizers, args.alpha)
+    corpus = _Corpus.read(args, data, encoder)
+    config.train.source_weights, config.train.subword_alpha = args.weights, args.alpha  # recorded in the bundle
+    dev_sets = _dev_sets(args, data, encoder, config)
+    run.compile(config.train.warmup_steps, config.train.lr_scale, config.train.label_smoothing)
+    loop = _Loop(run, dev_sets, out, args)
+    state = loop.train(corpus, config)
+    chosen, scored = loop.choose(state)
+    metrics = {"task": config.task.task, "direction": args.direction, "weights": chosen,
+               "parameters": run.model.parameter_count(), "steps": loop.step, "epochs_trained": loop.epoch,
+               "train_seconds": round(loop.train_seconds, 1), "train_target_tokens": loop.tokens,
+               "train_target_tokens_per_second": round(loop.tokens / loop.train_seconds, 1),
+               "dev_loss": scored[chosen]["dev_loss"], "chosen_by": "mean greedy dev chrF", "candidates": scored,
+               "history": loop.history,
+               "recipe": {"alpha": args.alpha, "source_weights": corpus.weights, "batch_tokens": args.batch_tokens,
+                          "synthetic": bool(args.synthetic), "tagged": bool(corpus.bt_id)},
+               "device": str(run.jax.devices()[0])}
+    if args.init_from:
+        metrics["initialized_from"] = args.init_from
+    if args.synthetic:
+        metrics["synthetic_pairs"] = corpus.origins.count("bt")
+        metrics["synthetic_file"] = Path(args.synthetic).name
+    save_bundle(out, config, run.tokenizers, run.model, metrics, model_card(config, metrics, config.task.sources))
+    print(f"done: {loop.step} steps, {loop.epoch} epochs, chose {chosen} (mean dev chrF "
+          f"{loop.mean_chrf(scored[chosen]):.2f}, dev loss {scored[chosen]['dev_loss']}); bundle in {out}", flush=True)
+
+
+def _settings(args, data: Path) -> tuple[BundleConfig, TokenizerPair]:
+    """The prepared folder's config (or --config) with --set applied, and its tokenizers (swapped for EN->KO)."""
     config = BundleConfig.load(Path(args.config) if args.config else data / "config.json")
     if args.set:
-        from studio.train.run import apply_overrides, config_from_args
-
         config = apply_overrides(config, config_from_args(args.set))
     tokenizers = TokenizerPair.load(data / "tokenizer")
     if args.direction == "enko":  # the trainer does not care about direction: swap the sides
         tokenizers = TokenizerPair(tokenizers.target, tokenizers.source)
         config.task.source_lang, config.task.target_lang = "en", "ko"
-    # a warm start: every weight from a finished run or bundle of the same shape (assign_arrays names any mismatch)
-    run = Run(config, tokenizers, load_bundle(Path(args.init_from)).weights if args.init_from else None)
-    encoder = Encoder(run.tokenizers, args.alpha)
-    rows = read_tsv(data / "train.tsv")
-    if args.direction == "enko":
-        rows = [[r[1], r[0], *r[2:]] for r in rows]
-    if args.synthetic:
-        synthetic = read_tsv(Path(args.synthetic))
-        cap = len(rows) if args.max_synthetic < 0 else args.max_synthetic
-        rows += [[s, t, "bt"] for s, t, *_ in synthetic[:cap]]
-    origins = [r[2] if len(r) > 2 else "" for r in rows]
-    weights = parse_source_weights(args.weights)
-    from studio.data.sources import KOEN_SOURCES
+    return config, tokenizers
 
-    check_source_weights(weights, set(origins), set(KOEN_SOURCES) | {"bt"})
-    config.train.source_weights, config.train.subword_alpha = args.weights, args.alpha  # recorded in the bundle
-    example_weights = np.array([weights.get(o, 1.0) for o in origins])
-    src_text, tgt_text = [r[0] for r in rows], [r[1] for r in rows]
-    bt_id = encoder.bt_id if args.tag_synthetic else None
-    tags_all = [bt_id if (o == "bt" and bt_id) else 0 for o in origins]
 
+@dataclass
+class _Corpus:
+    """The training pairs as text, with each one's origin, weight and source tag (`<bt>` for synthetic pairs)."""
+    encoder: Encoder
+    sources: list[str]
+    targets: list[str]
+    origins: list[str]
+    weights: dict[str, float]  # per origin (--weights)
+    example_weights: np.ndarray
+    tags: list[int]  # a first source token per pair (0: none)
+    bt_id: int | None
+
+    @classmethod
+    def read(cls, args, data: Path, encoder: Encoder) -> "_Corpus":
+        rows = read_tsv(data / "train.tsv")
+        if args.direction == "enko":
+            rows = [[r[1], r[0], *r[2:]] for r in rows]
+        if args.synthetic:
+            synthetic = read_tsv(Path(args.synthetic))
+            cap = len(rows) if args.max_synthetic < 0 else args.max_synthetic
+            rows += [[s, t, "bt"] for s, t, *_ in synthetic[:cap]]
+        origins = [r[2] if len(r) > 2 else "" for r in rows]
+        weights = parse_source_weights(args.weights)
+        check_source_weights(weights, set(origins), set(KOEN_SOURCES) | {"bt"})
+        bt_id = encoder.bt_id if args.tag_synthetic else None
+        return cls(encoder, [r[0] for r in rows], [r[1] for r in rows], origins, weights,
+                   np.array([weights.get(o, 1.0) for o in origins]),
+                   [bt_id if (o == "bt" and bt_id) else 0 for o in origins], bt_id)
+
+    def epoch_batches(self, config: BundleConfig, batch_tokens: int, epoch_rng) -> list:
+        """One epoch: pairs drawn by weight, subword-sampled, in shuffled length buckets."""
+        index = weighted_indices(self.example_weights, epoch_rng)
+        s = self.encoder(self.encoder.source, [self.sources[i] for i in index], True)
+        t = self.encoder(self.encoder.target, [self.targets[i] for i in index], True)
+        return list(make_batches(s, t, [self.tags[i] for i in index], config.model, batch_tokens, epoch_rng))
+
+
+def _dev_sets(args, data: Path, encoder: Encoder, config: BundleConfig) -> dict:
+    """Each tuning set of the prepared folder: its encoded sources, references and dev-loss batches."""
     dev_sets = {}
     for path in sorted((data / "dev").glob("*.tsv")):
         pairs = read_tsv(path)
@@ -259,26 +312,26 @@ def train(args) -> None:
         batches = list(make_batches(src, tgt, [0] * len(src), config.model, 8192, np.random.default_rng(0),
                                     lengths=()))
         dev_sets[path.stem] = dict(src=src, refs=[p[1] for p in pairs], batches=batches)
+    return dev_sets
 
-    run.compile(config.train.warmup_steps, config.train.lr_scale, config.train.label_smoothing)
-    state = run.state()
-    budget = args.minutes * 60
-    history, snapshots, best = [], [], (-math.inf, None)
-    started = time.monotonic()
-    step = tokens = epoch = 0
-    next_eval = args.eval_minutes * 60
 
-    def prepare(epoch_rng):
-        index = weighted_indices(example_weights, epoch_rng)
-        s = encoder(encoder.source, [src_text[i] for i in index], True)
-        t = encoder(encoder.target, [tgt_text[i] for i in index], True)
-        return list(make_batches(s, t, [tags_all[i] for i in index], config.model, args.batch_tokens, epoch_rng))
+class _Loop:
+    """The training loop of one run: steps until the time or step budget, a dev evaluation every
+    --eval-minutes (the history, the snapshots to average, the best weights by dev chrF), then the choice."""
 
-    def evaluate(state, label):
-        record = {"step": step, "minutes": round((time.monotonic() - started) / 60, 2), "epoch": epoch,
-                  "target_tokens": tokens, "label": label}
+    def __init__(self, run: Run, dev_sets: dict, out: Path, args):
+        self.run, self.dev_sets, self.out, self.args = run, dev_sets, out, args
+        self.history, self.snapshots, self.best = [], [], (-math.inf, None)
+        self.step = self.tokens = self.epoch = 0
+        self.started = time.monotonic()
+        self.train_seconds = 0.0
+
+    def evaluate(self, state, label) -> dict:
+        run = self.run
+        record = {"step": self.step, "minutes": round((time.monotonic() - self.started) / 60, 2),
+                  "epoch": self.epoch, "target_tokens": self.tokens, "label": label}
         losses = []
-        for name, dev in dev_sets.items():
+        for name, dev in self.dev_sets.items():
             loss = run.dev_loss(state, dev["batches"])
             hyps = [run.tokenizers.target.decode(ids) for ids in run.translate(state, dev["src"])]
             record[name] = {"loss": round(loss, 4), "chrf": round(chrf(hyps, dev["refs"]), 2)}
@@ -287,70 +340,69 @@ def train(args) -> None:
         record["dev_loss"] = round(float(np.mean(losses)), 4)
         return record
 
-    def mean_chrf(record) -> float:
-        return float(np.mean([record[name]["chrf"] for name in dev_sets]))
+    def mean_chrf(self, record) -> float:
+        return float(np.mean([record[name]["chrf"] for name in self.dev_sets]))
 
-    pending = {"batches": prepare(np.random.default_rng([config.train.seed, 0]))}
-    while time.monotonic() - started < budget and step < args.max_steps:
-        batches = pending["batches"]
-        epoch += 1
-        worker = threading.Thread(target=lambda e=epoch: pending.update(
-            batches=prepare(np.random.default_rng([config.train.seed, e]))))
-        worker.start()
-        for src, tin, tout in batches:
-            state, _, count = run.train_step(state, run.learning_rate(step), src, tin, tout)
-            step += 1
-            tokens += int((tout != 0).sum())
-            elapsed = time.monotonic() - started
-            if elapsed >= next_eval or elapsed >= budget or step >= args.max_steps:
-                next_eval += args.eval_minutes * 60
-                record = evaluate(state, "current")
-                history.append(record)
-                print(json.dumps({k: v for k, v in record.items() if not k.endswith("_samples")}), flush=True)
-                snapshots = (snapshots + [[np.array(v) for v in state[0]]])[-args.average_last:]  # copies
-                if mean_chrf(record) > best[0]:
-                    best = (mean_chrf(record), [np.array(v) for v in state[0]])
-                (out / "history.json").write_text(json.dumps(history, indent=1, ensure_ascii=False))
-            if elapsed >= budget or step >= args.max_steps:
-                break
-        worker.join()
+    def train(self, corpus: _Corpus, config: BundleConfig):
+        """Train until the budget is spent (the next epoch's batches prepared in a thread meanwhile); the state."""
+        args, run = self.args, self.run
+        state = run.state()
+        budget = args.minutes * 60
+        next_eval = args.eval_minutes * 60
+        self.started = time.monotonic()
+        pending = {"batches": corpus.epoch_batches(config, args.batch_tokens,
+                                                   np.random.default_rng([config.train.seed, 0]))}
+        while time.monotonic() - self.started < budget and self.step < args.max_steps:
+            batches = pending["batches"]
+            self.epoch += 1
+            worker = threading.Thread(target=lambda e=self.epoch: pending.update(batches=corpus.epoch_batches(
+                config, args.batch_tokens, np.random.default_rng([config.train.seed, e]))))
+            worker.start()
+            for src, tin, tout in batches:
+                state, _, count = run.train_step(state, run.learning_rate(self.step), src, tin, tout)
+                self.step += 1
+                self.tokens += int((tout != 0).sum())
+                elapsed = time.monotonic() - self.started
+                if elapsed >= next_eval or elapsed >= budget or self.step >= args.max_steps:
+                    next_eval += args.eval_minutes * 60
+                    self._checkpoint(state)
+                if elapsed >= budget or self.step >= args.max_steps:
+                    break
+            worker.join()
+        self.train_seconds = time.monotonic() - self.started
+        return state
 
-    train_seconds = time.monotonic() - started
-    candidates = {"last": [np.asarray(v) for v in state[0]], "best": best[1]}
-    if len(snapshots) > 1:
-        candidates[f"mean_last_{len(snapshots)}"] = [np.mean([s[i] for s in snapshots], axis=0)
-                                                    for i in range(len(snapshots[0]))]
-    scored = {}
-    for name, trainable in candidates.items():
-        if trainable is None:
-            continue
-        record = evaluate((trainable, state[1], state[2]), name)
-        scored[name] = record
+    def _checkpoint(self, state) -> None:
+        """A dev evaluation of the current weights: printed, kept in the history, a snapshot to average."""
+        record = self.evaluate(state, "current")
+        self.history.append(record)
         print(json.dumps({k: v for k, v in record.items() if not k.endswith("_samples")}), flush=True)
-    # chosen by greedy dev chrF, the figure the product is judged by: the dev loss of these runs rises (the model
-    # grows over-confident) while their translations still improve
-    chosen = max(scored, key=lambda n: mean_chrf(scored[n]))
-    for variable, value in zip(run.model.trainable_variables, candidates[chosen]):
-        variable.assign(value)
-    metrics = {"task": config.task.task, "direction": args.direction, "weights": chosen,
-               "parameters": run.model.parameter_count(), "steps": step, "epochs_trained": epoch,
-               "train_seconds": round(train_seconds, 1), "train_target_tokens": tokens,
-               "train_target_tokens_per_second": round(tokens / train_seconds, 1),
-               "dev_loss": scored[chosen]["dev_loss"], "chosen_by": "mean greedy dev chrF", "candidates": scored,
-               "history": history,
-               "recipe": {"alpha": args.alpha, "source_weights": weights, "batch_tokens": args.batch_tokens,
-                          "synthetic": bool(args.synthetic), "tagged": bool(bt_id)},
-               "device": str(run.jax.devices()[0])}
-    if args.init_from:
-        metrics["initialized_from"] = args.init_from
-    if args.synthetic:
-        metrics["synthetic_pairs"] = origins.count("bt")
-        metrics["synthetic_file"] = Path(args.synthetic).name
-    from studio.train.run import model_card
+        self.snapshots = (self.snapshots + [[np.array(v) for v in state[0]]])[-self.args.average_last:]  # copies
+        if self.mean_chrf(record) > self.best[0]:
+            self.best = (self.mean_chrf(record), [np.array(v) for v in state[0]])
+        (self.out / "history.json").write_text(json.dumps(self.history, indent=1, ensure_ascii=False))
 
-    save_bundle(out, config, run.tokenizers, run.model, metrics, model_card(config, metrics, config.task.sources))
-    print(f"done: {step} steps, {epoch} epochs, chose {chosen} (mean dev chrF {mean_chrf(scored[chosen]):.2f}, "
-          f"dev loss {scored[chosen]['dev_loss']}); bundle in {out}", flush=True)
+    def choose(self, state) -> tuple[str, dict]:
+        """The weights to ship, assigned to the model: the last, the best evaluated or the mean of the last
+        snapshots, by mean greedy dev chrF; its name and every candidate's evaluation."""
+        run, snapshots = self.run, self.snapshots
+        candidates = {"last": [np.asarray(v) for v in state[0]], "best": self.best[1]}
+        if len(snapshots) > 1:
+            candidates[f"mean_last_{len(snapshots)}"] = [np.mean([s[i] for s in snapshots], axis=0)
+                                                        for i in range(len(snapshots[0]))]
+        scored = {}
+        for name, trainable in candidates.items():
+            if trainable is None:
+                continue
+            record = self.evaluate((trainable, state[1], state[2]), name)
+            scored[name] = record
+            print(json.dumps({k: v for k, v in record.items() if not k.endswith("_samples")}), flush=True)
+        # chosen by greedy dev chrF, the figure the product is judged by: the dev loss of these runs rises (the
+        # model grows over-confident) while their translations still improve
+        chosen = max(scored, key=lambda n: self.mean_chrf(scored[n]))
+        for variable, value in zip(run.model.trainable_variables, candidates[chosen]):
+            variable.assign(value)
+        return chosen, scored
 
 
 def translate(args) -> None:

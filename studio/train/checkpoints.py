@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from studio.files import atomic_write_bytes
-from studio.weights import load_npz, save_npz
+from studio.weights import assign_arrays, load_npz, save_npz
 
 
 @dataclass
@@ -77,8 +77,6 @@ class CheckpointStore:
         return complete[-1] if complete else None
 
     def restore(self, model, optimizer, checkpoint: Path | None = None) -> TrainState:
-        from studio.weights import assign_arrays
-
         checkpoint = checkpoint or self.latest()
         if checkpoint is None:
             raise FileNotFoundError(f"no checkpoint in {self.directory}")

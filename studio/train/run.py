@@ -3,6 +3,15 @@
 The output directory is both the run directory (checkpoints/, tensorboard/, dev.tsv) and a loadable
 bundle (config.json, weights.npz, tokenizer/, metrics.json, checksums.json, MODEL_CARD.md): the bundle
 files are rewritten whenever the dev loss improves, so an interrupted run still leaves its best model.
+
+`train_task` is the whole run, as the CLI starts it. A caller with its own progress reporting (a job started
+from the UI) drives the same steps one by one and passes its listener of `TrainingEvent`s:
+
+    run = prepare_run("translator", out, data_files=files, progress=listener)   # settings and data
+    build_tokenizers(run)                                                        # tokenizer(s), run.json
+    make_batches(run)                                                            # encoded, length-bucketed
+    state = fit(run)                                                             # the Trainer's epochs
+    metrics = write_bundle(run, state, select_weights(run))                      # shipped weights, card
 """
 
 from __future__ import annotations
@@ -10,23 +19,36 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 
-from studio.bundle import save_bundle
+from studio.bundle import Bundle, load_bundle, save_bundle
 from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
-from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_chatbot_csv, read_pairs, split_train_dev
+from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_pairs, split_train_dev
 from studio.data.pipeline import (CURRENT_SPLIT, SampledBatches, check_source_weights, parse_source_weights,
                                   source_name)
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
+from studio.evaluate import score
+from studio.inference import TextGenerator
 from studio.tasks import task_named
 from studio.text import TokenizerPair, pipeline_for, train_tokenizer
-from studio.weights import load_npz, save_npz, variables_to_arrays
+from studio.text.preprocess import Preprocessor
+from studio.train.card import model_card, sample_outputs
+from studio.train.progress import ConsoleProgress, Listener, TrainingEvent
+from studio.train.transplant import transplant
+from studio.weights import assign_arrays, load_npz, save_npz, variables_to_arrays
 
 PRESETS = {"chatbot": chatbot_preset, "translator": translator_preset}
 CONFIGS = {"chatbot": chatbot_preset, "translator": translator_preset, "translator-tutorial": translator_tutorial_preset}
+# the files a task trains on when given none (`Task.training_data`): f(data_dir, sources) -> paths
+DEFAULT_DATA = {"chatbot_csv": lambda data_dir, sources: [chatbot_csv(data_dir)],
+                "koen_sources": lambda data_dir, sources: koen_source_files(select_sources(sources), data_dir)}
+# train.* settings a resumed run cannot change: they decide an epoch's batches
+FIXED_ON_RESUME = ("train.source_weights", "train.subword_alpha", "train.seed", "train.split_seed",
+                   "train.batch_tokens", "train.batch_size", "train.bucket_width")
 
 
 def apply_overrides(config: BundleConfig, overrides: dict) -> BundleConfig:
@@ -49,13 +71,11 @@ def read_task_pairs(task: str, data_dir=None, sources: str | None = None, data_f
     """Raw pairs and the names of the files they came from."""
     if data_files:
         files = [Path(f) for f in data_files]
-    elif task == "chatbot":
-        files = [chatbot_csv(data_dir)]
     else:
-        files = koen_source_files(select_sources(sources), data_dir)
+        files = DEFAULT_DATA[task_named(task).training_data](data_dir, sources)
     pairs = []
     for path in files:
-        pairs += read_chatbot_csv(path) if task == "chatbot" and path.suffix == ".csv" else read_pairs(path)
+        pairs += read_pairs(path)  # a .csv is read as ChatbotData's Q,A,label table
     return pairs, [str(f) for f in files]
 
 
@@ -73,338 +93,287 @@ def _tokenizers_for(config: BundleConfig, train_pairs: list[Pair]) -> TokenizerP
                          train_tokenizer(tk.kind, targets, tk.vocab_size, **options))
 
 
-def _device(metrics: dict) -> str:
-    """Where a run trained, in words: the accelerated trainer records its JAX device (e.g. "cuda:0")."""
-    device = str(metrics.get("device", "cpu")).lower()
-    return "a GPU" if device.startswith(("cuda", "gpu", "rocm")) else "CPU"
-
-
-def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> str:
-    task = config.task.task
-    m = config.model
-    size = f", {metrics['parameters']:,} parameters" if "parameters" in metrics else ""
-    depth = (f"{m.num_layers}-layer" if m.decoder_depth == m.num_layers
-             else f"{m.num_layers}-layer encoder, {m.decoder_depth}-layer decoder")
-    # the weights a run started from: described in words when the bundle says which run made them
-    start = metrics.get("initialized_from_description") or (f"`{metrics['initialized_from']}`"
-                                                             if metrics.get("initialized_from") else "")
-    origin = (f"trained with Transformer Studio, starting from the weights of {start}" if start
-              else "trained from scratch with Transformer Studio")
-    members = metrics.get("ensemble_members", [])
-    described = (f"A {depth} encoder-decoder Transformer (d_model {m.d_model}, {m.num_heads} heads, d_ff {m.d_ff}, "
-                 f"{m.norm}-LN{size}) {origin}.")
-    if m.members > 1:
-        described = (f"An ensemble of {m.members} encoder-decoder Transformers of one shape ({depth}, d_model "
-                     f"{m.d_model}, {m.num_heads} heads, d_ff {m.d_ff}, {m.norm}-LN; {size.lstrip(', ')} in all), "
-                     "trained apart with Transformer Studio on the same data and vocabulary, each with its own "
-                     "seed; at every step their next-token log-probabilities are averaged.")
-    lines = [f"# Transformer Studio {task}", "", described, "", "## Training data"]
-    names = {Path(f).name for f in source_files}
-    known = {Path(s.path).name: s for s in KOEN_SOURCES.values()}
-    for name in sorted(names):
-        if name in known:
-            s = known[name]
-            note = "" if s.commercial else "  **non-commercial license**"
-            lines.append(f"- `{name}` — {s.domain}; {s.license}{note}")
-        elif name.lower().startswith("chatbotdata"):
-            lines.append(f"- `{name}` — songys/Chatbot_data, Korean chit-chat Q/A pairs, MIT License")
-        else:
-            lines.append(f"- `{name}`")
-    synthetic = metrics.get("synthetic_pairs")
-    if synthetic:  # back-translation (studio.train.accelerated --synthetic)
-        named = f" (`{metrics['synthetic_file']}`)" if metrics.get("synthetic_file") else ""
-        lines.append(f"- {synthetic:,} synthetic pairs{named}: English sentences with Korean made by an EN→KO model "
-                     "trained on the pairs above (back-translation). The studio's recipe takes the English from "
-                     "`en_mono` (BBC News 2004–05, FNC-1, AG News, Reuters-21578: research / non-commercial "
-                     "terms), so they are counted as non-commercial  **non-commercial license**")
-    if synthetic or any(n in known and not known[n].commercial for n in names):
-        lines += ["", "These weights were trained partly on data licensed for **non-commercial use only**; "
-                      "do not use them commercially. For a commercial-safe model, train from scratch with "
-                      "`--sources commercial-safe`: a new tokenizer, no `--init-from` these weights"
-                  + (", and no back-translated news" if synthetic else "") + "."]
-    borrowed = [n for n in sorted(names) if n in known and known[n].commercial and "English from" in known[n].license]
-    if borrowed:
-        lines += ["", "The English side of " + ", ".join(f"`{n}`" for n in borrowed) + " comes from another corpus "
-                     "(named above) under its own terms: check them before commercial use."]
-    trainings = [(f"Member `{member['bundle']}` (seed {member.get('seed', '?')}"
-                  + (f", from the weights of `{member['initialized_from']}`" if member.get("initialized_from") else "")
-                  + "): ", member) for member in members] or [("", metrics)]
-    if all("train_seconds" in run for _, run in trainings):
-        lines += ["", "## Training"]
-        lines += [f"- Before: {stage}" for stage in metrics.get("stages", [])]  # earlier runs these weights come from
-        bullet = "- " if members or metrics.get("stages") else ""
-        lines += [f"{bullet}{named}{run.get('steps', 0):,} steps ({run.get('epochs_trained', '?')} "
-                  f"full epochs), {run['train_seconds'] / 60:,.0f} minutes of training time on {_device(run)}, "
-                  f"{run.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
-                  f"{run.get('weights', 'last')}." for named, run in trainings]
-    if metrics.get("status"):
-        lines += ["", "## Status", metrics["status"]]
-    default = task_named(task).default_decoding
-    decoding = (f"beam search ({default.get('beam_size', 4)} beams, length penalty {default.get('length_penalty', 1.0):g})"
-                if default["strategy"] == "beam" else default["strategy"])
-    lines += ["", "## Intended use",
-              "Local demos and study of the Transformer architecture; exporting to TFLite/ONNX for on-device use. "
-              f"The app and the CLI decode with {decoding} unless asked otherwise (chosen on the dev sets).",
-              "", "## Measured"]
-    for member in members:
-        figures = ", ".join(f"{key} {member[key]:.4f}" for key in ("dev_token_accuracy", "dev_chrf") if key in member)
-        lines.append(f"- member `{member['bundle']}` (seed {member.get('seed', '?')}) alone: {figures}")
-    for key in ("dev_loss", "dev_perplexity", "dev_token_accuracy", "dev_chrf"):
-        if key in metrics:
-            lines.append(f"- {key}: {metrics[key]:.4f}" if isinstance(metrics[key], float) else f"- {key}: {metrics[key]}")
-    for test_set, strategies in metrics.get("evaluation", {}).items():
-        for strategy, result in strategies.items():
-            lowered = (f" (lower-cased: BLEU {result['bleu_lc']:.2f}, chrF {result['chrf_lc']:.2f})"
-                       if "chrf_lc" in result else "")
-            fluency = "".join(f", {key} replies {result[key]:.1%}" for key in ("repeating", "distinct")
-                              if key in result and task == "chatbot")  # a chatbot's fluency (issue 11's measure)
-            lines.append(f"- {test_set} ({result['pairs']} pairs), {strategy}: BLEU {result['bleu']:.2f}, "
-                         f"chrF {result['chrf']:.2f}{lowered}{fluency}")
-    if metrics.get("evaluation"):
-        first = next(iter(next(iter(metrics["evaluation"].values())).values()))
-        lines.append(f"- sacrebleu signatures: BLEU `{first['bleu_signature']}`, chrF `{first['chrf_signature']}`")
-    if metrics.get("samples"):
-        lines += ["", f"## Sample outputs ({metrics.get('samples_decoding', 'greedy')})"]
-        before = metrics.get("samples_before")  # {"bundle": what it was, "outputs": {source: output}}
-        if before:
-            lines += ["", f"| input | before: {before['bundle']} | now |", "| --- | --- | --- |"]
-            lines += [f"| {_cell(source)} | {_cell(before['outputs'].get(source, ''))} | {_cell(output)} |"
-                      for source, output in metrics["samples"].items()]
-        else:
-            lines += [f"- {source} → {output}" for source, output in metrics["samples"].items()]
-    lines += ["", "## Known weaknesses"]
-    if task == "chatbot":
-        lines.append("- A small model trained on ~11k chit-chat pairs: replies are short, generic, and can ignore "
-                     "the question; it has no memory of earlier turns and no factual knowledge.")
-    else:
-        news = ("its only news is back-translated (synthetic Korean), so news still translates worse than "
-                "everyday sentences" if synthetic else
-                "trained mostly on non-news text, so news (the tutorials' park corpus) translates worse than "
-                "everyday sentences")
-        lines.append(f"- Domain mismatch: {news}; names are often garbled, and a small model gets long, "
-                     "dense sentences partly wrong.")
-        from studio.evaluate import decoding_name
-
-        shown = decoding_name(task_named(task).default_options())
-        rows = [(name, results[shown]) for name, results in metrics.get("evaluation", {}).items()
-                if "repeating_references" in results.get(shown, {})]
-        if rows:
-            lines.append(f"- Outputs that write a word pair twice ({shown}), against the references: " + ", ".join(
-                f"{name} {row['repeating']:.0%} vs {row['repeating_references']:.0%}" for name, row in rows)
-                + " (a paragraph may rightly repeat one; a share well above the references' is the model's).")
-    if m.members > 1:
-        lines.append(f"- Every decoding step runs each of its {m.members} members, so a reply takes several times "
-                     "one model's time (still milliseconds per token on TFLite).")
-    lines.append("- " + pipeline_for(config.task).describe())
-    return "\n".join(lines) + "\n"
-
-
-def _cell(text: str) -> str:
-    """Text in a Markdown table cell."""
-    return " ".join(text.split()).replace("|", "\\|")
-
-
-def sample_outputs(generator, prompts: list[str]) -> dict[str, str]:
-    return {prompt: result.text for prompt, result in zip(prompts, generator.generate(prompts))}
-
-
 def chrf_on(generator, pairs: list[Pair], batch_size: int = 64) -> tuple[float, str]:
-    import sacrebleu
-
+    """Greedy chrF of `generator` on `pairs` (`studio.evaluate.score`), and its sacrebleu signature."""
     hypotheses = []
     for start in range(0, len(pairs), batch_size):
         hypotheses += [g.text for g in generator.generate([p.source for p in pairs[start:start + batch_size]])]
-    chrf = sacrebleu.metrics.CHRF()
-    score = chrf.corpus_score(hypotheses, [[p.target for p in pairs]])
-    return float(score.score), str(chrf.get_signature())
+    result = score(pairs, hypotheses, "greedy", 0.0)
+    return float(result.chrf), result.chrf_signature
 
 
-def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, sources: str | None = None,
-               data_files=None, overrides: dict | None = None, max_steps: int | None = None,
-               console: Console | None = None, checkpoint_minutes: float = 10.0, preset: str | None = None,
-               init_from: str | Path | None = None, tokenizer_dir: str | Path | None = None) -> dict:
-    from studio.inference import TextGenerator
-    from studio.train.trainer import Trainer
+@dataclass
+class TrainingRun:
+    """One training run, as its steps hand it on: `prepare_run` (settings, data) -> `build_tokenizers` ->
+    `make_batches` -> `fit` -> `select_weights` -> `write_bundle`. Each step fills in its part."""
 
-    console = console or Console(stderr=True)
+    task: str
+    out: Path
+    config: BundleConfig
+    progress: Listener = field(default_factory=ConsoleProgress)  # hears what the run does
+    resuming: bool = False  # continues the run in `out` from its last checkpoint
+    initial: Bundle | None = None  # --init-from: the bundle whose weights a new run starts from
+    transplanting: bool = False  # ... with its embeddings re-indexed for another tokenizer
+    tokenizer_dir: Path | None = None  # --tokenizer: a tokenizer folder to use instead of training one
+    # prepare_run
+    files: list[str] = field(default_factory=list)  # the data files read
+    pairs: list[Pair] = field(default_factory=list)  # after cleaning and dedup
+    train_pairs: list[Pair] = field(default_factory=list)
+    dev_pairs: list[Pair] = field(default_factory=list)
+    # build_tokenizers
+    tokenizers: TokenizerPair | None = None
+    # make_batches
+    source_weights: dict = field(default_factory=dict)
+    train_examples: list = field(default_factory=list)
+    dev_examples: list = field(default_factory=list)
+    train_batches: object = None  # BucketedBatches or SampledBatches
+    dev_batches: BucketedBatches | None = None
+    # fit
+    trainer: object = None  # studio.train.trainer.Trainer
+    _generator: TextGenerator | None = None
+
+    def report(self, kind: str, **fields) -> None:
+        self.progress(TrainingEvent(kind, **fields))
+
+    def generator(self) -> TextGenerator:
+        """The trainer's model as a text generator (cached-step decoding on TensorFlow), built once."""
+        if self._generator is None:
+            from studio.runtimes.tf_runtime import TFCachedRuntime  # TensorFlow: not on import (the JAX trainer's)
+
+            self._generator = TextGenerator(Preprocessor(self.config, self.tokenizers),
+                                            TFCachedRuntime(self.trainer.model))
+        return self._generator
+
+
+# ---- settings and data ---------------------------------------------------------------------------
+def prepare_run(task: str, out: str | Path, resume: bool = False, overrides: dict | None = None,
+                preset: str | None = None, init_from: str | Path | None = None,
+                tokenizer_dir: str | Path | None = None, data_dir=None, sources: str | None = None,
+                data_files=None, progress: Listener | None = None) -> TrainingRun:
+    """A run's settings (a preset with `overrides`, the run in `out` when resuming, the architecture of
+    `init_from`) and its data, read, cleaned and split into train and dev pairs."""
+    progress = progress or ConsoleProgress()
     if task not in PRESETS:
         raise StudioError(f"unknown task {task!r}; choose chatbot or translator")
     out = Path(out)
     resuming = resume and (out / "run.json").is_file()
     if resume and not resuming:
-        console.print(f"[yellow]No run to resume in {out}; starting a new one.[/yellow]")
+        progress(TrainingEvent("warning", text=f"No run to resume in {out}; starting a new one."))
     if not resuming and (out / "checkpoints").is_dir() and any((out / "checkpoints").glob("ckpt-*")):
         raise StudioError(f"{out} already holds a training run; pass --resume to continue it, or choose another --out")
-
-    initial, transplanting = None, False
-    if init_from and not resuming:
-        # continue from a bundle's weights (e.g. the shipped model): its architecture and tokenizer, a
-        # fresh optimizer; training settings come from the preset and --set
-        from studio.bundle import load_bundle
-
-        initial = load_bundle(Path(init_from))
-        if initial.config.model.members != 1:
-            raise StudioError(f"{initial.path} is an ensemble of {initial.config.model.members} models; --init-from "
-                              "takes one model (the bundle of one of its members)")
+    initial = _initial_bundle(Path(init_from)) if init_from and not resuming else None
     if resuming:
-        run = json.loads((out / "run.json").read_text())
-        config = BundleConfig.from_dict(run["config"])
-        requested = apply_overrides(BundleConfig.from_dict(run["config"]), overrides or {})
-        # train.* settings may change (a larger budget, more epochs), except those that decide an epoch's batches
-        fixed = ("train.source_weights", "train.subword_alpha", "train.seed", "train.split_seed", "train.batch_tokens",
-                 "train.batch_size", "train.bucket_width")
-        changed = [key for key in (overrides or {}) if (not key.startswith("train.") or key in fixed)
-                   and getattr(getattr(requested, key.split(".")[0]), key.split(".")[1])
-                   != getattr(getattr(config, key.split(".")[0]), key.split(".")[1])]
-        if changed:
-            raise StudioError(f"cannot change {', '.join(changed)} when resuming (the run was built with other "
-                              "values); only train.* settings that do not decide the batches can change")
-        config = requested  # e.g. a larger time budget or more epochs
-        run["config"] = config.to_dict()
-        (out / "run.json").write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n")
-        tokenizers = TokenizerPair.load(out / "tokenizer")
-        data_files, sources = run["data_files"], None
+        config, data_files = _resumed_config(out, overrides or {})
+        run = TrainingRun(task, out, config, progress, resuming=True)
+        sources = None
     else:
-        chosen = preset or task
-        if chosen not in CONFIGS or not chosen.startswith(task):
-            raise StudioError(f"unknown preset {chosen!r} for {task}; choose from "
-                              f"{', '.join(k for k in CONFIGS if k.startswith(task))}")
-        config = apply_overrides(CONFIGS[chosen](), overrides or {})
-        if initial is not None:  # the architecture comes from the bundle; max lengths may change (no weights)
-            requested_model = config.model
-            config.model = dataclasses.replace(initial.config.model)
-            for key in overrides or {}:
-                section, name = key.split(".", 1)
-                if section != "model":
-                    continue
-                if name in ("max_source_len", "max_target_len", "dropout"):  # no weights depend on these
-                    setattr(config.model, name, getattr(requested_model, name))
-                elif getattr(requested_model, name) != getattr(config.model, name):
-                    raise StudioError(f"--init-from keeps the bundle's architecture; {key} cannot change "
-                                      "(only model.max_source_len, model.max_target_len and model.dropout can)")
-            transplanting = tokenizer_dir is not None or (
-                config.task.text_pipeline != initial.config.task.text_pipeline)
-            if not transplanting:
-                config.tokenizer = initial.config.tokenizer
-            elif not (config.model.share_embeddings and config.model.tie_output and config.tokenizer.shared):
-                raise StudioError("--init-from with a new tokenizer re-indexes one shared, tied embedding; "
-                                  f"{initial.path} or this preset has separate vocabularies")
-    from studio.model.ensemble import refuse_training
+        config, transplanting = _new_config(task, preset, overrides or {}, initial, tokenizer_dir)
+        run = TrainingRun(task, out, config, progress, initial=initial, transplanting=transplanting,
+                          tokenizer_dir=Path(tokenizer_dir) if tokenizer_dir is not None else None)
+    from studio.model.ensemble import refuse_training  # Keras: loaded when a run starts, not on import
 
     refuse_training(config.model)
-    raw_pairs, files = read_task_pairs(task, data_dir, sources, data_files)
-    pairs = clean_pairs(raw_pairs, pipeline_for(config.task))
-    if not resuming:
+    read_data(run, data_dir, sources, data_files)
+    return run
+
+
+def _initial_bundle(path: Path) -> Bundle:
+    # continue from a bundle's weights (e.g. the shipped model): its architecture and tokenizer, a
+    # fresh optimizer; training settings come from the preset and --set
+    initial = load_bundle(path)
+    if initial.config.model.members != 1:
+        raise StudioError(f"{initial.path} is an ensemble of {initial.config.model.members} models; --init-from "
+                          "takes one model (the bundle of one of its members)")
+    return initial
+
+
+def _resumed_config(out: Path, overrides: dict) -> tuple[BundleConfig, list[str]]:
+    """The settings of the run in `out`, with the `overrides` a resumed run may take (its run.json updated),
+    and the data files it was built from."""
+    run = json.loads((out / "run.json").read_text())
+    config = BundleConfig.from_dict(run["config"])
+    requested = apply_overrides(BundleConfig.from_dict(run["config"]), overrides)
+    # train.* settings may change (a larger budget, more epochs), except those that decide an epoch's batches
+    changed = [key for key in overrides if (not key.startswith("train.") or key in FIXED_ON_RESUME)
+               and getattr(getattr(requested, key.split(".")[0]), key.split(".")[1])
+               != getattr(getattr(config, key.split(".")[0]), key.split(".")[1])]
+    if changed:
+        raise StudioError(f"cannot change {', '.join(changed)} when resuming (the run was built with other "
+                          "values); only train.* settings that do not decide the batches can change")
+    run["config"] = requested.to_dict()  # e.g. a larger time budget or more epochs
+    (out / "run.json").write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n")
+    return requested, run["data_files"]
+
+
+def _new_config(task: str, preset: str | None, overrides: dict, initial: Bundle | None,
+                tokenizer_dir) -> tuple[BundleConfig, bool]:
+    """A new run's settings: the preset with `overrides`, or `initial`'s architecture; and whether `initial`'s
+    embeddings must be re-indexed for another tokenizer."""
+    chosen = preset or task
+    if chosen not in CONFIGS or not chosen.startswith(task):
+        raise StudioError(f"unknown preset {chosen!r} for {task}; choose from "
+                          f"{', '.join(k for k in CONFIGS if k.startswith(task))}")
+    config = apply_overrides(CONFIGS[chosen](), overrides)
+    if initial is None:
+        return config, False
+    # the architecture comes from the bundle; max lengths may change (no weights depend on them)
+    requested_model = config.model
+    config.model = dataclasses.replace(initial.config.model)
+    for key in overrides:
+        section, name = key.split(".", 1)
+        if section != "model":
+            continue
+        if name in ("max_source_len", "max_target_len", "dropout"):  # no weights depend on these
+            setattr(config.model, name, getattr(requested_model, name))
+        elif getattr(requested_model, name) != getattr(config.model, name):
+            raise StudioError(f"--init-from keeps the bundle's architecture; {key} cannot change "
+                              "(only model.max_source_len, model.max_target_len and model.dropout can)")
+    transplanting = tokenizer_dir is not None or config.task.text_pipeline != initial.config.task.text_pipeline
+    if not transplanting:
+        config.tokenizer = initial.config.tokenizer
+    elif not (config.model.share_embeddings and config.model.tie_output and config.tokenizer.shared):
+        raise StudioError("--init-from with a new tokenizer re-indexes one shared, tied embedding; "
+                          f"{initial.path} or this preset has separate vocabularies")
+    return config, transplanting
+
+
+def read_data(run: TrainingRun, data_dir=None, sources: str | None = None, data_files=None) -> None:
+    """The run's pairs: read, cleaned by its text pipeline, deduplicated and split into train and dev."""
+    config = run.config
+    raw_pairs, run.files = read_task_pairs(run.task, data_dir, sources, data_files)
+    run.pairs = clean_pairs(raw_pairs, pipeline_for(config.task))
+    if not run.resuming:
         config.train.dev_split = CURRENT_SPLIT  # a resumed run keeps the split it was built with
-    train_pairs, dev_pairs = split_train_dev(pairs, config.train.dev_fraction, config.train.split_seed,
-                                             config.train.dev_split)
+    run.train_pairs, run.dev_pairs = split_train_dev(run.pairs, config.train.dev_fraction, config.train.split_seed,
+                                                     config.train.dev_split)
     if config.train.dev_max_pairs:
-        dev_pairs = dev_pairs[: config.train.dev_max_pairs]
-    console.print(f"{len(raw_pairs):,} pairs read from {len(files)} file(s); {len(pairs):,} after cleaning and "
-                  f"dedup; {len(train_pairs):,} train / {len(dev_pairs):,} dev")
-    if not resuming:
+        run.dev_pairs = run.dev_pairs[: config.train.dev_max_pairs]
+    run.report("info", text=f"{len(raw_pairs):,} pairs read from {len(run.files)} file(s); {len(run.pairs):,} after "
+                            f"cleaning and dedup; {len(run.train_pairs):,} train / {len(run.dev_pairs):,} dev")
+
+
+# ---- tokenizer -----------------------------------------------------------------------------------
+def build_tokenizers(run: TrainingRun) -> TokenizerPair:
+    """The run's tokenizer(s): trained on its train pairs, reused (--tokenizer, --init-from) or, resuming, the
+    run's own; a new run's folder gets them, its vocabulary sizes in the config and run.json. Writes dev.tsv."""
+    config, out = run.config, run.out
+    if run.resuming:
+        run.tokenizers = TokenizerPair.load(out / "tokenizer")
+    else:
         started = time.monotonic()
-        if tokenizer_dir is not None:
-            tokenizers = TokenizerPair.load(Path(tokenizer_dir))
-            config.tokenizer.kind, config.tokenizer.shared = tokenizers.source.kind, tokenizers.shared
-            config.tokenizer.vocab_size = tokenizers.source.vocab_size
-        elif initial is not None and not transplanting:
-            tokenizers = initial.tokenizers
+        if run.tokenizer_dir is not None:
+            run.tokenizers = TokenizerPair.load(run.tokenizer_dir)
+            config.tokenizer.kind, config.tokenizer.shared = run.tokenizers.source.kind, run.tokenizers.shared
+            config.tokenizer.vocab_size = run.tokenizers.source.vocab_size
+        elif run.initial is not None and not run.transplanting:
+            run.tokenizers = run.initial.tokenizers
         else:
-            tokenizers = _tokenizers_for(config, train_pairs)
-        reused = tokenizer_dir is not None or (initial is not None and not transplanting)
-        console.print(f"{'Reused' if reused else 'Trained'} {config.tokenizer.kind} tokenizer(s): "
-                      f"vocabulary {tokenizers.source.vocab_size:,}"
-                      f"{'' if tokenizers.shared else f' / {tokenizers.target.vocab_size:,}'} "
-                      f"in {time.monotonic() - started:.1f}s")
+            run.tokenizers = _tokenizers_for(config, run.train_pairs)
+        tokenizers = run.tokenizers
+        reused = run.tokenizer_dir is not None or (run.initial is not None and not run.transplanting)
+        run.report("info", text=f"{'Reused' if reused else 'Trained'} {config.tokenizer.kind} tokenizer(s): "
+                                f"vocabulary {tokenizers.source.vocab_size:,}"
+                                f"{'' if tokenizers.shared else f' / {tokenizers.target.vocab_size:,}'} "
+                                f"in {time.monotonic() - started:.1f}s")
         m = config.model
         m.src_vocab_size, m.tgt_vocab_size = tokenizers.source.vocab_size, tokenizers.target.vocab_size
         m.pad_id, m.bos_id, m.eos_id = tokenizers.target.pad_id, tokenizers.target.bos_id, tokenizers.target.eos_id
         if m.share_embeddings and not tokenizers.shared:
             m.share_embeddings = False
-        config.task.sources = [Path(f).name for f in files]
+        config.task.sources = [Path(f).name for f in run.files]
         out.mkdir(parents=True, exist_ok=True)
         tokenizers.save(out / "tokenizer")
-        started_from = {"initialized_from": str(initial.path), "embeddings_reindexed": transplanting} if initial else {}
-        (out / "run.json").write_text(json.dumps({"config": config.to_dict(), "data_files": [str(Path(f).resolve()) for f in files],
+        started_from = ({"initialized_from": str(run.initial.path), "embeddings_reindexed": run.transplanting}
+                        if run.initial else {})
+        (out / "run.json").write_text(json.dumps({"config": config.to_dict(),
+                                                  "data_files": [str(Path(f).resolve()) for f in run.files],
                                                   **started_from},
                                                  indent=2, ensure_ascii=False) + "\n")
-    (out / "dev.tsv").write_text("".join(f"{p.source}\t{p.target}\n" for p in dev_pairs), encoding="utf-8")
+    (out / "dev.tsv").write_text("".join(f"{p.source}\t{p.target}\n" for p in run.dev_pairs), encoding="utf-8")
+    return run.tokenizers
 
-    m, t = config.model, config.train
-    max_ratio = 3.0 if task == "translator" else None
+
+# ---- batches -------------------------------------------------------------------------------------
+def make_batches(run: TrainingRun) -> None:
+    """The run's pairs as ids that fit the model's length limits, in length-bucketed batches (subword-sampled
+    anew each epoch with train.subword_alpha; weighted per source with train.source_weights)."""
+    m, t = run.config.model, run.config.train
+    max_ratio = task_named(run.task).max_length_ratio
     try:
-        source_weights = parse_source_weights(t.source_weights)
-        check_source_weights(source_weights, {source_name(p.origin) for p in pairs}, set(KOEN_SOURCES))
+        run.source_weights = parse_source_weights(t.source_weights)
+        check_source_weights(run.source_weights, {source_name(p.origin) for p in run.pairs}, set(KOEN_SOURCES))
     except ValueError as error:
         raise StudioError(f"train.source_weights: {error}") from None
-    train_examples = encode_pairs(train_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio,
-                                  source_weights)
-    dev_examples = encode_pairs(dev_pairs, tokenizers, m.max_source_len, m.max_target_len, max_ratio)
-    console.print(f"{len(train_examples):,} train / {len(dev_examples):,} dev examples fit the length limits "
-                  f"({m.max_source_len}/{m.max_target_len} tokens)")
+    run.train_examples = encode_pairs(run.train_pairs, run.tokenizers, m.max_source_len, m.max_target_len,
+                                      max_ratio, run.source_weights)
+    run.dev_examples = encode_pairs(run.dev_pairs, run.tokenizers, m.max_source_len, m.max_target_len, max_ratio)
+    run.report("info", text=f"{len(run.train_examples):,} train / {len(run.dev_examples):,} dev examples fit the "
+                            f"length limits ({m.max_source_len}/{m.max_target_len} tokens)")
     batch_tokens = t.batch_tokens
     batch_args = dict(batch_size=t.batch_size, bucket_width=t.bucket_width,
                       max_len=max(m.max_source_len, m.max_target_len), bos_id=m.bos_id, eos_id=m.eos_id,
                       pad_id=m.pad_id, batch_tokens=batch_tokens, seed=t.seed)
     if t.subword_alpha:
-        train_batches = SampledBatches(train_pairs, tokenizers, t.subword_alpha, dict(
+        run.train_batches = SampledBatches(run.train_pairs, run.tokenizers, t.subword_alpha, dict(
             max_source_len=m.max_source_len, max_target_len=m.max_target_len, max_ratio=max_ratio,
-            source_weights=source_weights), batch_args, examples=train_examples)
+            source_weights=run.source_weights), batch_args, examples=run.train_examples)
     else:
-        train_batches = BucketedBatches(train_examples, **batch_args)
-    dev_batches = (BucketedBatches(dev_examples, t.batch_size, t.bucket_width, max(m.max_source_len, m.max_target_len),
-                                   m.bos_id, m.eos_id, m.pad_id, batch_tokens=batch_tokens, seed=t.seed)
-                   if dev_examples else None)
-    prompts = list(task_named(task).prompts)
-    holder = {}
+        run.train_batches = BucketedBatches(run.train_examples, **batch_args)
+    run.dev_batches = (BucketedBatches(run.dev_examples, t.batch_size, t.bucket_width,
+                                       max(m.max_source_len, m.max_target_len), m.bos_id, m.eos_id, m.pad_id,
+                                       batch_tokens=batch_tokens, seed=t.seed)
+                       if run.dev_examples else None)
 
-    def generator_for(trainer):
-        if "generator" not in holder:
-            from studio.runtimes.tf_runtime import TFCachedRuntime
-            from studio.text.preprocess import Preprocessor
 
-            holder["generator"] = TextGenerator(Preprocessor(config, tokenizers), TFCachedRuntime(trainer.model))
-        return holder["generator"]
+# ---- training ------------------------------------------------------------------------------------
+def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: float = 10.0):
+    """Train (from scratch, from --init-from's weights, or on from the last checkpoint) until the epochs, the
+    step or time budget, early stopping or a signal end it. After each epoch the task's first prompts are
+    decoded (a "samples" event) and, when dev improved, best.npz and the bundle are written. Returns the
+    Trainer's state (studio.train.checkpoints.TrainState)."""
+    from studio.train.trainer import Trainer  # TensorFlow: loaded when training starts, not on import
+
+    config, out = run.config, run.out
+    prompts = list(task_named(run.task).prompts)
 
     def on_epoch_end(trainer, record):
-        samples = sample_outputs(generator_for(trainer), prompts[:4])
-        for prompt, reply in samples.items():
-            console.print(f"  {prompt} -> {reply}", highlight=False)
+        samples = sample_outputs(run.generator(), prompts[:4])
+        run.report("samples", step=trainer.state.step, epoch=record["epoch"], samples=samples)
         record["samples"] = samples
         if record.get("improved") or trainer.dev_batches is None:
             save_npz(out / "best.npz", variables_to_arrays(trainer.model.weights))
-            save_bundle(out, config, tokenizers, trainer.model, model_card=model_card(config, {}, files))
+            save_bundle(out, config, run.tokenizers, trainer.model, model_card=model_card(config, {}, run.files))
 
-    trainer = Trainer(config, train_batches, dev_batches, out, console, on_epoch_end, checkpoint_minutes)
-    console.print(f"Model: {trainer.model.parameter_count():,} parameters; {len(train_batches)} batches per epoch")
-    if resuming:
+    trainer = run.trainer = Trainer(config, run.train_batches, run.dev_batches, out, None, on_epoch_end,
+                                    checkpoint_minutes, progress=run.progress)
+    run.report("info", text=f"Model: {trainer.model.parameter_count():,} parameters; {len(run.train_batches)} "
+                            "batches per epoch")
+    if run.resuming:
         trainer.resume()
-    elif initial is not None:
-        from studio.weights import assign_arrays
-
-        if transplanting:
-            from studio.train.transplant import transplant
-
-            arrays, report = transplant(initial, tokenizers, config.train.seed)
+    elif run.initial is not None:
+        if run.transplanting:
+            arrays, report = transplant(run.initial, run.tokenizers, config.train.seed)
             assign_arrays(trainer.model.weights, arrays)
-            console.print(f"Starting from the weights of {initial.path}, embeddings re-indexed for the new "
-                          f"tokenizer: {report}")
+            run.report("info", text=f"Starting from the weights of {run.initial.path}, embeddings re-indexed for "
+                                    f"the new tokenizer: {report}")
         else:
-            assign_arrays(trainer.model.weights, initial.weights)
-            console.print(f"Starting from the weights of {initial.path}")
-    if t.select_by not in ("dev_loss", "dev_token_accuracy"):
-        raise StudioError(f"train.select_by must be dev_loss or dev_token_accuracy, not {t.select_by!r}")
-    state = trainer.fit(max_steps=max_steps)
+            assign_arrays(trainer.model.weights, run.initial.weights)
+            run.report("info", text=f"Starting from the weights of {run.initial.path}")
+    if config.train.select_by not in ("dev_loss", "dev_token_accuracy"):
+        raise StudioError(f"train.select_by must be dev_loss or dev_token_accuracy, not {config.train.select_by!r}")
+    return trainer.fit(max_steps=max_steps)
 
-    # The shipped weights: whichever of the current weights, the best epoch on dev loss, and the mean of
-    # the last checkpoints scores best on dev by `train.select_by` (averaging usually wins: it smooths the
-    # last updates' noise; the current weights can win when a time budget stopped training mid-epoch).
-    from studio.weights import assign_arrays
 
+def select_weights(run: TrainingRun) -> str:
+    """Leave the trainer's model with the weights to ship and say which they are.
+
+    Whichever of the current weights, the best epoch on dev, and the mean of the last checkpoints scores best on
+    dev by `train.select_by` (averaging usually wins: it smooths the last updates' noise; the current weights can
+    win when a time budget stopped training mid-epoch)."""
+    trainer, t = run.trainer, run.config.train
     candidates = {"last weights": {w.path: w.numpy() for w in trainer.model.weights}}
-    if (out / "best.npz").is_file():
-        candidates["best epoch"] = load_npz(out / "best.npz")
+    if (run.out / "best.npz").is_file():
+        candidates["best epoch"] = load_npz(run.out / "best.npz")
     count = min(t.average_last, len(trainer.checkpoints.all()))
     if t.average_last > 1 and count >= 2:
         candidates[f"average of the last {count} checkpoints"] = trainer.checkpoints.average_weights(count)
@@ -418,27 +387,51 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
         assign_arrays(trainer.model.weights, candidates[chosen])
         chosen += (f" ({t.select_by.replace('_', ' ')} "
                    + ", ".join(f"{name} {score:.4f}" for name, score in scores.items()) + ")")
-    metrics = {"task": task, "weights": chosen, "parameters": trainer.model.parameter_count(),
-               **{key: value for key, value in json.loads((out / "run.json").read_text()).items()
+    return chosen
+
+
+def write_bundle(run: TrainingRun, state, chosen: str) -> dict:
+    """The finished run's bundle: the shipped weights (`chosen`), metrics.json (dev figures, greedy dev chrF,
+    sample outputs, the history of its epochs) and MODEL_CARD.md. Returns the metrics."""
+    trainer, config, t = run.trainer, run.config, run.config.train
+    metrics = {"task": run.task, "weights": chosen, "parameters": trainer.model.parameter_count(),
+               **{key: value for key, value in json.loads((run.out / "run.json").read_text()).items()
                   if key in ("initialized_from", "embeddings_reindexed")},
                "text_pipeline": config.task.text_pipeline, "source_weights": t.source_weights,
                "subword_alpha": t.subword_alpha,
                "epochs_trained": state.epoch, "steps": state.step,
                "train_seconds": round(state.train_seconds, 1), "train_target_tokens": state.target_tokens,
                "train_target_tokens_per_second": round(state.target_tokens / max(state.train_seconds, 1e-9), 1),
-               "train_pairs": len(train_examples), "dev_pairs": len(dev_examples), "data_files": config.task.sources,
-               "curve": state.curve}
+               "train_pairs": len(run.train_examples), "dev_pairs": len(run.dev_examples),
+               "data_files": config.task.sources, "curve": state.curve}
     metrics.update(trainer.evaluate())
-    generator = generator_for(trainer)
-    if dev_examples:
+    generator = run.generator()
+    if run.dev_examples:
         started = time.monotonic()
-        metrics["dev_chrf"], metrics["chrf_signature"] = chrf_on(generator, dev_pairs)
+        metrics["dev_chrf"], metrics["chrf_signature"] = chrf_on(generator, run.dev_pairs)
         metrics["dev_chrf_seconds"] = round(time.monotonic() - started, 1)
-    metrics["samples"] = sample_outputs(generator, prompts)
+    metrics["samples"] = sample_outputs(generator, list(task_named(run.task).prompts))
     metrics["history"] = state.history
-    save_bundle(out, config, tokenizers, trainer.model, metrics, model_card(config, metrics, files))
-    console.print(f"Bundle written to {out} ({chosen}).")
+    save_bundle(run.out, config, run.tokenizers, trainer.model, metrics, model_card(config, metrics, run.files))
+    run.report("info", text=f"Bundle written to {run.out} ({chosen}).")
     return metrics
+
+
+def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, sources: str | None = None,
+               data_files=None, overrides: dict | None = None, max_steps: int | None = None,
+               console: Console | None = None, checkpoint_minutes: float = 10.0, preset: str | None = None,
+               init_from: str | Path | None = None, tokenizer_dir: str | Path | None = None,
+               progress: Listener | None = None) -> dict:
+    """A whole training run, its progress shown on `console` unless a `progress` listener is given; returns
+    the bundle's metrics."""
+    progress = progress or ConsoleProgress(console or Console(stderr=True))
+    run = prepare_run(task, out, resume=resume, overrides=overrides, preset=preset, init_from=init_from,
+                      tokenizer_dir=tokenizer_dir, data_dir=data_dir, sources=sources, data_files=data_files,
+                      progress=progress)
+    build_tokenizers(run)
+    make_batches(run)
+    state = fit(run, max_steps, checkpoint_minutes)
+    return write_bundle(run, state, select_weights(run))
 
 
 def config_from_args(overrides: list[str]) -> dict:
@@ -451,4 +444,5 @@ def config_from_args(overrides: list[str]) -> dict:
     return parsed
 
 
-__all__ = ["train_task", "apply_overrides", "config_from_args"]
+__all__ = ["train_task", "TrainingRun", "prepare_run", "read_data", "build_tokenizers", "make_batches", "fit",
+           "select_weights", "write_bundle", "apply_overrides", "config_from_args", "chrf_on"]

@@ -1,28 +1,28 @@
-"""The training loop: XLA-compiled train step over length-bucketed batches, progress bar, TensorBoard,
-dev evaluation and sample outputs every epoch, atomic checkpoints (every epoch and every few minutes),
-resume, early stopping on dev loss, and an optional `tf.distribute` strategy."""
+"""The training loop: XLA-compiled train step over length-bucketed batches, progress events (a progress bar on
+the console: `studio.train.progress`), TensorBoard, dev evaluation every epoch, atomic checkpoints (every epoch
+and every few minutes), resume, early stopping on dev loss, and an optional `tf.distribute` strategy."""
 
 from __future__ import annotations
 
 import math
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import keras
 import numpy as np
 import tensorflow as tf
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from studio.config import BundleConfig
 from studio.data.pipeline import BucketedBatches
 from studio.model import Transformer
 from studio.train.checkpoints import CheckpointStore, TrainState
 from studio.train.loss import masked_sums
+from studio.train.progress import ConsoleProgress, Listener, TrainingEvent
 from studio.train.schedule import make_optimizer
 
 
@@ -47,8 +47,8 @@ class TrainingSignals:
       stopped is not counted as training time (it would eat into --max-minutes and the reported tokens/s).
     """
 
-    def __init__(self, console: Console):
-        self.console = console
+    def __init__(self, progress: Listener):
+        self.progress = progress
         self.stop_signals: list[int] = []
         self._paused = False
         self._previous: dict[int, object] = {}
@@ -66,8 +66,8 @@ class TrainingSignals:
         if self.stop_signals:
             raise KeyboardInterrupt
         self.stop_signals.append(signum)
-        self.console.print(f"{signal.Signals(signum).name}: stopping after this step; a checkpoint is saved and "
-                           "the bundle written (send it again to quit at once).", highlight=False)
+        self.progress(TrainingEvent("signal", text=f"{signal.Signals(signum).name}: stopping after this step; a "
+                                    "checkpoint is saved and the bundle written (send it again to quit at once)."))
 
     def _on_continue(self, signum, frame):
         self._paused = True
@@ -90,12 +90,14 @@ class Trainer:
     def __init__(self, config: BundleConfig, train_batches: BucketedBatches, dev_batches: BucketedBatches | None,
                  out_dir: Path, console: Console | None = None,
                  on_epoch_end: Callable[["Trainer", dict], None] | None = None,
-                 checkpoint_minutes: float = 10.0):
+                 checkpoint_minutes: float = 10.0, progress: Listener | None = None):
+        """`progress` hears what the training does (`TrainingEvent`s); by default it is shown on `console`."""
         self.config = config
         self.train_batches = train_batches
         self.dev_batches = dev_batches
         self.out_dir = Path(out_dir)
         self.console = console or Console(stderr=True)
+        self.progress = progress or ConsoleProgress(self.console)
         self.on_epoch_end = on_epoch_end
         self.checkpoint_seconds = checkpoint_minutes * 60
         if config.train.threads:
@@ -103,7 +105,8 @@ class Trainer:
                 tf.config.threading.set_intra_op_parallelism_threads(config.train.threads)
                 tf.config.threading.set_inter_op_parallelism_threads(min(2, config.train.threads))
             except RuntimeError:  # TensorFlow already started its thread pools in this process
-                self.console.print("[yellow]threads setting ignored: TensorFlow was already initialised[/yellow]")
+                self.progress(TrainingEvent("warning",
+                                            text="threads setting ignored: TensorFlow was already initialised"))
         self.strategy = make_strategy(config.train.strategy)
         keras.utils.set_random_seed(config.train.seed)  # same seed, same initial weights and dropout masks
         with self.strategy.scope():
@@ -170,8 +173,8 @@ class Trainer:
         if self.checkpoints.latest() is None:
             return False
         self.state = self.checkpoints.restore(self.model, self.optimizer)
-        self.console.print(f"Resumed from {self.checkpoints.latest()} (epoch {self.state.epoch + 1}, "
-                           f"batch {self.state.batch_in_epoch}, step {self.state.step})")
+        self._report("info", text=f"Resumed from {self.checkpoints.latest()} (epoch {self.state.epoch + 1}, "
+                                  f"batch {self.state.batch_in_epoch}, step {self.state.step})")
         return True
 
     def save_checkpoint(self) -> Path:
@@ -209,122 +212,140 @@ class Trainer:
 
     # ---- the loop ------------------------------------------------------------------------------
     def fit(self, epochs: int | None = None, max_steps: int | None = None) -> TrainState:
-        with TrainingSignals(self.console) as signals:
+        with TrainingSignals(self.progress) as signals:
             return self._fit(epochs, max_steps, signals)
+
+    def _report(self, kind: str, **fields) -> None:
+        self.progress(TrainingEvent(kind, **fields))
 
     def _fit(self, epochs: int | None, max_steps: int | None, signals: TrainingSignals) -> TrainState:
         epochs = epochs or self.config.train.epochs
         patience = self.config.train.patience
-        writer = tf.summary.create_file_writer(str(self.out_dir / "tensorboard"))
-        steps_per_epoch = len(self.train_batches)
-        interactive = sys.stderr.isatty()
-        last_checkpoint = time.monotonic()
-        last_step_seconds = None
-        stopped_early = False
-        budget = self.config.train.max_minutes * 60
-        eval_every = self.config.train.eval_minutes * 60
-
-        def next_eval_after(seconds: float) -> float:
-            # the next point on the grid of eval_every training seconds: after a resume that skipped several
-            # points, one evaluation, not one per missed point
-            return (math.floor(seconds / eval_every) + 1) * eval_every if eval_every else 0.0
-
-        next_eval = next_eval_after(self.state.train_seconds)
+        pace = _Pace(tf.summary.create_file_writer(str(self.out_dir / "tensorboard")),
+                     budget=self.config.train.max_minutes * 60, eval_every=self.config.train.eval_minutes * 60,
+                     last_checkpoint=time.monotonic())
+        pace.next_eval = pace.next_eval_after(self.state.train_seconds)
 
         stopped_early = bool(patience and self.state.stale_epochs >= patience)  # a finished run, resumed
         while (self.state.epoch < epochs and not stopped_early and not signals.stop_requested
-               and not (budget and self.state.train_seconds >= budget)):
-            epoch = self.state.epoch
-            sums = np.zeros(4)
-            epoch_start, done_before = time.monotonic(), self.state.batch_in_epoch
-            progress = Progress(TextColumn(f"epoch {epoch + 1}/{epochs}"), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[stats]}"), TimeRemainingColumn(),
-                                console=self.console, disable=not interactive, transient=False)
-            interrupted = False  # by max_steps, the time budget or a signal; else the epoch's batches ran out
-            with progress:
-                task = progress.add_task("train", total=steps_per_epoch, completed=done_before, stats="")
-                for index, batch in enumerate(self._batches(self.train_batches, epoch, shuffle=True)):
-                    if index < done_before:
-                        continue  # resumed mid-epoch: these batches were trained before the interruption
-                    step_start = time.monotonic()
-                    result = np.asarray(self._train_step(*batch))
-                    sums += result
-                    step_seconds = time.monotonic() - step_start
-                    if signals.take_pause() and last_step_seconds is not None:
-                        step_seconds = min(step_seconds, last_step_seconds)  # stopped mid-step: count a usual step
-                    last_step_seconds = step_seconds
-                    self.state.train_seconds += step_seconds
-                    self.state.target_tokens += int(result[3])
-                    self.state.step += 1
-                    self.state.batch_in_epoch = index + 1
-                    loss, accuracy = sums[0] / max(sums[3], 1), sums[2] / max(sums[3], 1)
-                    rate = (index + 1 - done_before) / max(time.monotonic() - epoch_start, 1e-9)
-                    stats = f"loss {loss:.3f}  acc {accuracy:.3f}  {rate:.1f} steps/s"
-                    progress.update(task, completed=index + 1, stats=stats)
-                    if not interactive and (index + 1) % 50 == 0:
-                        eta = (steps_per_epoch - index - 1) / max(rate, 1e-9)
-                        self.console.print(f"epoch {epoch + 1} step {index + 1}/{steps_per_epoch}  {stats}  "
-                                           f"eta {eta / 60:.1f} min", highlight=False)
-                    if self.state.step % 20 == 0:
-                        with writer.as_default(step=self.state.step):
-                            tf.summary.scalar("train/loss", loss)
-                            tf.summary.scalar("train/token_accuracy", accuracy)
-                            tf.summary.scalar("train/learning_rate",
-                                              float(self.optimizer.learning_rate.numpy()))
-                    if time.monotonic() - last_checkpoint > self.checkpoint_seconds:
-                        self.save_checkpoint()
-                        last_checkpoint = time.monotonic()
-                    if eval_every and self.state.train_seconds >= next_eval:
-                        point = {"train_seconds": round(self.state.train_seconds, 1), "step": self.state.step,
-                                 "epoch": epoch + (index + 1) / steps_per_epoch, **self.evaluate()}
-                        self.state.curve.append(point)
-                        next_eval = next_eval_after(self.state.train_seconds)
-                        with writer.as_default(step=self.state.step):
-                            if "dev_loss" in point:
-                                tf.summary.scalar("dev/loss", point["dev_loss"])
-                        if not interactive:
-                            self.console.print(f"dev loss {point.get('dev_loss', float('nan')):.3f} after "
-                                               f"{point['train_seconds'] / 60:.1f} training minutes", highlight=False)
-                    if budget and self.state.train_seconds >= budget:
-                        self.console.print(f"Training-time budget of {budget / 60:.0f} minutes reached.")
-                    interrupted = bool((max_steps and self.state.step >= max_steps) or signals.stop_requested
-                                       or (budget and self.state.train_seconds >= budget))
-                    if interrupted:
-                        break
+               and not (pace.budget and self.state.train_seconds >= pace.budget)):
+            sums, epoch_start, interrupted = self._train_epoch(epochs, max_steps, signals, pace)
             # an epoch ends when its batches run out, not at len(): with per-source weights or subword sampling
             # the number of batches changes a little from epoch to epoch, and len() is only its expected value
-            if interrupted:
+            if interrupted:  # by max_steps, the time budget or a signal
                 self.save_checkpoint()
                 break
-
-            record = {"epoch": epoch + 1, "step": self.state.step,
-                      "train_loss": float(sums[0] / max(sums[3], 1)),
-                      "train_token_accuracy": float(sums[2] / max(sums[3], 1)),
-                      "epoch_seconds": round(time.monotonic() - epoch_start, 1)}
-            record.update(self.evaluate())
-            improved = self._improves(record)
-            if "dev_loss" in record:
-                self.state.best_dev_loss = min(self.state.best_dev_loss, record["dev_loss"])
-            record["improved"] = improved
-            with writer.as_default(step=self.state.step):
-                for name, value in record.items():
-                    if name.startswith("dev_") and isinstance(value, float):
-                        tf.summary.scalar(f"dev/{name[4:]}", value)
-            self.state.history.append(record)
-            self.state.epoch += 1
-            self.state.batch_in_epoch = 0
-            self.console.print(
-                f"epoch {record['epoch']}: train loss {record['train_loss']:.3f} acc "
-                f"{record['train_token_accuracy']:.3f}"
-                + (f" | dev loss {record['dev_loss']:.3f} acc {record['dev_token_accuracy']:.3f}"
-                   f"{' (best)' if improved else ''}" if "dev_loss" in record else ""), highlight=False)
-            if self.on_epoch_end:
-                self.on_epoch_end(self, record)
-            self.save_checkpoint()
-            last_checkpoint = time.monotonic()
-            if patience and self.state.stale_epochs >= patience:
-                self.console.print(f"Early stopping: {self.config.train.select_by.replace('_', ' ')} has not "
-                                   f"improved for {patience} epochs.")
-                stopped_early = True
-        writer.flush()
+            stopped_early = self._end_epoch(sums, epoch_start, pace)
+        pace.writer.flush()
         return self.state
+
+    def _train_epoch(self, epochs: int, max_steps: int | None, signals: TrainingSignals,
+                     pace: "_Pace") -> tuple[np.ndarray, float, bool]:
+        """The current epoch's steps (those not trained before a resume): the summed (loss, nll, correct,
+        count) of its steps, when it started, and whether max_steps, the time budget or a signal cut it short."""
+        epoch = self.state.epoch
+        sums = np.zeros(4)
+        steps_per_epoch = len(self.train_batches)
+        epoch_start, done_before = time.monotonic(), self.state.batch_in_epoch
+        self._report("epoch_start", epoch=epoch + 1, epochs=epochs, batch=done_before, batches=steps_per_epoch)
+        try:
+            for index, batch in enumerate(self._batches(self.train_batches, epoch, shuffle=True)):
+                if index < done_before:
+                    continue  # resumed mid-epoch: these batches were trained before the interruption
+                sums += self._timed_step(batch, signals, pace)
+                self.state.batch_in_epoch = index + 1
+                loss, accuracy = sums[0] / max(sums[3], 1), sums[2] / max(sums[3], 1)
+                rate = (index + 1 - done_before) / max(time.monotonic() - epoch_start, 1e-9)
+                self._report("step", step=self.state.step, epoch=epoch + 1, epochs=epochs, batch=index + 1,
+                             batches=steps_per_epoch, losses={"loss": loss, "token_accuracy": accuracy}, rate=rate)
+                self._after_step(pace, epoch, (index + 1) / steps_per_epoch, loss, accuracy)
+                if ((max_steps and self.state.step >= max_steps) or signals.stop_requested
+                        or (pace.budget and self.state.train_seconds >= pace.budget)):
+                    return sums, epoch_start, True
+        finally:
+            self._report("epoch_stop", step=self.state.step, epoch=epoch + 1, epochs=epochs)
+        return sums, epoch_start, False
+
+    def _timed_step(self, batch, signals: TrainingSignals, pace: "_Pace") -> np.ndarray:
+        """One training step, counted in the run's state; its (loss, nll, correct, count) sums."""
+        step_start = time.monotonic()
+        result = np.asarray(self._train_step(*batch))
+        step_seconds = time.monotonic() - step_start
+        if signals.take_pause() and pace.last_step_seconds is not None:
+            step_seconds = min(step_seconds, pace.last_step_seconds)  # stopped mid-step: count a usual step
+        pace.last_step_seconds = step_seconds
+        self.state.train_seconds += step_seconds
+        self.state.target_tokens += int(result[3])
+        self.state.step += 1
+        return result
+
+    def _after_step(self, pace: "_Pace", epoch: int, done: float, loss: float, accuracy: float) -> None:
+        """TensorBoard every 20 steps, a checkpoint every few minutes, a dev evaluation every `eval_minutes`."""
+        if self.state.step % 20 == 0:
+            with pace.writer.as_default(step=self.state.step):
+                tf.summary.scalar("train/loss", loss)
+                tf.summary.scalar("train/token_accuracy", accuracy)
+                tf.summary.scalar("train/learning_rate", float(self.optimizer.learning_rate.numpy()))
+        if time.monotonic() - pace.last_checkpoint > self.checkpoint_seconds:
+            self.save_checkpoint()
+            pace.last_checkpoint = time.monotonic()
+        if pace.eval_every and self.state.train_seconds >= pace.next_eval:
+            point = {"train_seconds": round(self.state.train_seconds, 1), "step": self.state.step,
+                     "epoch": epoch + done, **self.evaluate()}
+            self.state.curve.append(point)
+            pace.next_eval = pace.next_eval_after(self.state.train_seconds)
+            with pace.writer.as_default(step=self.state.step):
+                if "dev_loss" in point:
+                    tf.summary.scalar("dev/loss", point["dev_loss"])
+            self._report("dev", step=self.state.step, epoch=epoch + 1, losses=point,
+                         seconds=point["train_seconds"])
+        if pace.budget and self.state.train_seconds >= pace.budget:
+            self._report("info", text=f"Training-time budget of {pace.budget / 60:.0f} minutes reached.")
+
+    def _end_epoch(self, sums: np.ndarray, epoch_start: float, pace: "_Pace") -> bool:
+        """Evaluate the finished epoch, record it, checkpoint; whether early stopping ends the run."""
+        epoch = self.state.epoch
+        record = {"epoch": epoch + 1, "step": self.state.step,
+                  "train_loss": float(sums[0] / max(sums[3], 1)),
+                  "train_token_accuracy": float(sums[2] / max(sums[3], 1)),
+                  "epoch_seconds": round(time.monotonic() - epoch_start, 1)}
+        record.update(self.evaluate())
+        improved = self._improves(record)
+        if "dev_loss" in record:
+            self.state.best_dev_loss = min(self.state.best_dev_loss, record["dev_loss"])
+        record["improved"] = improved
+        with pace.writer.as_default(step=self.state.step):
+            for name, value in record.items():
+                if name.startswith("dev_") and isinstance(value, float):
+                    tf.summary.scalar(f"dev/{name[4:]}", value)
+        self.state.history.append(record)
+        self.state.epoch += 1
+        self.state.batch_in_epoch = 0
+        self._report("epoch", step=self.state.step, epoch=epoch + 1, losses=record, improved=improved)
+        if self.on_epoch_end:
+            self.on_epoch_end(self, record)
+        self.save_checkpoint()
+        pace.last_checkpoint = time.monotonic()
+        patience = self.config.train.patience
+        if patience and self.state.stale_epochs >= patience:
+            self._report("info", text=f"Early stopping: {self.config.train.select_by.replace('_', ' ')} has not "
+                                      f"improved for {patience} epochs.")
+            return True
+        return False
+
+
+@dataclass
+class _Pace:
+    """What one `fit` keeps between steps: its TensorBoard writer, its time budget, when it evaluates next and
+    when it last checkpointed."""
+    writer: object
+    budget: float  # training seconds (0: none)
+    eval_every: float  # training seconds between dev evaluations (0: only at epochs' ends)
+    last_checkpoint: float
+    next_eval: float = 0.0
+    last_step_seconds: float | None = None
+
+    def next_eval_after(self, seconds: float) -> float:
+        # the next point on the grid of eval_every training seconds: after a resume that skipped several
+        # points, one evaluation, not one per missed point
+        return (math.floor(seconds / self.eval_every) + 1) * self.eval_every if self.eval_every else 0.0

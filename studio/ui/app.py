@@ -5,10 +5,14 @@ text first; `/translate_file` and `/compare` are the file translator and the Com
 
 from __future__ import annotations
 
+import importlib.util
 import threading
+from pathlib import Path
 
 import gradio as gr
+from starlette.staticfiles import StaticFiles
 
+from studio.errors import StudioError
 from studio.exports import DEFAULT_BACKEND
 from studio.ui.chat import ChatTab, chat_api
 from studio.ui.compare import compare_api, compare_tab
@@ -79,10 +83,6 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     if site is not None:
         site = _checked_site(site, auth)
     if mcp:
-        import importlib.util
-
-        from studio.errors import StudioError
-
         if importlib.util.find_spec("mcp") is None:
             raise StudioError("--mcp needs the MCP server package: pip install '.[mcp]' in a checkout, "
                               "or 'transformer-studio[mcp]'")
@@ -111,8 +111,6 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     if share and not app.share_url:  # (Gradio prints the link it made)
         progress("warning: no public link could be created (is the internet reachable?); serving locally only")
     if site is not None:
-        from starlette.staticfiles import StaticFiles
-
         app.app.mount(SITE_PATH, StaticFiles(directory=site, html=True), name="site")
         progress(f"Web page (the models run in the visitor's browser): {app.local_url.rstrip('/')}{SITE_PATH}/")
     if mcp:
@@ -141,10 +139,6 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
 
 def _checked_site(site, auth):
     """The folder of a site `studio web` built, refused with a reason otherwise."""
-    from pathlib import Path
-
-    from studio.errors import StudioError
-
     site = Path(site)
     if not (site / "index.html").is_file() or not (site / "site.json").is_file():
         raise StudioError(f"--site {site}: not a site built by `studio web` (no index.html and site.json); "

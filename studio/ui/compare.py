@@ -6,15 +6,15 @@ from functools import partial
 
 import gradio as gr
 
-from studio.tasks import CHATBOT, TRANSLATOR
-from studio.ui.service import InputError, ModelService, as_notice, user_error
+from studio.tasks import CHATBOT, TASKS, TRANSLATOR
+from studio.ui.service import InputError, ModelService, as_notice, service_for, user_error
 
 COLUMNS = ["backend", "output", "first token ms", "ms/token", "tokens", "total ms", "same as TF"]
 
 
 def compare_all(services: dict[str, ModelService], text: str, task: str):
     """Returns (TF output, summary, rows as COLUMNS, latency figure or None)."""
-    service = services["chatbot" if task == "chatbot" else "translator"]
+    service = service_for(services, task)
     try:
         service.check_text(text)
     except InputError as error:
@@ -88,4 +88,4 @@ def example_for(task: str, current: str) -> str:
     """The input when the Model changes: the other model's example gives way to this one's; typed text stays."""
     if current.strip() and current not in CHATBOT.prompts + TRANSLATOR.prompts:
         return current
-    return CHATBOT.prompts[3] if task == "chatbot" else TRANSLATOR.prompts[0]
+    return TASKS.get(task, TRANSLATOR).example

@@ -6,20 +6,18 @@ import html
 from functools import partial
 
 import gradio as gr
+import numpy as np
 
 from studio.ui.compare import example_for
-from studio.ui.service import InputError, ModelService, as_notice, inform, user_error, warn
+from studio.ui.figures import attention_figure, korean_font_missing, positional_figure, schedule_figure
+from studio.ui.service import InputError, ModelService, as_notice, inform, service_for, user_error, warn
 
 
 def explore(services: dict[str, ModelService], text: str, task: str, layer):
     """Attention maps of the TF model on `text` and its greedy output, plus the model's other figures.
     Returns (summary, encoder, decoder and cross attention, positional encoding, lr schedule, config, the layer
     shown)."""
-    import numpy as np
-
-    from studio.ui.figures import attention_figure, korean_font_missing, positional_figure, schedule_figure
-
-    service = services["chatbot" if task == "chatbot" else "translator"]
+    service = service_for(services, task)
     try:
         service.check_text(text)
         generator = service.generator("tf")

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
+import matplotlib
 import numpy as np
+from matplotlib import font_manager
+from matplotlib.figure import Figure
 
 _KOREAN_FONT = None
 
@@ -19,8 +24,6 @@ def _korean_font() -> str | None:
     """A font with Hangul for tick labels (Noto CJK, Nanum, Malgun, AppleGothic...), if the system has one."""
     global _KOREAN_FONT
     if _KOREAN_FONT is None:
-        from matplotlib import font_manager
-
         _KOREAN_FONT = ""
         found = [path for path in font_manager.findSystemFonts() if any(
             k in path.lower() for k in ("notosanscjk", "noto sans cjk", "nanum", "malgun", "applegothic", "notosanskr"))]
@@ -34,15 +37,10 @@ def _korean_font() -> str | None:
 
 def new_figure(**options):
     """A figure outside pyplot's global registry: a long-running app must not keep every figure it drew."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
     font = _korean_font()
     if font:
         matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
     else:  # said once on the page (korean_font_missing), not once per glyph in the server's log
-        import warnings
-
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
     return Figure(**options)
 
@@ -91,7 +89,7 @@ def positional_figure(table: np.ndarray, shown: int = 50):
 
 
 def schedule_figure(d_model: int, warmup: int, scale: float, trained_steps: int | None = None, steps: int = 200_000):
-    from studio.train.schedule import transformer_lr
+    from studio.train.schedule import transformer_lr  # deferred: that module imports Keras (TensorFlow)
 
     x = np.arange(1, steps + 1, max(1, steps // 2000))
     figure = new_figure(figsize=(9, 3.4))

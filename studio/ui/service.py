@@ -3,13 +3,23 @@ model is unavailable and turns every failure into a message for the user."""
 
 from __future__ import annotations
 
+import functools
 import html
+import shutil
+import time
+import warnings
 from pathlib import Path
+
+import gradio as gr
+from gradio.utils import get_upload_folder
 
 from studio.errors import StudioError
 from studio.exports import BACKENDS
 from studio.generate import DecodeOptions
+from studio.generate.options import SeedError
+from studio.generate.options import decode_options as options_from
 from studio.serving import InputError, Limits, ServedModel, check_text
+from studio.tasks import TRANSLATOR
 
 
 class ModelService:
@@ -56,7 +66,8 @@ class ModelService:
     def decode_one(self, text: str, backend: str, options) -> tuple[str, object, list[str]]:
         """(output, Latency, warnings) for one input, not streamed (in the backend's running batch, with other
         users' requests, when the server batches)."""
-        return list(self.generator(backend).stream(text, options, partial=False))[-1]
+        generation, latency = self.generator(backend).timed(text, options)
+        return generation.text, latency, generation.warnings
 
     def batching(self) -> list[str]:
         """Per backend whose requests are scheduled: how many, and the mean rows per decode step."""
@@ -69,11 +80,14 @@ class ModelService:
         return check_text(self.task, self.limits, text, self.bundle.preprocessor.pipeline if self.bundle else None)
 
 
+def service_for(services: dict[str, ModelService], task) -> ModelService:
+    """The service of the model a tab's Model choice names; any other value (an API client's) the translator's."""
+    return services.get(task) or services[TRANSLATOR.name]
+
+
 def user_error(message) -> Exception:
     """An error for the page and the API. Gradio renders a notice's message as HTML, and messages quote what
     users sent (file names, glossary lines, backends): escaped, they show as text and fetch nothing."""
-    import gradio as gr
-
     return gr.Error(html.escape(str(message), quote=False), print_exception=False)
 
 
@@ -81,10 +95,6 @@ def as_notice(handler, cleared):
     """`handler` for a page's event, its user error (`user_error`) shown as a notice and its outputs set to
     `cleared`, rather than as an error badge on each output beside an earlier result. Only for events that are no
     API endpoint: an API client must get the error."""
-    import functools
-
-    import gradio as gr
-
     @functools.wraps(handler)
     def noticed(*args, **kwargs):
         try:
@@ -97,21 +107,15 @@ def as_notice(handler, cleared):
 
 
 def warn(message) -> None:
-    import gradio as gr
-
     gr.Warning(html.escape(str(message), quote=False))
 
 
 def inform(message) -> None:
-    import gradio as gr
-
     gr.Info(html.escape(str(message), quote=False))
 
 
 def _notify(message: str) -> None:
     """A toast in the browser when called from a request; nothing otherwise (e.g. at start-up)."""
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         inform(message)
@@ -120,29 +124,16 @@ def _notify(message: str) -> None:
 def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalty: float = 1.0,
                    temperature: float = 1.0, top_k: float = 0, top_p: float = 1.0, seed=None,
                    max_new_tokens=None, no_repeat_ngram: float = 0) -> DecodeOptions:
-    """Options from UI/API values (Gradio numbers arrive as floats; the seed as a number, or as the text of the
-    tabs' seed box, empty for a new sample each time)."""
+    """Options from a tab's controls (one parameter per control, by its name) or an API's parameters, through
+    the one adapter (`studio.generate.options.decode_options`); InputError says what is wrong."""
     try:
-        return DecodeOptions(strategy=str(strategy).lower(), beam_size=int(beam_size), length_penalty=float(length_penalty),
-                             temperature=float(temperature), top_k=int(top_k), top_p=float(top_p), seed=_seed(seed),
-                             max_new_tokens=int(max_new_tokens) if max_new_tokens else None,
-                             no_repeat_ngram_size=int(no_repeat_ngram)).validate()
-    except (TypeError, ValueError) as error:
+        return options_from(strategy=strategy, beam_size=beam_size, length_penalty=length_penalty,
+                            temperature=temperature, top_k=top_k, top_p=top_p, seed=seed,
+                            max_new_tokens=max_new_tokens, no_repeat_ngram_size=no_repeat_ngram)
+    except SeedError as error:
+        raise InputError(str(error)) from None
+    except ValueError as error:
         raise InputError(f"Invalid decoding settings: {error}") from None
-
-
-def _seed(value) -> int | None:
-    """The seed box's text, or an API client's number: None when empty (a new sample each time)."""
-    if value is None or isinstance(value, str) and not value.strip():
-        return None
-    try:
-        seed = int(value.strip()) if isinstance(value, str) else int(value)
-    except (TypeError, ValueError):
-        seed = -1
-    if seed < 0:
-        raise InputError(f"The seed must be a whole number, 0 or more, or empty for a new sample each time; "
-                         f"got {str(value)[:20]!r}")
-    return seed
 
 
 __all__ = ["ModelService", "InputError", "Limits", "decode_options"]
@@ -188,8 +179,6 @@ def discard_upload(file) -> None:
 
 def delete_upload(path: Path) -> None:
     """Delete Gradio's copy of an upload; never a file outside Gradio's upload folder."""
-    from gradio.utils import get_upload_folder
-
     try:
         if path.resolve().is_relative_to(Path(get_upload_folder()).resolve()):
             path.unlink(missing_ok=True)
@@ -199,9 +188,6 @@ def delete_upload(path: Path) -> None:
 
 def remove_old_files(directory: Path, max_age_s: float) -> None:
     """Delete what the app wrote into `directory` (downloads it offered) more than `max_age_s` ago."""
-    import shutil
-    import time
-
     for entry in directory.iterdir():
         try:
             old = time.time() - entry.stat().st_mtime > max_age_s

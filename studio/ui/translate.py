@@ -10,8 +10,11 @@ from pathlib import Path
 
 import gradio as gr
 
-from studio.formats import FORMATS
+from studio.errors import DataError
+from studio.formats import FORMATS, FormatLimits, listed, output_name, read_document
 from studio.tasks import TRANSLATOR
+from studio.text.protect import Glossary, describe, protector_for
+from studio.translation import n_best, translate, translate_document
 from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state
 from studio.ui.service import (InputError, ModelService, as_notice, decode_options, discard_upload, inform, read_upload,
                                remove_old_files, user_error, warn, with_warnings)
@@ -39,9 +42,6 @@ def confidence_marks(confidences) -> list[tuple[str, str | None]]:
 def requested_protection(glossary_text: str = "", protect: bool = True):
     """The term protection a request asks for: glossary entries as TSV text, and the automatic protection of
     names, numbers and URLs (None when there is nothing to do). A bad glossary is the user's error to see."""
-    from studio.errors import DataError
-    from studio.text.protect import Glossary, protector_for
-
     try:
         return protector_for(Glossary.parse(glossary_text or "", "glossary"), bool(protect))
     except DataError as error:
@@ -51,9 +51,6 @@ def requested_protection(glossary_text: str = "", protect: bool = True):
 def load_glossary_file(file, glossary_text: str) -> str:
     """The glossary box's text with an uploaded .tsv glossary's entries added (a term in both keeps the
     file's English), so the user sees and can edit what will be applied."""
-    from studio.errors import DataError
-    from studio.text.protect import Glossary
-
     name, data = read_upload(file, MAX_GLOSSARY_BYTES, "a glossary")
     try:
         typed = Glossary.parse(glossary_text or "", "glossary")
@@ -67,47 +64,24 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
                    protector=None) -> tuple[str, str, list, str]:
     """Translate one or more lines; returns (translation, latency summary, confidence marks: with `scores`,
     which costs one more forced pass over the output, and what the glossary/protection did)."""
-    from studio.document import finish_generation, split_sentences, translate_lines, unprotect
-    from studio.text.script import has_hangul
-    from studio.generate.confidence import Confidence
-    from studio.inference import Generation
-    from studio.text.protect import describe
-
     try:
         service.check_text(text)
         options = decode_options(**settings)
         generator = service.generator(backend)
     except InputError as error:
         raise user_error(error) from None
-    lines = text.split("\n")
-    filled = [line for line in lines if line.strip()]
-    report: list = []
-    # one Korean sentence: decode once, with latency (without Korean, translate_lines keeps it and says so)
-    if len(filled) == 1 and has_hangul(filled[0]) and len(split_sentences(filled[0])) == 1:
-        shield = protector.protect(filled[0].strip()) if protector else None
-        source = shield.text if shield else filled[0].strip()
-        output, latency, warnings = (list(generator.stream(source, options, scores=True, partial=False))[-1] if scores
-                                     else service.decode_one(source, backend, options))
-        if shield:
-            [restored] = unprotect(generator, [shield], [Generation(output, [], warnings, latency.confidence)],
-                                   options, report)
-            output, latency.confidence = restored.text, restored.confidence
-        finished = finish_generation(filled[0], Generation(output, [], warnings, latency.confidence))
-        output, latency.confidence = finished.text, finished.confidence
-        outputs, summary = [output if line.strip() else "" for line in lines], latency.summary()
-        confidences = [latency.confidence if line.strip() else Confidence([], 0.0) for line in lines] if scores else []
+    # one Korean sentence is decoded alone, with its latency (in the running batch when the server batches)
+    result = translate(generator, text.split("\n"), options, protector=protector, scores=scores, timed=True)
+    if result.latency is not None:
+        summary = result.latency.summary()
     else:
-        started = time.perf_counter()
-        confidences = [] if scores else None
-        outputs, warnings = translate_lines(generator, lines, options, scores=confidences, protector=protector,
-                                            report=report)
-        sentences = sum(len(split_sentences(line)) for line in filled if has_hangul(line))
-        done = f"{sentences} sentence{'s' * (sentences != 1)}" if sentences else "nothing translated (no Korean)"
-        summary = f"{backend} · {done} · {(time.perf_counter() - started) * 1000:.0f} ms total"
-    for warning in sorted(set(warnings)):
+        done = (f"{result.sentences} sentence{'s' * (result.sentences != 1)}" if result.sentences
+                else "nothing translated (no Korean)")
+        summary = f"{backend} · {done} · {result.seconds * 1000:.0f} ms total"
+    for warning in sorted(set(result.warnings)):
         warn(warning)
-    return ("\n".join(outputs), with_warnings(summary, warnings), confidence_marks(confidences or []),
-            describe(report, protector.glossary if protector else None, text))
+    return (result.text, with_warnings(summary, result.warnings), confidence_marks(result.confidences or []),
+            describe(result.report, protector.glossary if protector else None, text))
 
 
 def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,
@@ -118,11 +92,6 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
     describes). `progress(fraction, desc)` hears "N / M sentences" after each batch; when
     `stop()` turns true the file is written with what was done. The upload is deleted as soon as it is read:
     uploads are read, never executed or kept."""
-    from studio.document import translate_document
-    from studio.text.protect import describe
-    from studio.errors import DataError
-    from studio.formats import FormatLimits, output_name, read_document
-
     if file is None:
         raise user_error("Please choose a file first.")
     limits = FormatLimits(max_bytes=service.limits.max_file_bytes, max_segments=service.limits.max_file_lines)
@@ -140,17 +109,15 @@ def translate_file(service: ModelService, outputs_dir: Path, file, backend: str,
         if progress is not None:
             progress(done / max(total, 1), desc=f"{done:,} / {total:,} sentences")
 
-    report: list = []
     started = time.perf_counter()
-    translated, warnings = translate_document(generator, document, options, on_progress=advance,
-                                              protector=protector, report=report, stop=stop)
+    result = translate_document(generator, document, options, on_progress=advance, protector=protector, stop=stop)
     done = (f"{output_name(name)}: {counted[1]:,} sentence{'s' * (counted[1] != 1)} translated in "
             f"{time.perf_counter() - started:.1f} s ({backend})." if counted[0] == counted[1] and counted[1] else "")
     remove_old_files(outputs_dir, max_age_s=3600)
     out = Path(tempfile.mkdtemp(dir=outputs_dir)) / output_name(name)
-    out.write_bytes(translated)
-    said = describe(report, protector.glossary if protector else None, "\n".join(document.segments))
-    return str(out), said, warnings, done
+    out.write_bytes(result.document)
+    said = describe(result.report, protector.glossary if protector else None, "\n".join(document.segments))
+    return str(out), said, result.warnings, done
 
 
 DEFAULT_DECODING = TRANSLATOR.default_decoding  # the API's defaults too
@@ -192,18 +159,14 @@ def confidence_api(service: ModelService, default_backend: str):
     def translate_scored(text: str, backend: str = default_backend) -> list[dict]:
         """Translate Korean text (one or more lines) to English. Returns, per line: the translation, its
         confidence and each word's (mean log-probability of its pieces; 0 is sure, below -1.6 doubtful)."""
-        from studio.document import translate_lines
-
         try:
             service.check_text(text)
             generator = service.generator(backend)
         except InputError as error:
             raise user_error(error) from None
-        confidences: list = []
-        outputs, _ = translate_lines(generator, text.split("\n"), decode_options(**DEFAULT_DECODING),
-                                     scores=confidences)
+        result = translate(generator, text.split("\n"), decode_options(**DEFAULT_DECODING), scores=True)
         return [{"translation": o, "confidence": round(c.sentence, 4), "words": [[w, round(v, 4)] for w, v in c.words]}
-                for o, c in zip(outputs, confidences)]
+                for o, c in zip(result.lines, result.confidences)]
 
     return translate_scored
 
@@ -216,8 +179,6 @@ def alternatives_api(service: ModelService, default_backend: str):
         """Up to n (1-8) different English translations of Korean text (taken as one input), best first,
         each as [translation, length-normalized log-probability]. Glossary terms ("korean<TAB>english" lines)
         and, with protect, URLs, e-mail addresses, numbers and Latin-script names are kept as in /translate."""
-        from studio.document import translate_alternatives as alternatives
-
         try:
             service.check_text(text)
             generator = service.generator(backend)
@@ -226,8 +187,8 @@ def alternatives_api(service: ModelService, default_backend: str):
                 raise InputError("n must be between 1 and 8")
         except (InputError, ValueError, TypeError) as error:
             raise user_error(error) from None
-        found, _ = alternatives(generator, text, n, protector=requested_protection(glossary, protect))
-        return [[t, round(s, 4)] for t, s in found]
+        found = n_best(generator, text, n, protector=requested_protection(glossary, protect))
+        return [[t, round(s, 4)] for t, s in found.choices]
 
     return translate_alternatives
 
@@ -270,8 +231,8 @@ class TranslateTab:
             self.protect = gr.Checkbox(True, label="Keep URLs, e-mail addresses, numbers with units and Latin-script "
                                                    "names as written", elem_id="translate-protect")
         protection = gr.Markdown(elem_id="translate-glossary-report")
-        with gr.Accordion("Translate a document (.txt, .srt, .md, .html, .docx)", open=False):
-            self.upload = gr.File(label="Korean document: .txt (one paragraph per line), .srt, .md, .html or .docx",
+        with gr.Accordion(f"Translate a document ({listed()})", open=False):
+            self.upload = gr.File(label=f"Korean document: {listed(layout=True, last=' or ')}",
                                   file_types=list(FORMATS), elem_id="translate-file")
             with gr.Row():
                 file_button = gr.Button("Translate file", elem_id="translate-file-button")
@@ -328,22 +289,20 @@ class TranslateTab:
     def offer_alternatives(self, text, backend, glossary, protect, *settings):
         """Up to four different translations of the input (taken as one) from beam search, to pick from; the
         glossary and the protected terms are kept as in the translation."""
-        from studio.document import translate_alternatives
-
         try:
             protector = requested_protection(glossary, protect)
             self.service.check_text(text)
-            found, warnings = translate_alternatives(self.service.generator(backend), text, ALTERNATIVES,
-                                                     decode_options(**self.decoding.named(settings)), protector)
+            found = n_best(self.service.generator(backend), text, ALTERNATIVES,
+                           decode_options(**self.decoding.named(settings)), protector)
         except InputError as error:  # and no list of an earlier input left to pick from
             warn(str(error))
             return gr.Radio(visible=False)
         except gr.Error as error:  # a bad glossary line: a notice, as Translate gives
             gr.Warning(error.message)
             return gr.Radio(visible=False)
-        for warning in warnings:
+        for warning in found.warnings:
             warn(warning)
-        return gr.Radio(choices=[t for t, _ in found if t], value=None, visible=True)
+        return gr.Radio(choices=[t for t, _ in found.choices if t], value=None, visible=True)
 
     # Gradio fills in `request` and `progress` only among the parameters before *values
     def translate_upload(self, request: gr.Request, progress=gr.Progress(), file=None, backend: str = "tf", *values):

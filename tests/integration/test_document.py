@@ -2,7 +2,8 @@ import pytest
 from typer.testing import CliRunner
 
 from studio.cli import app
-from studio.document import finish_sentence, fit_to_length, split_sentences, translate_lines
+from helpers import translate_lines
+from studio.translation import finish_sentence, fit_to_length, split_sentences
 
 
 def translate_cli(bundle, args, **options):

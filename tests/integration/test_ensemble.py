@@ -71,7 +71,7 @@ def test_an_ensemble_bundle_is_served_as_one_model_on_tf_and_tflite(tiny_bundle,
 
 
 def test_an_ensemble_takes_only_models_of_one_architecture_tokenizer_and_split(tiny_bundle, bundle_copy, tmp_path):
-    from studio.bundle import ensemble_bundle
+    from studio.train.ensemble import ensemble_bundle
 
     with pytest.raises(StudioError, match="two bundles or more"):
         ensemble_bundle([tiny_bundle], tmp_path / "one")

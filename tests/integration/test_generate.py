@@ -105,7 +105,8 @@ def test_an_output_caught_in_a_loop_is_decoded_again_without_repeats(tiny_bundle
     import numpy as np
 
     from studio.bundle import load_bundle
-    from studio.inference import RETRIED, TextGenerator
+    from studio.generate.guards import RETRIED
+    from studio.inference import TextGenerator
 
     bundle = load_bundle(tiny_bundle)
 

@@ -19,7 +19,7 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.sse import sse_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from studio.document import finish_sentence  # noqa: E402
+from studio.translation import finish_sentence  # noqa: E402
 from studio.ui.service import Limits, ModelService, decode_options  # noqa: E402
 from studio.tasks import CHATBOT, TRANSLATOR  # noqa: E402
 

@@ -113,7 +113,7 @@ def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(site)
     """The tiny bundle's config, served as a translator's: a paragraph's sentences are decoded one by one (as
     many pieces as Python's plan_lines makes of it), a blank line is kept (the tiny model's words are noise)."""
     from studio.bundle import load_bundle
-    from studio.document import plan_lines
+    from studio.translation import plan_lines
     from studio.text.preprocess import Preprocessor
 
     bundle_dir, _, url = site

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from studio import cli
-from studio.document import translate_alternatives
+from helpers import translate_alternatives
 from studio.inference import Generation
 from studio.text.preprocess import Preprocessor
 from studio.text.protect import Glossary, Protector

@@ -1,7 +1,7 @@
 """What a bundle's MODEL_CARD.md says about where its weights came from."""
 
 from studio.config import translator_preset
-from studio.train.run import model_card
+from studio.train.card import model_card
 
 COMMERCIAL_SAFE = ["koen/train/tatoeba.tsv"]
 

@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from studio.document import finish_sentence, split_sentences, translate_lines
+from helpers import translate_lines
+from studio.translation import finish_sentence, split_sentences
 from studio.errors import DataError
 from studio.generate.confidence import Confidence
 from studio.inference import Generation
@@ -435,7 +436,7 @@ def test_a_long_bracket_is_no_name_and_costs_little():
 
 
 def test_a_word_written_once_instead_of_twice_loses_its_second_score_too():
-    from studio.document import finish_generation
+    from studio.translation import finish_generation
 
     words = [("the", -0.1), ("draft", -0.5), ("draft", -2.0), ("is", -0.2), ("ready", -0.3)]
     finished = finish_generation("초안이 준비됐다.", Generation("the draft draft is ready", [], [], Confidence(words, -0.6)))
@@ -449,7 +450,7 @@ def test_a_word_written_once_instead_of_twice_loses_its_second_score_too():
 def test_lines_without_korean_are_kept_as_written_and_said_once_as_the_reader_sees_them():
     import unicodedata
 
-    from studio.document import translate_document
+    from helpers import translate_document
     from studio.formats import read_document
 
     translator = WordTranslator()
@@ -466,7 +467,7 @@ def test_lines_without_korean_are_kept_as_written_and_said_once_as_the_reader_se
 
 
 def test_alternatives_of_a_text_without_korean_are_the_text_itself():
-    from studio.document import translate_alternatives
+    from helpers import translate_alternatives
 
     translator = WordTranslator()
     assert translate_alternatives(translator, "Hello  there.", 3) == (
@@ -474,7 +475,7 @@ def test_alternatives_of_a_text_without_korean_are_the_text_itself():
 
 
 def test_a_document_names_the_formatting_it_lost_but_not_that_of_phrases_a_stop_left_untranslated():
-    from studio.document import translate_document
+    from helpers import translate_document
     from studio.formats import read_document
 
     document = read_document("a.md", "회의는 **서울**에서 열린다\n".encode())  # "서울" alone stays Korean here

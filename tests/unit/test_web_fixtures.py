@@ -1,4 +1,4 @@
-"""The web page's ports of studio/document.py's sentence handling (web/src/sentences.js) and of term protection
+"""The web page's ports of studio/translation.py's sentence handling (web/src/sentences.js) and of term protection
 (web/src/protect.js, numbers.js, transliteration.js: studio/text/protect.py, numbers.py, transliteration.py and
 document.py's unprotect) are held to Python's answers in generated fixtures (web/test/*-cases.json, checked by
 `npm test`): each file must be what the Python code answers now."""
@@ -15,7 +15,7 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "web" / "scripts"
 
 @pytest.mark.skipif(unicodedata.unidata_version != "14.0.0", reason="the fixtures are Python 3.11's (Unicode 14.0)")
 @pytest.mark.parametrize("script, what", [
-    ("sentences-fixture.py", "studio/document.py's sentence splitting or finishing"),
+    ("sentences-fixture.py", "studio/translation.py's sentence splitting or finishing"),
     ("protect-fixture.py", "term protection (studio/text/protect.py, numbers.py, transliteration.py or document.py's "
                            "unprotect)")])
 def test_the_web_fixtures_are_what_the_python_code_answers(script, what):

@@ -1,5 +1,5 @@
 """Writes web/test/protect-cases.json: Python's answers (studio/text/protect.py, numbers.py, transliteration.py and
-document.py's unprotect) for the cases that web/src/protect.js, numbers.js and transliteration.js must answer alike
+translation.py's _unprotect) for the cases that web/src/protect.js, numbers.js and transliteration.js must answer alike
 (web/test/protect.test.mjs checks it). Rerun it after changing term protection, and port the change:
 
     .venv/bin/python web/scripts/protect-fixture.py
@@ -265,17 +265,15 @@ def protected(p) -> dict:
 
 
 def translate(text, kind, glossary, auto) -> dict:
-    from studio.document import translate_lines
+    from studio.translation import translate as translated
 
-    report = []
-    outputs, _ = translate_lines(WordTranslator(kind), text.split("\n"), protector=protector(glossary, auto),
-                                 report=report)
-    return {"text": text, "translator": kind, "glossary": glossary, "auto": auto, "outputs": outputs,
-            "report": [[span(s), applied] for s, applied in report]}
+    result = translated(WordTranslator(kind), text.split("\n"), protector=protector(glossary, auto))
+    return {"text": text, "translator": kind, "glossary": glossary, "auto": auto, "outputs": result.lines,
+            "report": [[span(s), applied] for s, applied in result.report]}
 
 
 def cases() -> dict:
-    from studio.document import _restored, _second_pass_wins
+    from studio.translation import _restored, _second_pass_wins
     from studio.text.numbers import AMOUNT
     from studio.text.protect import Glossary, Span, describe, language_sample
     from studio.text.script import looks_like

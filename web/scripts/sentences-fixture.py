@@ -1,6 +1,6 @@
-"""Writes web/test/sentences-cases.json: Python's answers (studio/document.py) for the cases that
+"""Writes web/test/sentences-cases.json: Python's answers (studio/translation.py) for the cases that
 web/src/sentences.js must answer alike (web/test/sentences.test.mjs checks it). Rerun it after changing
-split_sentences, fit_to_length, finish_sentence, plan_lines or translate_lines, and port the change:
+split_sentences, fit_to_length, finish_sentence, plan_lines or translate, and port the change:
 
     .venv/bin/python web/scripts/sentences-fixture.py
 
@@ -100,7 +100,7 @@ FINISHES = [
     ("물었다?", "  he asked  "),
 ]
 
-# (text, limit) for plan_lines and translate_lines, with the "words" tokenizer
+# (text, limit) for plan_lines and translate, with the "words" tokenizer
 TEXTS = [
     ("첫 문장이다. 둘째 문장이다.\n\n셋째, 아주 긴 문장이 여기 있다, 넷째 다섯째 여섯째.\n", 4),
     ("\n한 줄이다\n   \n...\nDr. Smith는 왔다. 끝!", 10),
@@ -134,7 +134,7 @@ class FakeTranslator:
 
 
 def cases() -> dict:
-    from studio.document import finish_sentence, fit_to_length, plan_lines, split_sentences, translate_lines
+    from studio.translation import finish_sentence, fit_to_length, plan_lines, split_sentences, translate
 
     return {
         "format": "transformer-studio-web-sentences/1",
@@ -145,8 +145,8 @@ def cases() -> dict:
         "finish_sentence": [{"source": s, "output": o, "finished": finish_sentence(s, o)} for s, o in FINISHES],
         "plan_lines": [{"text": text, "limit": n,
                         "plan": plan_lines(FakeTranslator(n).preprocessor, text.split("\n")),
-                        "translation": "\n".join(translate_lines(FakeTranslator(n), text.split("\n"))[0]),
-                        "warnings": translate_lines(FakeTranslator(n), text.split("\n"))[1]}
+                        "translation": translate(FakeTranslator(n), text.split("\n")).text,
+                        "warnings": translate(FakeTranslator(n), text.split("\n")).warnings}
                        for text, n in TEXTS],
     }
 

@@ -1,4 +1,4 @@
-// Terms the translator must not mangle, a port of studio/text/protect.py (and of the retry in studio/document.py's
+// Terms the translator must not mangle, a port of studio/text/protect.py (and of the retry in studio/translation.py's
 // unprotect): a user's glossary (Korean term -> the English to use) and, with `auto`, URLs, e-mail addresses,
 // numbers with units, decimals and dotted numbers, Korean amounts and prices ("30억 달러" -> "$3 billion":
 // src/numbers.js), ranges ("3~4%" -> "3-4%"), times of day ("오후 2:00" -> "2:00 p.m.", "오후 2시" -> "2 p.m."), emoji
@@ -564,7 +564,7 @@ function named(source) {
   return spans;
 }
 
-// ---- decoding with protection (studio/document.py's unprotect, for one sentence) ----
+// ---- decoding with protection (studio/translation.py's _unprotect, for one sentence) ----
 
 /** (document.py's _restored) {text, applied, dropped} of `output`; the spans `writtenIn` the source as English,
  * not as placeholders, count as applied where their English is in the output. */
@@ -587,7 +587,7 @@ export function secondPassWins(shield, first, second, secondOutput, repeated) {
 }
 
 /**
- * One protected sentence decoded as document.py's unprotect does: `decode(source, pass)` (pass 1, then 2) returns a
+ * One protected sentence decoded as translation.py's _unprotect does: `decode(source, pass)` (pass 1, then 2) returns a
  * promise of the model's output for `source`, or null when it was stopped. The first pass decodes the placeholder
  * text; when it dropped a span or wrote a number twice, a second pass decodes the source with those spans' English
  * written in, kept when secondPassWins. Returns {text, applied, dropped, pass: the pass kept, again: whether a second

@@ -1,4 +1,4 @@
-// Python's str behaviour where JavaScript's differs, one home for the ports of studio/text/ and studio/document.py
+// Python's str behaviour where JavaScript's differs, one home for the ports of studio/text/ and studio/translation.py
 // (normalize.js, numbers.js, protect.js, sentences.js): Python's whitespace (str.isspace(), `\s` in a str regex) is
 // not JS's `\s` (JS lacks U+001C-U+001F and U+0085, has U+FEFF), Python's `\w` is Unicode, and Python's strings
 // count code points.

@@ -1,4 +1,4 @@
-// Translating more than one sentence, as the Python app does (studio/document.py): a text's lines are split into
+// Translating more than one sentence, as the Python app does (studio/translation.py): a text's lines are split into
 // sentences (splitSentences), a sentence too long for the model into pieces (fitToLength); each piece is
 // decoded alone, finished (finishSentence), and the pieces of a line joined by a space (joinPieces).
 // test/sentences.test.mjs holds these to Python's answers (test/sentences-cases.json, written by
@@ -98,7 +98,7 @@ export function planLines(text, countTokens, limit) {
 }
 
 /** What is said about the lines of `text` without Korean that joinPieces keeps as written, or null (document.py's
- * kept_warning, as translate_lines gives it). */
+ * kept_warning, as studio.translation.translate gives it). */
 export function keptWarning(text) {
   const kept = text.split("\n").filter((line) => pyStrip(line) && !KOREAN.test(line));
   if (!kept.length) return null;
@@ -109,7 +109,7 @@ export function keptWarning(text) {
 }
 
 /**
- * The translation of a planned `text` (planLines) as translate_lines joins it: each line's outputs joined by a
+ * The translation of a planned `text` (planLines) as studio.translation.translate joins it: each line's outputs joined by a
  * space (empty ones left out), a line without Korean as written, the lines by "\n". `outputs` are the first
  * outputs.length pieces' (the last may be one being written); until every piece has one, the lines after the last
  * with an output are left out.

@@ -3,24 +3,24 @@
 
 import { DEFAULT_TASK, TASKS } from "./generated/constants.js";
 
-// What only the page says, per task: its send button and its text box's placeholder. `translates`: the text is
-// translated line by line, sentence by sentence, with a glossary and term protection (src/sentences.js,
-// src/protect.js), as the Python app translates for the translator (`studio translate`, the Translate tab);
-// otherwise the input is read whole, as the Chat tab reads it.
+// What only the page says, per task: its send button and its text box's placeholder. (A task that `translates`,
+// studio.tasks.Task.translates, has its text translated line by line, sentence by sentence, with a glossary and
+// term protection, src/sentences.js and src/protect.js, as studio.translation.translate does; otherwise the input
+// is read whole, as the Chat tab reads it.)
 export const PAGE_WORDING = {
   translator: {
-    action: "Translate", translates: true,
+    action: "Translate",
     placeholder: "Korean text to translate into English. Enter translates; Shift+Enter starts a new line.",
   },
   chatbot: {
-    action: "Send", translates: false,
+    action: "Send",
     placeholder: "Write in Korean: the chatbot answers in Korean. Enter sends; Shift+Enter starts a new line.",
   },
 };
 
 /**
  * The task of a bundle's config.json (`task.task`, as studio.tasks.task_named reads it): { name, emptyInput,
- * reads, longInputHint, lengthFollowsSource, decoding, action, placeholder, translates }. Throws on a task
+ * reads, longInputHint, lengthFollowsSource, translates, decoding, action, placeholder }. Throws on a task
  * Python does not know, or one the page has no words for.
  */
 export function taskOf(config) {

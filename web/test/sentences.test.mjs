@@ -1,4 +1,4 @@
-// src/sentences.js answers as studio/document.py does for every case of sentences-cases.json (written by
+// src/sentences.js answers as studio/translation.py does for every case of sentences-cases.json (written by
 // scripts/sentences-fixture.py; rerun it when document.py changes).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

@@ -11,7 +11,7 @@ export const LOOP_REPEATS = 3;
 export const LOOP_MAX_N = 4;
 // studio.generate.guards.RETRY_NO_REPEAT
 export const RETRY_NO_REPEAT = 2;
-// studio.inference.RETRIED
+// studio.generate.guards.RETRIED
 export const RETRIED = "the first output repeated itself in a loop; decoded again with repeated 2-grams banned";
 // studio.text.preprocess.UNREADABLE
 export const UNREADABLE = "the input has no characters this model reads (with the tutorial pipeline: Korean, Latin letters, digits, punctuation; otherwise only invisible characters); the output is a guess from an empty input";
@@ -40,6 +40,7 @@ export const TASKS = {
     "reads": "this chatbot reads Korean",
     "longInputHint": ".",
     "lengthFollowsSource": false,
+    "translates": false,
     "decoding": {
       "strategy": "greedy",
       "temperature": 0.7,
@@ -52,6 +53,7 @@ export const TASKS = {
     "reads": "this model translates Korean to English",
     "longInputHint": " or translate it as a file.",
     "lengthFollowsSource": true,
+    "translates": true,
     "decoding": {
       "strategy": "beam",
       "beamSize": 4,

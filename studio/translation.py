@@ -1,19 +1,24 @@
-"""Translating more than one sentence: paragraphs are split into sentences (and sentences too long for
-the model into chunks that fit), all pieces are decoded in batches, then joined back per input line.
-Empty lines stay empty, so a file keeps its line count and order. `translate_document` does the same for
-the segments of any document format (`studio.formats`) and renders the same format back."""
+"""The one way text is translated: `translate` (lines: the Translate tab, `studio translate`, the API, MCP,
+evaluation), `translate_document` (any document format, `studio.formats`, rendered back) and
+`n_best` (beam search's different translations). Paragraphs are split into sentences (and sentences too long for
+the model into chunks that fit), protected terms pass through placeholders, all pieces are decoded in batches,
+then joined back per input line. Empty lines stay empty, so a file keeps its line count and order."""
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 from collections.abc import Callable, Sequence
-
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from studio.generate import DecodeOptions
 from studio.generate.confidence import Confidence
+from studio.inference import Latency, distinct_outputs
 from studio.text.protect import ANY_PLACEHOLDER, Protected, Protector, Span
 from studio.text.script import has_hangul
+
+log = logging.getLogger(__name__)
 
 # not after a Latin abbreviation or initial ("Dr. Smith", "U.S. Steel", "J. Kim"), nor after a list marker that
 # starts the line ("가. 서론", "1. 개요")
@@ -99,17 +104,17 @@ def fit_to_length(sentence: str, count_tokens: Callable[[str], int], limit: int)
     return [p for piece in pieces for p in fit_to_length(piece, count_tokens, limit)]
 
 
-def unprotect(generator, shielded: Sequence[Protected], results: list, options: DecodeOptions | None = None,
-              report: list | None = None) -> list:
-    """The generations of placeholder sources (`Protector.protect`) with the protected spans put back. A
-    sentence whose placeholders the model dropped, or wrote twice, is decoded once more with those spans'
-    English written into the source; `report` receives (span, applied) for every protected span."""
+def _unprotect(generator, shielded: Sequence[Protected], results: list, options: DecodeOptions | None = None
+               ) -> tuple[list, list[tuple[Span, bool]]]:
+    """The generations of placeholder sources (`Protector.protect`) with the protected spans put back, and
+    (span, applied) for every protected span. A sentence whose placeholders the model dropped, or wrote twice, is
+    decoded once more with those spans' English written into the source."""
     restored = [s.restore(r.text) for s, r in zip(shielded, results)]
     repeated = [s.repeated(r.text) for s, r in zip(shielded, results)]
     again = [i for i, (_, _, lost) in enumerate(restored) if lost or repeated[i]]
     retried = generator.generate([shielded[i].inline(restored[i][2] + repeated[i]) for i in again], options=options,
                                  scores=any(r.confidence is not None for r in results)) if again else []
-    results = list(results)
+    results, report = list(results), []
     for i, result in zip(again, retried):
         second = _restored(shielded[i], result.text, restored[i][2] + repeated[i])
         if _second_pass_wins(shielded[i], restored[i], second, result.text, repeated[i]):
@@ -120,53 +125,63 @@ def unprotect(generator, shielded: Sequence[Protected], results: list, options: 
         if confidence is not None and shield.spans:
             confidence = Confidence([(shield.restore(w)[0], v) for w, v in confidence.words], confidence.sentence)
         results[i] = replace(results[i], text=text, confidence=confidence)
-        if report is not None:
-            report += [(span, True) for span in applied] + [(span, False) for span in lost]
-    return results
+        report += [(span, True) for span in applied] + [(span, False) for span in lost]
+    return results, report
 
 
-def translate_alternatives(generator, text: str, n: int, options: DecodeOptions | None = None,
-                           protector: Protector | None = None, report: list | None = None
-                           ) -> tuple[list[tuple[str, float]], list[str]]:
+@dataclass
+class Alternatives:
+    """Beam search's different translations of one input, best first, each with its length-normalized
+    log-probability; warnings about the input; (span, applied) for the best one's protected spans."""
+    choices: list[tuple[str, float]]
+    warnings: list[str] = field(default_factory=list)
+    report: list[tuple[Span, bool]] = field(default_factory=list)
+
+
+def n_best(generator, text: str, n: int, options: DecodeOptions | None = None,
+           protector: Protector | None = None) -> Alternatives:
     """Beam search's `n` different translations of `text`, taken as one input (its white space as single
-    spaces), best first, each with its length-normalized log-probability; and warnings about the input (mostly
-    not Korean, truncated, several sentences). For `studio translate --alternatives`, the Translate tab's
-    Alternatives and `/translate_alternatives`. With a `protector`, the search runs on the placeholder source
-    and every alternative gets the spans' English back; when the best one dropped a span or wrote one twice,
-    the search runs once more with those spans' English written in, as `unprotect` does, and the set whose best
-    keeps more of them is used. `report` receives (span, applied) for the best. A text without Korean is its only
-    alternative, as written."""
-    from studio.inference import distinct_outputs
-
+    spaces). For `studio translate --alternatives`, the Translate tab's Alternatives and
+    `/translate_alternatives`. With a `protector`, the search runs on the placeholder source and every
+    alternative gets the spans' English back; when the best one dropped a span or wrote one twice, the search
+    runs once more with those spans' English written in, as `_unprotect` does, and the set whose best keeps more
+    of them is used. A text without Korean is its only alternative, as written."""
     text = " ".join(text.split())
     if not text:
-        return [], []
-    if not has_hangul(text):  # kept as written, as translate_lines keeps it
-        return [(text, 0.0)], [kept_warning([text])]
+        return Alternatives([])
+    if not has_hangul(text):  # kept as written, as `translate` keeps it
+        return Alternatives([(text, 0.0)], [kept_warning([text])])
     shield = protector.protect(text) if protector else Protected(text)  # protect() knows the text's own names
-    source = shield.text
-    found = generator.alternatives(source, n, options)
-    restored = [(_restored(shield, t, []), s) for t, s in found]
+    source, restored = _searched(generator, shield, n, options)
+    report = []
     if restored and shield.spans:
-        repeated = shield.repeated(found[0][0])
-        written_in = restored[0][0][2] + repeated
-        if written_in:
-            again = generator.alternatives(shield.inline(written_in), n, options)
-            if again and _second_pass_wins(shield, restored[0][0], _restored(shield, again[0][0], written_in),
-                                           again[0][0], repeated):
-                source = shield.inline(written_in)
-                restored = [(_restored(shield, t, written_in), s) for t, s in again]
-        if report is not None:
-            _, applied, dropped = restored[0][0]
-            report += [(span, True) for span in applied] + [(span, False) for span in dropped]
+        _, applied, dropped = restored[0][0]
+        report = [(span, True) for span in applied] + [(span, False) for span in dropped]
     _, warnings = generator.preprocessor.encode(source)  # the kept pass's input ("truncated …")
     sentences = len(split_sentences(text))
     if sentences > 1:
         warnings.append(f"the alternatives translate the input as one sentence, and it has {sentences}: this model "
                         "translates one sentence at a time best (translate it without alternatives, or ask for one "
                         "sentence's alternatives)")
-    return distinct_outputs([(finish_sentence(text, t), s) for (t, _, _), s in restored], n), warnings
+    choices = distinct_outputs([(finish_sentence(text, t), s) for (t, _, _), s in restored], n)
+    return Alternatives(choices, warnings, report)
 
+
+def _searched(generator, shield: Protected, n: int, options: DecodeOptions | None) -> tuple[str, list]:
+    """(the source searched, [((output, applied, dropped), score)]) for `n_best`: the placeholder
+    source's search, or the second one with the dropped or repeated spans' English written in when it wins."""
+    found = generator.alternatives(shield.text, n, options)
+    restored = [(_restored(shield, t, []), s) for t, s in found]
+    if not (restored and shield.spans):
+        return shield.text, restored
+    repeated = shield.repeated(found[0][0])
+    written_in = restored[0][0][2] + repeated
+    if written_in:
+        again = generator.alternatives(shield.inline(written_in), n, options)
+        if again and _second_pass_wins(shield, restored[0][0], _restored(shield, again[0][0], written_in),
+                                       again[0][0], repeated):
+            return shield.inline(written_in), [(_restored(shield, t, written_in), s) for t, s in again]
+    return shield.text, restored
 
 def _second_pass_wins(shield: Protected, first: tuple, second: tuple, second_output: str, repeated: list[Span]) -> bool:
     """Whether the pass decoded with spans' English written in (`second`, as `_restored` gives it, from the
@@ -202,76 +217,131 @@ def kept_warning(kept: list[str]) -> str:
             f"{len(kept):,} lines without Korean kept as written (the first: {first!r})")
 
 
-def translate_lines(generator, lines: Sequence[str], options: DecodeOptions | None = None, batch_size: int = 32,
-                    on_progress: Callable[[int, int], None] | None = None, scores: list | None = None,
-                    protector: Protector | None = None, report: list | None = None,
-                    stop: Callable[[], bool] | None = None, say_kept: bool = True,
-                    line_warnings: list | None = None) -> tuple[list[str], list[str]]:
-    """Translate each line (one without Korean is kept as written, and a warning says so); returns (outputs
-    aligned with `lines`, warnings). Given a list as `line_warnings`, it receives each line's own warnings (its
-    sentences' decoding warnings), for a caller that names lines. Given a list as `scores`, it
-    receives each line's `Confidence` (its sentences' words together). `on_progress(done, total)` hears the
-    number of sentences (pieces, see `plan_lines`) before the first batch and after each. With a `protector`,
-    glossary terms and protected spans pass through placeholders (see `unprotect`; `report` receives what was
-    applied). When `stop()` turns true, decoding ends after the current batch: the lines done are translated,
-    the others are left as they were (a warning says how far it got)."""
+@dataclass
+class Translation:
+    """What translating some lines gave. `lines`: the English, one per input line (a line without Korean as
+    written; lines a stop left undone as they were). `warnings`: every warning, the input's own (lines kept,
+    a stop) and each sentence's; `line_warnings`: each line's sentences' warnings. `confidences`: with
+    `scores`, each line's words and their scores. `report`: (span, applied) for every protected span.
+    `latency`: the timings of an input of one sentence, decoded alone (with `timed`). `document`: the rendered
+    file, for `translate_document`."""
+    lines: list[str]
+    warnings: list[str] = field(default_factory=list)
+    line_warnings: list[list[str]] = field(default_factory=list)
+    confidences: list[Confidence] | None = None
+    report: list[tuple[Span, bool]] = field(default_factory=list)
+    sentences: int = 0  # the input's sentences with Korean
+    pieces: int = 0  # what was decoded: sentences, split further when too long (see `plan_lines`)
+    planned: int = 0  # what was to be decoded (fewer decoded: stopped)
+    seconds: float = 0.0
+    latency: Latency | None = None
+    document: bytes | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def translate(generator, lines: Sequence[str] | str, options: DecodeOptions | None = None, *,
+              protector: Protector | None = None, scores: bool = False, batch_size: int = 32,
+              on_progress: Callable[[int, int], None] | None = None, stop: Callable[[], bool] | None = None,
+              say_kept: bool = True, timed: bool = False) -> Translation:
+    """The one way text is translated (the Translate tab, `studio translate`, the API, MCP, evaluation, documents):
+    each line split into sentences (and sentences too long for the model into chunks), decoded in batches, the
+    English joined back per line; a line without Korean is kept as written, and a warning says so (unless not
+    `say_kept`). With a `protector`, glossary terms and protected spans pass through placeholders and are put
+    back (a sentence that lost one is decoded again with its English written in). `scores`: each line's
+    confidence too (one more forced pass). `on_progress(done, total)` hears the number of pieces before the first
+    batch and after each. When `stop()` turns true, decoding ends after the current batch. `timed`: an input of
+    one sentence is decoded alone, in the backend's running batch when the server batches, with its latency."""
+    started = time.perf_counter()
+    lines = [lines] if isinstance(lines, str) else list(lines)
     plan = plan_lines(generator.preprocessor, lines)
     flat = [piece for pieces in plan for piece in pieces]
     protector = protector.remembering("\n".join(lines)) if protector else None
-    translated, warnings, confidences, piece_warnings = [], [], [], []
+    decoded = _decode_pieces(generator, flat, options, protector, scores, batch_size, on_progress, stop, timed)
+    result = _per_line(lines, plan, decoded.results, scores)
+    kept = [line for line, pieces in zip(lines, plan) if not pieces and line.strip()]
+    result.warnings = [w for r in decoded.results for w in r.warnings] + decoded.warnings + (
+        [kept_warning(kept)] if kept and say_kept else [])
+    result.report, result.latency = decoded.report, decoded.latency
+    result.sentences = sum(len(split_sentences(line)) for line, pieces in zip(lines, plan) if pieces)
+    result.pieces, result.planned = len(decoded.results), len(flat)
+    result.seconds = time.perf_counter() - started
+    log.debug("%d lines, %d of %d pieces decoded in batches of %d in %.0f ms; %d protected spans", len(lines),
+              result.pieces, result.planned, batch_size, result.seconds * 1000, len(result.report))
+    return result
+
+
+@dataclass
+class _Decoded:
+    results: list  # the finished Generation of each piece decoded, in order
+    warnings: list[str]  # a stop's
+    report: list[tuple[Span, bool]]
+    latency: Latency | None
+
+
+def _decode_pieces(generator, flat: list[str], options, protector, scores: bool, batch_size: int, on_progress,
+                   stop, timed: bool) -> _Decoded:
+    decoded = _Decoded([], [], [], None)
     if on_progress:
         on_progress(0, len(flat))
     for start in range(0, len(flat), batch_size):
         if stop is not None and stop():
-            warnings.append(f"Stopped after {start:,} of {len(flat):,} sentences; the rest is left untranslated.")
+            decoded.warnings.append(f"Stopped after {start:,} of {len(flat):,} sentences; the rest is left "
+                                    "untranslated.")
             break
         batch = flat[start:start + batch_size]
         shielded = [protector.protect(source) for source in batch] if protector else None
-        results = generator.generate([s.text for s in shielded] if shielded else batch, options=options,
-                                     scores=scores is not None)
+        sources = [s.text for s in shielded] if shielded else batch
+        if timed and len(flat) == 1:
+            generation, decoded.latency = generator.timed(sources[0], options, scores=scores)
+            results = [generation]
+        else:
+            results = generator.generate(sources, options=options, scores=scores)
         if shielded:
-            results = unprotect(generator, shielded, results, options, report)
-        for source, result in zip(batch, results):
-            result = finish_generation(source, result)
-            translated.append(result.text)
-            warnings += result.warnings
-            piece_warnings.append(result.warnings)
-            confidences.append(result.confidence)
+            results, report = _unprotect(generator, shielded, results, options)
+            decoded.report += report
+        decoded.results += [finish_generation(source, result) for source, result in zip(batch, results)]
         if on_progress:
             on_progress(start + len(batch), len(flat))
-    outputs, position = [], 0
-    kept = [line for line, pieces in zip(lines, plan) if not pieces and line.strip()]
-    if kept and say_kept:
-        warnings.append(kept_warning(kept))
+    if decoded.latency is not None and decoded.results:  # the words as the text has them
+        decoded.latency.confidence = decoded.results[0].confidence
+    return decoded
+
+
+def _per_line(lines: list[str], plan: list[list[str]], results: list, scores: bool) -> Translation:
+    """The pieces' English joined back per line (a line with a piece left undone stays as it was)."""
+    outputs, line_warnings, confidences, position = [], [], [] if scores else None, 0
     for line, pieces in zip(lines, plan):
-        done = position + len(pieces) <= len(translated)  # else stopped before this line was done
+        chunk = results[position: position + len(pieces)]
+        done = len(chunk) == len(pieces)  # else stopped before this line was done
         if not pieces:
             outputs.append(line if line.strip() else "")
         else:
-            outputs.append(" ".join(t for t in translated[position: position + len(pieces)] if t) if done else line)
-        if line_warnings is not None:
-            line_warnings.append([w for ws in piece_warnings[position: position + len(pieces)] for w in ws])
-        if scores is not None:
-            words = [w for c in confidences[position: position + len(pieces)] for w in c.words] if done else []
-            scores.append(Confidence(words, sum(s for _, s in words) / len(words) if words else 0.0))
+            outputs.append(" ".join(r.text for r in chunk if r.text) if done else line)
+        line_warnings.append([w for r in chunk for w in r.warnings])
+        if scores:
+            words = [w for r in chunk for w in r.confidence.words] if done else []
+            confidences.append(Confidence(words, sum(s for _, s in words) / len(words) if words else 0.0))
         position += len(pieces)
-    return outputs, warnings
+    return Translation(outputs, line_warnings=line_warnings, confidences=confidences)
 
 
 def translate_document(generator, document, options: DecodeOptions | None = None, batch_size: int = 32,
                        on_progress: Callable[[int, int], None] | None = None, protector: Protector | None = None,
-                       report: list | None = None, stop: Callable[[], bool] | None = None) -> tuple[bytes, list[str]]:
-    """A read document (`studio.formats.read_document`) translated, in the same format; and warnings."""
-    outputs, warnings = translate_lines(generator, document.segments, options, batch_size, on_progress,
-                                        protector=protector, report=report, stop=stop, say_kept=False)
+                       stop: Callable[[], bool] | None = None) -> Translation:
+    """A read document (`studio.formats.read_document`) translated: `document` holds the same format's bytes."""
+    result = translate(generator, document.segments, options, batch_size=batch_size, on_progress=on_progress,
+                       protector=protector, stop=stop, say_kept=False)
     stretches = document.stretches or [False] * len(document.segments)
     # its texts without Korean, as the reader sees them (a formatted phrase is part of one; markup tokens are not)
     kept = [" ".join(ANY_PLACEHOLDER.sub(" ", segment).split()) for segment, stretch in zip(document.segments, stretches)
             if not stretch and segment.strip() and not has_hangul(segment)]
-    rendered = document.render(outputs)
+    result.document = document.render(result.lines)
     lost = [unformatted_warning(document.unformatted)] if document.unformatted else []
-    return rendered, list(document.warnings) + ([kept_warning(kept)] if kept else []) + lost + warnings
-
+    result.warnings = list(document.warnings) + ([kept_warning(kept)] if kept else []) + lost + result.warnings
+    return result
 
 def _opening(text: str, most: int = 40) -> str:
     """A text as a note names it: its first `most` characters."""

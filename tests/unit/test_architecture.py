@@ -1,0 +1,101 @@
+"""The dependency rule of docs/architecture.md, read from the code with `ast` (imports inside functions
+included): no import circle among the modules of studio/ and exporters/, and no import from a lower layer to a
+higher one."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Top to bottom; a module may import its own layer's modules (without a circle) and every layer below. The
+# longest matching prefix places a module.
+LAYERS = (
+    ("app", ("studio.cli", "studio.ui", "studio.__main__")),
+    ("jobs", ("studio.serving", "studio.scheduler", "studio.bench", "studio.train.run", "studio.train.accelerated",
+              "studio.train.card", "studio.train.ensemble")),
+    ("translation", ("studio.translation", "studio.evaluate")),
+    ("inference", ("studio.inference",)),
+    ("exporters", ("exporters",)),
+    ("runtimes", ("studio.runtimes", "studio.bundle", "studio.exports")),
+    ("documents", ("studio.formats", "studio.data", "studio.model", "studio.train")),
+    ("text", ("studio.text", "studio.generate", "studio.tasks")),
+    ("base", ("studio.errors", "studio.files", "studio.config", "studio.weights", "studio.quiet_tf", "studio")),
+)
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for top in ("studio", "exporters"):
+        for path in (ROOT / top).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The project modules `name` imports, wherever the import statement is."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    targets = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                stem = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(stem + ([node.module] if node.module else []))
+            targets |= {f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names}
+    return {owner for target in targets if (owner := _owner(target, known)) and owner != name}
+
+
+def _owner(target: str, known) -> str | None:
+    while target and target not in known:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def layer(name: str) -> int:
+    """The layer's depth from the top (0 = app)."""
+    best = max(((len(prefix), depth) for depth, (_, prefixes) in enumerate(LAYERS) for prefix in prefixes
+                if name == prefix or name.startswith(prefix + ".")), default=None)
+    assert best is not None, f"{name} is in no layer of LAYERS: add it where it belongs"
+    return best[1]
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def test_no_module_imports_from_a_layer_above_its_own():
+    upward = [f"{name} ({LAYERS[layer(name)][0]}) -> {target} ({LAYERS[layer(target)][0]})"
+              for name, targets in graph().items() for target in sorted(targets) if layer(target) < layer(name)]
+    assert not upward, "imports that run up the layers:\n" + "\n".join(sorted(upward))
+
+
+def test_no_import_circle():
+    edges, circles = graph(), []
+    state: dict[str, str] = {}
+
+    def visit(node, trail):
+        state[node] = "open"
+        for target in sorted(edges[node]):
+            if state.get(target) == "open":
+                circles.append(" -> ".join(trail[trail.index(target):] + [target]))
+            elif target not in state:
+                visit(target, trail + [target])
+        state[node] = "done"
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [node])
+    assert not circles, "import circles:\n" + "\n".join(circles)
+
+
+def test_the_rule_sees_imports_inside_functions(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from studio.ui.app import build\n", encoding="utf-8")
+    known = {"studio.ui.app": Path("x"), "studio.errors": Path("y")}
+    assert imports("studio.errors", module, known) == {"studio.ui.app"}
