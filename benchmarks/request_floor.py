@@ -52,7 +52,7 @@ def main() -> None:
     from gradio_client import Client
 
     from studio.ui.chat import chat_api
-    from studio.ui.service import Limits, ModelService
+    from studio.ui.common import Limits, AppModel
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=400)
@@ -74,7 +74,7 @@ def main() -> None:
         urllib.request.urlopen(f"{base}/{event}", timeout=30).read()
 
     client = Client(demo.local_url, verbose=False)
-    chat = chat_api(ModelService("chatbot", None, Limits()), "tflite")
+    chat = chat_api(AppModel("chatbot", None, Limits()), "tflite")
     try:
         measure("trivial endpoint, raw HTTP (the server's floor)", raw_http, args.requests)
         measure("trivial endpoint, gradio_client (the load test's client)",

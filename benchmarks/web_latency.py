@@ -102,7 +102,7 @@ def main() -> None:
     from exporters import ensure_exported
     from exporters.web import WEB_DIR, build_site
     from studio.bundle import default_bundle, load_bundle
-    from studio.exports import VARIANTS
+    from studio.variants import VARIANTS
 
     site = Path(tempfile.mkdtemp(prefix="studio-site-"))
     bundles = [load_bundle(default_bundle(name)) for name in ("chatbot", "translator")]

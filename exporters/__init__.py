@@ -1,4 +1,4 @@
-"""Turn a trained bundle into the files of its exported variants (the table is `studio.exports.VARIANTS`):
+"""Turn a trained bundle into the files of its exported variants (the table is `studio.variants.VARIANTS`):
 
     model.tflite / model.float16.tflite / model.int8.tflite   signatures `encode` and `decode_step`
     encode.onnx + decode_step.onnx (and *.int8.onnx)            one ONNX graph per signature
@@ -11,7 +11,7 @@ manifest last: an interrupted export never leaves a file that looks current. Exp
 keeps the manifest entries of the others when they were made from the same weights.
 `ensure_exported` is the one place that builds what is missing or stale, on demand.
 
-Each variant's format (`studio.exports.MODEL_FORMATS`) names its converter: a module of this package with
+Each variant's format (`studio.variants.MODEL_FORMATS`) names its converter: a module of this package with
 `export_variant(job, variant)`, which writes the variant's files into `job.work` (`ExportJob`) and returns the
 details of their manifest entries. This module holds what every format shares: the traced model, the temporary
 folder, the manifest.
@@ -29,19 +29,32 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from exporters.golden import write_golden
+from exporters.verify import verify_exports
+from studio.bundle import load_bundle
 from studio.errors import StudioError
-from studio.exports import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, Variant, export_dir_for,
-                            input_names, read_manifest, resolve, source_hashes, stale_reasons)
 from studio.files import atomic_write_bytes, sha256_of
+from studio.variants import (
+    EXPORT_FORMAT,
+    EXPORTED_BACKENDS,
+    MANIFEST,
+    VARIANTS,
+    Variant,
+    export_dir_for,
+    input_names,
+    read_manifest,
+    resolve,
+    source_hashes,
+    stale_reasons,
+)
 
 GOLDEN = "golden/golden.json"
 
 
 def library_versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
     versions = {}
     for name in ("tensorflow", "keras", "tf2onnx", "onnxruntime", "onnx", "ai-edge-litert", "ctranslate2"):
         try:
@@ -118,11 +131,9 @@ class ExportJob:
 def export_bundle(bundle, out=None, backends=None, verify: bool = True, progress=print,
                   golden: bool = True) -> dict:
     """Export `bundle` (a loaded `studio.bundle.Bundle`, or its folder: `studio export`) for `backends` (names
-    from `studio.exports.VARIANTS`; default: every backend the app serves); returns the manifest.
+    from `studio.variants.VARIANTS`; default: every backend the app serves); returns the manifest.
     `progress(message)` reports each stage. `golden`: also write golden/ (`write_golden_data`) when a .tflite was
     exported."""
-    from studio.bundle import load_bundle
-
     started = time.monotonic()
     chosen = [VARIANTS[name] for name in (backends or EXPORTED_BACKENDS)]
     unknown = [v.name for v in chosen if not v.exported]
@@ -181,8 +192,6 @@ def export_bundle(bundle, out=None, backends=None, verify: bool = True, progress
     _write_manifest(out, manifest)
     if verify and any(v.serves for v in chosen):
         progress("Verifying against TensorFlow...")
-        from exporters.verify import verify_exports
-
         manifest["verification"] = {**verification, **verify_exports(bundle, out, [v.name for v in chosen if v.serves])}
         _write_manifest(out, manifest)
     if golden and any(v.format == "tflite" for v in chosen) and (out / "model.tflite").is_file():
@@ -194,8 +203,6 @@ def export_bundle(bundle, out=None, backends=None, verify: bool = True, progress
 def write_golden_data(bundle, export_dir: Path, progress=print) -> dict:
     """Write golden/ (`exporters.golden`) for the .tflite files in `export_dir` (model.tflite among them) and
     name it in the manifest; returns the manifest."""
-    from exporters.golden import write_golden
-
     progress("Writing golden data for other runtimes (golden/)...")
     path = write_golden(bundle, export_dir)
     manifest = read_manifest(export_dir)
@@ -217,7 +224,9 @@ def _traced(bundle, sources: dict, batch: int | None, progress):
         if key in _TRACED:
             _TRACED.move_to_end(key)
             return _TRACED[key]
-        from studio.runtimes.signatures import DecoderModule
+        from studio.runtimes.signatures import (
+            DecoderModule,  # deferred: it imports TensorFlow
+        )
 
         progress("Tracing encode and decode_step" + (f" at batch {batch}..." if batch else "..."))
         module = DecoderModule(bundle.build_model(), batch)
@@ -270,7 +279,7 @@ def _write_failure(error: BaseException) -> str | None:
     """The reason if `error` is a failed write (disk full, read-only, permission), else None."""
     if isinstance(error, OSError):
         return error.strerror or str(error)
-    import tensorflow as tf
+    import tensorflow as tf  # loaded already: the error came from a TensorFlow export
 
     if isinstance(error, (tf.errors.ResourceExhaustedError, tf.errors.PermissionDeniedError,
                           tf.errors.FailedPreconditionError, tf.errors.UnavailableError)):

@@ -2,7 +2,7 @@
 CTranslate2's speed is measured on the very same model (`studio bench --backends ctranslate2`).
 CTranslate2's own sinusoidal table differs from ours (halves vs. interleaved sin/cos), so our
 positional-encoding table and LayerNorm epsilon are passed explicitly. `export_variant` is the ctranslate2
-format's converter (`studio.exports.MODEL_FORMATS`)."""
+format's converter (`studio.variants.MODEL_FORMATS`)."""
 
 from __future__ import annotations
 

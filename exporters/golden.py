@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.exports import VARIANTS
 from studio.files import atomic_write_bytes
 from studio.generate import Beam, DecodeSpec, TokenByToken, decode, decode_steps
 from studio.generate.strategies import Forced
 from studio.tasks import task_named
 from studio.text.pipelines import PIPELINES, TextPipeline
+from studio.variants import VARIANTS
 
 FOLDER = "golden"
 FORMAT = "transformer-studio-golden/1"

@@ -1,6 +1,6 @@
 """tf.function -> ONNX graph (one per signature) with tf2onnx, plus dynamic int8 quantization.
 tf2onnx's Keras 3 `from_keras` path is broken; converting the traced functions works. `export_variant` is the
-onnx format's converter (`studio.exports.MODEL_FORMATS`)."""
+onnx format's converter (`studio.variants.MODEL_FORMATS`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import os
 import shutil
 from pathlib import Path
 
-from studio.exports import VARIANTS
 from studio.files import sha256_of
+from studio.variants import VARIANTS
 
 OPSET = 17
 SIGNATURES = ("encode", "decode_step", "decode_rows")  # one graph each, in a variant's `files` order

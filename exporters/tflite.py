@@ -1,7 +1,7 @@
 """SavedModel -> one `.tflite` with signatures `encode`, `decode_step` and (graphs of any batch size) `decode_rows`,
 builtin ops only: a mobile app ships the plain LiteRT runtime, not the Flex delegate. The signatures share
 their weights: `decode_rows` adds ~50 KB. `export_variant` is the tflite format's converter
-(`studio.exports.MODEL_FORMATS`)."""
+(`studio.variants.MODEL_FORMATS`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def export_variant(job, variant) -> dict[str, dict]:
 
 
 def convert(saved_model_dir, quantize: str = "none", rows: bool = True) -> bytes:
-    """`quantize`: a TFLite variant's quantization in `studio.exports.VARIANTS` (none, float16, dynamic-int8).
+    """`quantize`: a TFLite variant's quantization in `studio.variants.VARIANTS` (none, float16, dynamic-int8).
     `rows`: include `decode_rows` (the batch-1 graphs of the web page and mobile apps do not)."""
     signatures = ["encode", "decode_step"] + (["decode_rows"] if rows else [])
     converter = tf.lite.TFLiteConverter.from_saved_model(str(saved_model_dir), signature_keys=signatures)

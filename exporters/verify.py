@@ -9,10 +9,17 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.exports import EXPORTED_BACKENDS, VARIANTS
-from studio.generate import DecodeSpec, Forced, TokenByToken, decode, decode_steps, pad_batch
+from studio.generate import (
+    DecodeSpec,
+    Forced,
+    TokenByToken,
+    decode,
+    decode_steps,
+    pad_batch,
+)
 from studio.runtimes.base import steps_rows
 from studio.tasks import task_named
+from studio.variants import EXPORTED_BACKENDS, VARIANTS
 
 
 class _RowsAsStep:

@@ -14,9 +14,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from exporters import ensure_exported, write_golden_data
+from studio.bundle import load_bundle
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes
 from studio.tasks import task_named
+from studio.variants import VARIANTS
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 DEFAULT_VARIANT = "tflite-b1-float16"  # static shapes (LiteRT.js needs them); half the fp32 size
@@ -53,10 +56,6 @@ def ensure_web_packages(progress=print) -> Path:
 
 def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progress=print) -> dict:
     """Write the site for `bundle_paths` (one tab each) into `site`; returns site.json's content."""
-    from exporters import ensure_exported, write_golden_data
-    from studio.bundle import load_bundle
-    from studio.exports import VARIANTS
-
     static = [name for name, v in VARIANTS.items() if v.format == "tflite" and v.batch == 1]
     if variant not in static:
         raise StudioError(f"--variant {variant}: the page needs a .tflite with static shapes; choose one of "

@@ -14,13 +14,13 @@ from pathlib import Path
 from exporters import ensure_exported
 from studio.bundle import default_bundle, load_bundle
 from studio.errors import StudioError
-from studio.exports import stale_reasons, variant
 from studio.inference import TextGenerator
 from studio.quiet_tf import import_tensorflow_quietly
 from studio.runtimes import load_runtime
 from studio.runtimes.base import steps_rows
 from studio.scheduler import Scheduler
 from studio.tasks import task_named
+from studio.variants import stale_reasons, variant
 
 log = logging.getLogger(__name__)
 

@@ -37,6 +37,11 @@ class Task:
     showcase: tuple[str, ...] = ()
     # the input the Compare and Explore tabs show first (one of `prompts`)
     example: str = ""
+    # what its outputs are called in messages
+    outputs_are: str = "outputs"
+    # `studio eval`'s set when none is named: the task's own held-out split (the chatbot's of ChatbotData,
+    # `studio.data.sources.chatbot_dev_pairs`); "" = the named dev and test corpora of `studio data`
+    held_out_set: str = ""
     # what `studio train` reads when given no --data files (`studio.data.sources`, `studio data`): "chatbot_csv"
     # (songys/Chatbot_data's ChatbotData.csv) or "koen_sources" (the Korean-English corpora --sources names)
     training_data: str = "koen_sources"
@@ -87,6 +92,8 @@ CHATBOT = Task(
     reads="this chatbot reads Korean",
     long_input_hint=".",
     example="지칠때 어떡하면 좋을까?",
+    outputs_are="chat replies",
+    held_out_set="chatbot_dev",
     training_data="chatbot_csv",
     reply_fluency=True,
     weakness="A small model trained on ~11k chit-chat pairs: replies are short, generic, and can ignore the question; "
@@ -116,6 +123,7 @@ TRANSLATOR = Task(
     length_follows_source=True,
     translates=True,
     example="오바마는 대통령이다.",
+    outputs_are="translations",
     max_length_ratio=3.0,
     weakness="Domain mismatch: trained mostly on non-news text, so news (the tutorials' park corpus) translates worse "
              "than everyday sentences; names are often garbled, and a small model gets long, dense sentences partly "

@@ -103,7 +103,7 @@ def exported(tiny_bundle, tmp_path_factory):
     from typer.testing import CliRunner
 
     from studio.cli import app
-    from studio.exports import read_manifest
+    from studio.variants import read_manifest
 
     def export(target):
         shutil.copytree(tiny_bundle, target, ignore=BUNDLE_FILES)

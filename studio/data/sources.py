@@ -14,8 +14,12 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from studio.config import chatbot_preset
+from studio.data.pipeline import CURRENT_SPLIT, split_train_dev
+from studio.data.readers import Pair, read_chatbot_csv
 from studio.errors import DataError
 from studio.files import sha256_of
+from studio.text.pipelines import pipeline_for
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,11 +113,6 @@ def chatbot_dev_pairs(data_dir: str | Path | None = None, config=None) -> list:
     """ChatbotData's held-out split as written (raw questions and answers): the pairs a chatbot bundle's
     training left out, by its own `config.train` (split seed, fraction, split key; the chatbot preset's without a
     config). The chatbot's own dev set: `studio eval chatbot` with no --test."""
-    from studio.config import chatbot_preset
-    from studio.data.pipeline import CURRENT_SPLIT, split_train_dev
-    from studio.data.readers import Pair, read_chatbot_csv
-    from studio.text.pipelines import pipeline_for
-
     settings = config.train if config is not None else chatbot_preset().train
     key = settings.dev_split if config is not None else CURRENT_SPLIT
     unique = {}

@@ -1,14 +1,21 @@
 """Backends behind one protocol (`encode`, `step`, `reorder`, `name`), created by variant name for a bundle
-(the variants are listed once, in `studio.exports.VARIANTS`; each names its runtime class through its format,
-`studio.exports.MODEL_FORMATS`)."""
+(the variants are listed once, in `studio.variants.VARIANTS`; each names its runtime class through its format,
+`studio.variants.MODEL_FORMATS`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from studio.errors import BundleError
-from studio.exports import BACKENDS, export_dir_for, resolve, stale_reasons, usable_backends, variant
 from studio.runtimes.base import Runtime
+from studio.variants import (
+    BACKENDS,
+    export_dir_for,
+    resolve,
+    stale_reasons,
+    usable_backends,
+    variant,
+)
 
 
 class ExportError(BundleError):

@@ -3,7 +3,7 @@ strategies live in `studio.generate` and are written once for all backends. The 
 ONNX) also implement `step_rows` and `join`, with which `studio.scheduler` decodes the requests of many users
 together, each row at its own position (continuous batching).
 
-Each runtime class is named by its format's row in `studio.exports.MODEL_FORMATS` (or by a variant's own
+Each runtime class is named by its format's row in `studio.variants.MODEL_FORMATS` (or by a variant's own
 `runtime`) and made by `studio.runtimes.load_runtime` with its classmethod
 `load(bundle, variant, paths, model=None, threads=None)`, `paths` being the variant's exported files in order."""
 

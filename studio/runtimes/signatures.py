@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from studio.exports import input_names
+from studio.variants import input_names
 
 
 class DecoderModule(tf.Module):

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
-from studio.exports import input_names
 from studio.runtimes.graph_state import GraphState, pad_source
 from studio.runtimes.signatures import DecoderModule
+from studio.variants import input_names
 
 
 class TFCachedRuntime:

@@ -13,21 +13,25 @@ import gradio as gr
 from starlette.staticfiles import StaticFiles
 
 from studio.errors import StudioError
-from studio.exports import DEFAULT_BACKEND
 from studio.ui.chat import ChatTab, chat_api
+from studio.ui.common import AppModel, Limits
 from studio.ui.compare import compare_api, compare_tab
 from studio.ui.decoding import remember_settings
 from studio.ui.explore import explore_tab
-from studio.ui.service import Limits, ModelService
 from studio.ui.sessions import keep_sessions_lean
-from studio.ui.translate import (TranslateTab, alternatives_api, confidence_api, remember_glossary,
-                                 translate_api)
-
+from studio.ui.translate import (
+    TranslateTab,
+    alternatives_api,
+    confidence_api,
+    remember_glossary,
+    translate_api,
+)
+from studio.variants import DEFAULT_BACKEND
 
 SITE_PATH = "/site"  # where `studio launch --site DIR` serves the page `studio web DIR` built
 
 
-def build_app(chatbot: ModelService, translator: ModelService, default_backend: str = DEFAULT_BACKEND,
+def build_app(chatbot: AppModel, translator: AppModel, default_backend: str = DEFAULT_BACKEND,
               site: bool = False) -> gr.Blocks:
     services = {"chatbot": chatbot, "translator": translator}
     # Gradio's own copies of uploads and downloads are deleted after an hour
@@ -90,8 +94,8 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
             raise StudioError("--mcp cannot be combined with --auth/--auth-file: Gradio's MCP server does not "
                               "pass the app's password on to the app")
     limits = Limits(max_input_chars)
-    services = [ModelService("chatbot", chatbot_bundle, limits, progress, max_batch),
-                ModelService("translator", translator_bundle, limits, progress, max_batch)]
+    services = [AppModel("chatbot", chatbot_bundle, limits, progress, max_batch),
+                AppModel("translator", translator_bundle, limits, progress, max_batch)]
     for service in services:
         if not service.available:
             progress(f"warning: the {service.task} is unavailable: {service.unavailable.splitlines()[0]}")

@@ -10,9 +10,23 @@ import gradio as gr
 
 from studio.tasks import CHATBOT
 from studio.ui import conversations
-from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state, remember_settings
-from studio.ui.service import (InputError, ModelService, decode_options, inform, read_upload,
-                               remove_old_files, user_error, warn, with_warnings)
+from studio.ui.common import (
+    AppModel,
+    InputError,
+    decode_options,
+    inform,
+    read_upload,
+    remove_old_files,
+    user_error,
+    warn,
+    with_warnings,
+)
+from studio.ui.decoding import (
+    DecodingControls,
+    backend_dropdown,
+    browser_state,
+    remember_settings,
+)
 
 
 def shown(text: str) -> str:
@@ -33,7 +47,7 @@ def typed(content) -> str:
 EMPTY_REPLY = {"role": "assistant", "content": "…"}  # a reply with no words, or not written (cut short)
 
 
-def chat_reply(service: ModelService, message: str, history: list, backend: str, settings: dict):
+def chat_reply(service: AppModel, message: str, history: list, backend: str, settings: dict):
     """Stream a reply into the history; yields (history, message box, latency summary). The box is emptied once,
     when the message is taken: what the user types while the reply is written stays in it."""
     history = list(history or [])
@@ -71,7 +85,7 @@ def undo(history: list):
     return without_last_turn(history), ""
 
 
-def retry_reply(service: ModelService, history: list, backend: str, settings: dict):
+def retry_reply(service: AppModel, history: list, backend: str, settings: dict):
     """Ask the last message again, in place of its reply; yields what `chat_reply` yields."""
     message = next((typed(m["content"]) for m in reversed(history or []) if m["role"] == "user"), None)
     if message is None:
@@ -85,7 +99,7 @@ def retry_reply(service: ModelService, history: list, backend: str, settings: di
 DEFAULTS = CHATBOT.default_decoding  # the API's defaults too
 
 
-def chat_api(service: ModelService, default_backend: str):
+def chat_api(service: AppModel, default_backend: str):
     """The `/chat` endpoint. Its signature is the API's, so the default backend is bound here."""
 
     def chat(text: str, backend: str = default_backend, strategy: str = DEFAULTS["strategy"], beam_size: int = 4,
@@ -179,7 +193,7 @@ class ChatTab:
     """The tab's components, and its events bound to the handlers above. The conversations live in the
     browser (`self.store`, see studio/ui/conversations.py); the server keeps none."""
 
-    def __init__(self, service: ModelService, default_backend: str, app: gr.Blocks):
+    def __init__(self, service: AppModel, default_backend: str, app: gr.Blocks):
         self.service = service
         self.exports_dir = Path(tempfile.mkdtemp(prefix="studio-chats-"))
         if not service.available:

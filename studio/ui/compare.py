@@ -7,12 +7,12 @@ from functools import partial
 import gradio as gr
 
 from studio.tasks import CHATBOT, TASKS, TRANSLATOR
-from studio.ui.service import InputError, ModelService, as_notice, service_for, user_error
+from studio.ui.common import AppModel, InputError, as_notice, service_for, user_error
 
 COLUMNS = ["backend", "output", "first token ms", "ms/token", "tokens", "total ms", "same as TF"]
 
 
-def compare_all(services: dict[str, ModelService], text: str, task: str):
+def compare_all(services: dict[str, AppModel], text: str, task: str):
     """Returns (TF output, summary, rows as COLUMNS, latency figure or None)."""
     service = service_for(services, task)
     try:
@@ -44,18 +44,18 @@ def compare_all(services: dict[str, ModelService], text: str, task: str):
                     "naive TF loop on this input.")
     figure = None
     if bars:
-        from studio.bench.latency import latency_figure
+        from studio.latency.bench import latency_figure
 
         figure = latency_figure(bars, f"{task}: {latency.tokens if outputs else 0} tokens, one run each")
     return reference or "", summary, rows, figure
 
 
-def compare_view(services: dict[str, ModelService], text: str, task: str):
+def compare_view(services: dict[str, AppModel], text: str, task: str):
     """What the tab shows: (summary, rows, figure)."""
     return compare_all(services, text, task)[1:]
 
 
-def compare_api(services: dict[str, ModelService]):
+def compare_api(services: dict[str, AppModel]):
     """The `/compare` endpoint (a closure: its signature is the API's)."""
 
     def compare(text: str, task: str = "chatbot") -> tuple[str, str, list]:
@@ -67,7 +67,7 @@ def compare_api(services: dict[str, ModelService]):
     return compare
 
 
-def compare_tab(services: dict[str, ModelService]) -> None:
+def compare_tab(services: dict[str, AppModel]) -> None:
     gr.Markdown("One input through every backend, greedy decoding. The naive TF loop re-runs the whole "
                 "model for every token (as the tutorials do); the others decode with a key/value cache. Each runs "
                 "the model alone, without the Translate tab's sentence splitting and term protection, so a "

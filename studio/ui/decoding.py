@@ -12,7 +12,7 @@ import math
 
 import gradio as gr
 
-from studio.ui.service import ModelService
+from studio.ui.common import AppModel
 
 STRATEGIES = ["greedy", "beam", "sample"]
 # the settings only sampling reads (beam size and length penalty stay enabled: the Translate tab's Alternatives
@@ -20,7 +20,7 @@ STRATEGIES = ["greedy", "beam", "sample"]
 USED_BY = {"temperature": "sample", "top_k": "sample", "top_p": "sample", "seed": "sample"}
 
 
-def backend_dropdown(service: ModelService, default: str, elem_id: str) -> gr.Dropdown:
+def backend_dropdown(service: AppModel, default: str, elem_id: str) -> gr.Dropdown:
     choices = service.backends() or ["tf"]
     return gr.Dropdown(choices, value=default if default in choices else choices[0], label="Backend",
                        interactive=service.available, elem_id=elem_id)

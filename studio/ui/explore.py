@@ -8,12 +8,25 @@ from functools import partial
 import gradio as gr
 import numpy as np
 
+from studio.ui.common import (
+    AppModel,
+    InputError,
+    as_notice,
+    inform,
+    service_for,
+    user_error,
+    warn,
+)
 from studio.ui.compare import example_for
-from studio.ui.figures import attention_figure, korean_font_missing, positional_figure, schedule_figure
-from studio.ui.service import InputError, ModelService, as_notice, inform, service_for, user_error, warn
+from studio.ui.figures import (
+    attention_figure,
+    korean_font_missing,
+    positional_figure,
+    schedule_figure,
+)
 
 
-def explore(services: dict[str, ModelService], text: str, task: str, layer):
+def explore(services: dict[str, AppModel], text: str, task: str, layer):
     """Attention maps of the TF model on `text` and its greedy output, plus the model's other figures.
     Returns (summary, encoder, decoder and cross attention, positional encoding, lr schedule, config, the layer
     shown)."""
@@ -60,7 +73,7 @@ def explore(services: dict[str, ModelService], text: str, task: str, layer):
     return (summary, *figures, positional_figure(model.positional_table), schedule, shown_config, layer + 1)
 
 
-def explore_tab(services: dict[str, ModelService]) -> None:
+def explore_tab(services: dict[str, AppModel]) -> None:
     gr.Markdown("Look inside the model for an input: attention of every head in the layer you choose (encoder "
                 "self-attention, decoder self-attention, encoder-decoder attention), the positional "
                 "encoding, the learning-rate schedule and the configuration. The output is the model's alone "

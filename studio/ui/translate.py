@@ -15,10 +15,20 @@ from studio.formats import FORMATS, FormatLimits, listed, output_name, read_docu
 from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, describe, protector_for
 from studio.translation import n_best, translate, translate_document
+from studio.ui.common import (
+    AppModel,
+    InputError,
+    as_notice,
+    decode_options,
+    discard_upload,
+    inform,
+    read_upload,
+    remove_old_files,
+    user_error,
+    warn,
+    with_warnings,
+)
 from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state
-from studio.ui.service import (InputError, ModelService, as_notice, decode_options, discard_upload, inform, read_upload,
-                               remove_old_files, user_error, warn, with_warnings)
-
 
 # a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it
 UNSURE, DOUBTFUL = -0.7, -1.6
@@ -60,7 +70,7 @@ def load_glossary_file(file, glossary_text: str) -> str:
     return typed.extended(loaded).as_text()
 
 
-def translate_text(service: ModelService, text: str, backend: str, settings: dict, scores: bool = False,
+def translate_text(service: AppModel, text: str, backend: str, settings: dict, scores: bool = False,
                    protector=None) -> tuple[str, str, list, str]:
     """Translate one or more lines; returns (translation, latency summary, confidence marks: with `scores`,
     which costs one more forced pass over the output, and what the glossary/protection did)."""
@@ -84,7 +94,7 @@ def translate_text(service: ModelService, text: str, backend: str, settings: dic
             describe(result.report, protector.glossary if protector else None, text))
 
 
-def translate_file(service: ModelService, outputs_dir: Path, file, backend: str, settings: dict,
+def translate_file(service: AppModel, outputs_dir: Path, file, backend: str, settings: dict,
                    progress=None, protector=None, stop=None) -> tuple[str, str, list[str], str]:
     """Translate an uploaded document (.txt line by line; .srt, .md, .html, .docx with their structure kept)
     into a new file of the same format under `outputs_dir`; returns its path, what the glossary and
@@ -124,7 +134,7 @@ DEFAULT_DECODING = TRANSLATOR.default_decoding  # the API's defaults too
 MAX_NOTES = 5  # a document's notes shown one by one, the rest counted
 
 
-def translate_api(service: ModelService, default_backend: str):
+def translate_api(service: AppModel, default_backend: str):
     """The `/translate` endpoint. Its signature is the API's, so the default backend is bound here."""
 
     def translate(text: str, backend: str = default_backend, strategy: str = DEFAULT_DECODING["strategy"],
@@ -153,7 +163,7 @@ def translate_api(service: ModelService, default_backend: str):
     return translate
 
 
-def confidence_api(service: ModelService, default_backend: str):
+def confidence_api(service: AppModel, default_backend: str):
     """The `/translate_scored` endpoint: the translation of each line with how sure the model is of it."""
 
     def translate_scored(text: str, backend: str = default_backend) -> list[dict]:
@@ -171,7 +181,7 @@ def confidence_api(service: ModelService, default_backend: str):
     return translate_scored
 
 
-def alternatives_api(service: ModelService, default_backend: str):
+def alternatives_api(service: AppModel, default_backend: str):
     """The `/translate_alternatives` endpoint: n-best translations of one input from beam search."""
 
     def translate_alternatives(text: str, n: int = 4, backend: str = default_backend, glossary: str = "",
@@ -196,7 +206,7 @@ def alternatives_api(service: ModelService, default_backend: str):
 class TranslateTab:
     """The tab's components, and its events bound to the handlers above."""
 
-    def __init__(self, service: ModelService, default_backend: str):
+    def __init__(self, service: AppModel, default_backend: str):
         self.service = service
         self.outputs_dir = Path(tempfile.mkdtemp(prefix="studio-translations-"))
         self.jobs = UploadJobs()

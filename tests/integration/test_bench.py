@@ -4,10 +4,10 @@ import shutil
 import pytest
 
 from exporters.ctranslate2 import convert
-from studio.bench.ctranslate2_model import CTranslate2Model
-from studio.bench.latency import run_benchmark
 from studio.bundle import load_bundle, save_bundle
 from studio.inference import TextGenerator
+from studio.latency.bench import run_benchmark
+from studio.latency.ctranslate2_model import CTranslate2Model
 
 PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?", "우리는 여행을 원해?"]
 

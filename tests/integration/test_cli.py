@@ -1,7 +1,6 @@
 import json
 
 import pytest
-
 from helpers import NO_XLA
 from typer.testing import CliRunner
 
@@ -92,7 +91,7 @@ def test_chat_on_a_missing_export_reports_or_builds_it(exported_copy):
 
 
 def test_export_command_writes_and_verifies_every_served_variant(exported, exported_output):
-    from studio.exports import EXPORTED_BACKENDS, VARIANTS
+    from studio.variants import EXPORTED_BACKENDS, VARIANTS
 
     bundle, manifest = exported  # exported by `studio export BUNDLE` (tests/conftest.py)
     files = {f for name in EXPORTED_BACKENDS for f in VARIANTS[name].files}

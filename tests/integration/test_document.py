@@ -1,8 +1,8 @@
 import pytest
+from helpers import translate_lines
 from typer.testing import CliRunner
 
 from studio.cli import app
-from helpers import translate_lines
 from studio.translation import finish_sentence, fit_to_length, split_sentences
 
 

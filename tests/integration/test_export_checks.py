@@ -13,7 +13,7 @@ from studio.runtimes import ExportError, available_backends
 
 
 def _counting(monkeypatch) -> list[str]:
-    import studio.exports as exports
+    import studio.variants as exports
 
     hashed: list[str] = []
     real = exports.sha256_of

@@ -11,8 +11,8 @@ from exporters.tflite import non_builtin_operators, operators
 from studio.bundle import load_bundle
 from studio.errors import BundleError
 from studio.inference import TextGenerator
-from studio.exports import EXPORTED_BACKENDS, VARIANTS
 from studio.runtimes import ExportError, available_backends, load_runtime
+from studio.variants import EXPORTED_BACKENDS, VARIANTS
 
 PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?", "우리는 여행을 원해?", "엄마는 음악을 싫어해?"]
 

@@ -9,13 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import FAULTS, damage
 
 from studio.bundle import load_bundle
 from studio.errors import BundleError, StudioError
-from studio.exports import VARIANTS
 from studio.runtimes import ExportError, load_runtime
+from studio.variants import VARIANTS
 
 REQUIRED = ["config.json", "weights.npz", "checksums.json", "tokenizer/tokenizer.json", "tokenizer/shared.spm.model"]
 
@@ -126,7 +125,7 @@ def test_a_read_only_output_folder_gives_a_clear_error(exported, read_only_disk)
 def test_bench_on_a_read_only_bundle_builds_its_models_in_the_user_cache(exported, tmp_path, monkeypatch):
     """The tiny bundle's files, copied from `exported` without its exports: the test runs on that fixture's
     worker, where exporting reuses the graphs already traced from these weights."""
-    from studio.bench.latency import run_benchmark
+    from studio.latency.bench import run_benchmark
 
     disk = next(_tmpfs(tmp_path / "installed", "size=8m"))
     shutil.copytree(exported[0], disk / "bundle", ignore=shutil.ignore_patterns("checkpoints", "exports"))

@@ -6,10 +6,9 @@ has a fresh browser context, so an empty localStorage."""
 import json
 
 import pytest
-
 from helpers import SAMPLED, chromium, ui_settings
 
-from studio.ui.service import Limits, ModelService, decode_options
+from studio.ui.common import AppModel, Limits, decode_options
 
 pytestmark = pytest.mark.browser
 
@@ -244,7 +243,7 @@ def test_stats_are_beside_each_reply_never_in_the_copied_or_retried_text(page, s
 
 @pytest.fixture(scope="module")
 def services(exported):
-    return ModelService("chatbot", exported[0], Limits(max_input_chars=200))
+    return AppModel("chatbot", exported[0], Limits(max_input_chars=200))
 
 
 def test_a_number_typed_into_a_slider_box_is_kept_while_typed_and_put_in_range_when_left(page):

@@ -19,9 +19,9 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.sse import sse_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from studio.translation import finish_sentence  # noqa: E402
-from studio.ui.service import Limits, ModelService, decode_options  # noqa: E402
 from studio.tasks import CHATBOT, TRANSLATOR  # noqa: E402
+from studio.translation import finish_sentence  # noqa: E402
+from studio.ui.common import AppModel, Limits, decode_options  # noqa: E402
 
 MESSAGE = "나는 커피를 좋아해?"
 SENTENCE = "너는 영화를 봤어?"
@@ -160,8 +160,8 @@ def test_tools_answer_what_the_model_and_the_http_api_answer(server, bundle):
     sentence, lines, greedy, sampled, with_progress, blank, compare = with_session(url, calls)
 
     limits = Limits()
-    translator = ModelService("translator", bundle, limits).generator("tf")
-    chatbot = ModelService("chatbot", bundle, limits).generator("tf")
+    translator = AppModel("translator", bundle, limits).generator("tf")
+    chatbot = AppModel("chatbot", bundle, limits).generator("tf")
     translation, latency = texts(sentence)
     raw = list(translator.stream(SENTENCE, decode_options(**TRANSLATOR.default_decoding)))[-1][0]
     assert translation == finish_sentence(SENTENCE, raw)  # capitalized, the source's final mark

@@ -9,7 +9,7 @@ import pytest
 from helpers import SAMPLED, chromium, free_port, ui_settings
 
 from studio.ui.app import build_app
-from studio.ui.service import InputError, Limits, ModelService, decode_options
+from studio.ui.common import AppModel, InputError, Limits, decode_options
 
 MESSAGE = "나는 커피를 좋아해?"
 
@@ -22,7 +22,7 @@ def expected_reply(service, backend="tf", **settings):
 def services(exported):
     """Services on the same exported bundle and limits as the session's app (`app_url`)."""
     limits = Limits(max_input_chars=200)
-    return ModelService("chatbot", exported[0], limits), ModelService("translator", exported[0], limits)
+    return AppModel("chatbot", exported[0], limits), AppModel("translator", exported[0], limits)
 
 
 def test_service_rejects_bad_input_with_a_plain_message(services):
@@ -34,7 +34,7 @@ def test_service_rejects_bad_input_with_a_plain_message(services):
 
 
 def test_missing_bundle_makes_the_model_unavailable_not_the_app(tmp_path):
-    service = ModelService("translator", tmp_path / "nowhere", Limits())
+    service = AppModel("translator", tmp_path / "nowhere", Limits())
     assert not service.available and "not found" in service.unavailable
     with pytest.raises(InputError, match="unavailable"):
         service.generator("tf")
@@ -140,7 +140,11 @@ def test_decoding_settings_reach_handlers_by_name_and_the_file_endpoint_keeps_it
 
 
 def test_the_translate_tab_applies_a_typed_and_an_uploaded_glossary(services, tmp_path):
-    from studio.ui.translate import load_glossary_file, requested_protection, translate_text
+    from studio.ui.translate import (
+        load_glossary_file,
+        requested_protection,
+        translate_text,
+    )
 
     upload = tmp_path / "terms.tsv"
     upload.write_text("영화\tthe film\n커피\tcoffee\n", encoding="utf-8")
@@ -309,7 +313,7 @@ def test_auth_protects_the_app_and_its_api(services):
 
 
 def test_an_upload_over_its_limit_or_gone_is_refused_by_name(services, tmp_path):
-    from studio.ui.service import read_upload
+    from studio.ui.common import read_upload
     from studio.ui.translate import translate_file
 
     upload = tmp_path / "terms.tsv"

@@ -13,12 +13,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # longest matching prefix places a module.
 LAYERS = (
     ("app", ("studio.cli", "studio.ui", "studio.__main__")),
-    ("jobs", ("studio.serving", "studio.scheduler", "studio.bench", "studio.train.run", "studio.train.accelerated",
+    ("jobs", ("studio.serving", "studio.scheduler", "studio.latency", "studio.train.run", "studio.train.accelerated",
               "studio.train.card", "studio.train.ensemble")),
     ("translation", ("studio.translation", "studio.evaluate")),
     ("inference", ("studio.inference",)),
     ("exporters", ("exporters",)),
-    ("runtimes", ("studio.runtimes", "studio.bundle", "studio.exports")),
+    ("runtimes", ("studio.runtimes", "studio.bundle", "studio.variants")),
     ("documents", ("studio.formats", "studio.data", "studio.model", "studio.train")),
     ("text", ("studio.text", "studio.generate", "studio.tasks")),
     ("base", ("studio.errors", "studio.files", "studio.config", "studio.weights", "studio.quiet_tf", "studio")),

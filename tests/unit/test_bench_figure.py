@@ -3,7 +3,7 @@ below timing noise on a tiny model): on a log axis such a value must not be draw
 
 
 def test_a_latency_chart_with_an_unmeasured_value_is_saved(tmp_path):
-    from studio.bench.latency import plot
+    from studio.latency.bench import plot
 
     rows = [{"runtime": "tf", "ms_per_token_p50": 1.04, "first_token_ms_p50": 2.2, "total_ms_p50": 5.3},
             {"runtime": "tf-naive", "ms_per_token_p50": 1.06, "first_token_ms_p50": 1.4, "total_ms_p50": 4.6},

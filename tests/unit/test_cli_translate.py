@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from typer.testing import CliRunner
 
-from studio import cli
+from studio.cli import text as cli
 from helpers import translate_alternatives
 from studio.inference import Generation
 from studio.text.preprocess import Preprocessor
@@ -56,7 +56,7 @@ class FakeTranslator:
 @pytest.fixture
 def fake(monkeypatch):
     def install(translator):
-        monkeypatch.setattr(cli, "_load_generator", lambda *args, **kwargs: translator)
+        monkeypatch.setattr(cli, "load_generator", lambda *args, **kwargs: translator)
         return translator
 
     return install
@@ -159,7 +159,7 @@ def test_a_txt_file_keeps_its_line_breaks_bom_and_indentation(fake, tmp_path):
 
 
 def test_empty_and_unsupported_files_are_refused_before_a_model_loads(monkeypatch, tmp_path):
-    monkeypatch.setattr(cli, "_load_generator", lambda *args, **kwargs: pytest.fail("a model was loaded"))
+    monkeypatch.setattr(cli, "load_generator", lambda *args, **kwargs: pytest.fail("a model was loaded"))
     for name, content in (("empty.txt", b""), ("blank.txt", b"  \r\n\n"), ("empty.srt", b"")):
         (tmp_path / name).write_bytes(content)
         result = studio_translate("--file", str(tmp_path / name))
@@ -211,7 +211,7 @@ NAMED_LINES = ["국영 철도 회사인 도이체반(Deutsche Bahn)은 파업했
 
 def test_a_terminal_session_and_alternatives_remember_names_bracketed_on_earlier_lines(fake, monkeypatch, capsys):
     translator = fake(FakeTranslator())
-    monkeypatch.setattr(cli, "_typed_lines", lambda prompt: iter(NAMED_LINES))
+    monkeypatch.setattr(cli, "typed_lines", lambda prompt: iter(NAMED_LINES))
     cli._translate_interactively(translator, None, Protector())
     assert capsys.readouterr().out.splitlines()[-1] == "Deutsche Bahn은 협상했다"
     result = studio_translate("--alternatives", "2", input="\n".join(NAMED_LINES) + "\n")
@@ -219,7 +219,7 @@ def test_a_terminal_session_and_alternatives_remember_names_bracketed_on_earlier
 
 
 def test_options_that_would_lose_work_or_be_ignored_are_refused_before_a_model_loads(monkeypatch, tmp_path):
-    monkeypatch.setattr(cli, "_load_generator", lambda *args, **kwargs: pytest.fail("a model was loaded"))
+    monkeypatch.setattr(cli, "load_generator", lambda *args, **kwargs: pytest.fail("a model was loaded"))
     source = tmp_path / "news.txt"
     source.write_text("안녕하세요.\n", encoding="utf-8")
     korean_name = tmp_path / "보고서.txt"

@@ -5,14 +5,14 @@ from typer.testing import CliRunner
 
 from studio.cli import app
 from studio.errors import StudioError
-from studio.exports import EXPORTED_BACKENDS
+from studio.variants import EXPORTED_BACKENDS
 
 runner = CliRunner()
 
 
 @pytest.fixture
 def export_calls(monkeypatch):
-    import exporters
+    from studio.cli import models
 
     calls = []
 
@@ -20,7 +20,7 @@ def export_calls(monkeypatch):
         calls.append((str(bundle), out and str(out), backends, verify))
         return {"files": {}}
 
-    monkeypatch.setattr(exporters, "export_bundle", fake_export)
+    monkeypatch.setattr(models, "export_bundle", fake_export)  # the name `studio export` calls
     return calls
 
 

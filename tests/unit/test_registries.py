@@ -1,4 +1,4 @@
-"""The two registries: model formats (`studio.exports.MODEL_FORMATS`: each names its converter in `exporters` and
+"""The two registries: model formats (`studio.variants.MODEL_FORMATS`: each names its converter in `exporters` and
 its runtime class in `studio.runtimes`, imported only when used) and document formats (`studio.formats`: one
 record per format, from which the CLI's checks and the help texts are made). Read without importing TensorFlow."""
 
@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from studio.exports import MODEL_FORMATS, VARIANTS, source_hashes
 from studio.formats import DOCUMENT_FORMATS, FORMATS, listed, same_format
+from studio.variants import MODEL_FORMATS, VARIANTS, source_hashes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,14 +45,14 @@ def test_every_format_names_a_converter_and_a_runtime_class_that_exist():
 
 
 def test_the_tables_import_no_converter_runtime_or_reader():
-    code = ("import sys, studio.exports, studio.formats; print(sorted(m for m in sys.modules if m.startswith("
+    code = ("import sys, studio.variants, studio.formats; print(sorted(m for m in sys.modules if m.startswith("
             "('exporters', 'studio.runtimes', 'tensorflow', 'onnxruntime', 'studio.formats.'))))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "['studio.formats.base']"
 
 
 def test_a_loaded_bundle_is_hashed_once_a_folder_each_time(tmp_path, monkeypatch):
-    import studio.exports as exports
+    import studio.variants as exports
 
     for name in ("config.json", "weights.npz"):
         (tmp_path / name).write_bytes(name.encode())
@@ -81,7 +81,7 @@ def test_the_document_formats_make_the_help_texts_and_the_lists():
 
 
 def test_the_cli_checks_go_by_the_document_formats(tmp_path, monkeypatch):
-    from studio import cli
+    from studio.cli import text as cli
     from studio.errors import StudioError
 
     monkeypatch.setattr(sys, "stdout", SimpleNamespace(isatty=lambda: True))

@@ -6,13 +6,13 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
-
 from helpers import translate_lines
-from studio.translation import finish_sentence, split_sentences
+
 from studio.errors import DataError
 from studio.generate.confidence import Confidence
 from studio.inference import Generation
 from studio.text.protect import Glossary, Protector, describe, inside_longer_words
+from studio.translation import finish_sentence, split_sentences
 
 WORDS = {"회의는": "the meeting is", "에서": "at", "열린다": "held", "대표와": "with CEO", "만났다": "met",
          "가격은": "the price is", "무게는": "the weight is"}
@@ -451,6 +451,7 @@ def test_lines_without_korean_are_kept_as_written_and_said_once_as_the_reader_se
     import unicodedata
 
     from helpers import translate_document
+
     from studio.formats import read_document
 
     translator = WordTranslator()
@@ -476,6 +477,7 @@ def test_alternatives_of_a_text_without_korean_are_the_text_itself():
 
 def test_a_document_names_the_formatting_it_lost_but_not_that_of_phrases_a_stop_left_untranslated():
     from helpers import translate_document
+
     from studio.formats import read_document
 
     document = read_document("a.md", "회의는 **서울**에서 열린다\n".encode())  # "서울" alone stays Korean here

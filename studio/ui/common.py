@@ -1,5 +1,6 @@
-"""What the UI calls: one service per task (chatbot, translator) over `studio.serving`, that says when its
-model is unavailable and turns every failure into a message for the user."""
+"""What every tab shares: `AppModel`, the app's handle on one task's model (chatbot, translator) over
+`studio.serving.ServedModel`, which says when the model is unavailable and turns every failure into a message for
+the user; user errors and notices; decoding settings; uploads."""
 
 from __future__ import annotations
 
@@ -14,15 +15,18 @@ import gradio as gr
 from gradio.utils import get_upload_folder
 
 from studio.errors import StudioError
-from studio.exports import BACKENDS
 from studio.generate import DecodeOptions
 from studio.generate.options import SeedError
 from studio.generate.options import decode_options as options_from
 from studio.serving import InputError, Limits, ServedModel, check_text
 from studio.tasks import TRANSLATOR
+from studio.variants import BACKENDS
 
 
-class ModelService:
+class AppModel:
+    """One task's model as the tabs use it: its backends, its generators (exported and warmed up on first use),
+    its input checks, and why it is unavailable when it is."""
+
     def __init__(self, task: str, bundle_path: Path | None, limits: Limits, progress=print, max_batch: int = 1):
         self.task = task
         self.limits = limits
@@ -80,7 +84,7 @@ class ModelService:
         return check_text(self.task, self.limits, text, self.bundle.preprocessor.pipeline if self.bundle else None)
 
 
-def service_for(services: dict[str, ModelService], task) -> ModelService:
+def service_for(services: dict[str, AppModel], task) -> AppModel:
     """The service of the model a tab's Model choice names; any other value (an API client's) the translator's."""
     return services.get(task) or services[TRANSLATOR.name]
 
@@ -136,7 +140,7 @@ def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalt
         raise InputError(f"Invalid decoding settings: {error}") from None
 
 
-__all__ = ["ModelService", "InputError", "Limits", "decode_options"]
+__all__ = ["AppModel", "InputError", "Limits", "decode_options"]
 
 
 def with_warnings(summary: str, warnings) -> str:

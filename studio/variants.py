@@ -69,7 +69,7 @@ MODEL_FORMATS: dict[str, ModelFormat] = {f.name: f for f in (
                 runtime="studio.runtimes.onnx_runtime:ONNXRuntime", description="ONNX Runtime"),
     ModelFormat("ctranslate2", converter="exporters.ctranslate2:export_variant",
                 description="CTranslate2, whose engine decodes whole sequences: `studio bench` runs it "
-                            "(`studio.bench.ctranslate2_model`)"),
+                            "(`studio.latency.ctranslate2_model`)"),
 )}
 
 

@@ -23,8 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.exports import VARIANTS
+from exporters import ensure_exported
+from studio.errors import StudioError
 from studio.generate import DecodeSpec, TokenByToken, decode, decode_steps
+from studio.runtimes import load_runtime
+from studio.tasks import task_named
+from studio.variants import VARIANTS
 
 
 @dataclass
@@ -76,17 +80,11 @@ def timed_ctranslate2_decode(model, source: list[int], steps: int, m: Measuremen
 def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int = 5, threads: int = 2,
                   prompts: list[str] | None = None, progress: Callable[[str], None] = print) -> list[dict]:
     """Exported variants that are missing or stale (CTranslate2's too) are built first."""
-    from exporters import ensure_exported
-    from studio.runtimes import load_runtime
-    from studio.tasks import task_named
-
     c = bundle.config.model
     if c.members > 1 and any(VARIANTS[b].format == "ctranslate2" for b in backends):
         progress("CTranslate2 runs one model, not an ensemble: its rows are left out")
         backends = [b for b in backends if VARIANTS[b].format != "ctranslate2"]
         if not backends:
-            from studio.errors import StudioError
-
             raise StudioError(f"{bundle.path} is an ensemble, which CTranslate2 cannot run: choose other backends")
     model = bundle.build_model() if any(VARIANTS[b].format == "tf" for b in backends) else None
     prompts = prompts or list(task_named(bundle.config.task.task).prompts[3:4])
@@ -101,7 +99,9 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
     for backend in backends:
         progress(f"Loading {backend}...")
         if VARIANTS[backend].format == "ctranslate2":
-            from studio.bench.ctranslate2_model import CTranslate2Model
+            from studio.latency.ctranslate2_model import (
+                CTranslate2Model,  # deferred: CTranslate2 is bench-only
+            )
 
             ct2 = CTranslate2Model(export_dir / VARIANTS[backend].files[0].split("/")[0], bundle, threads)
             runners[backend] = lambda source, steps, m, ct2=ct2: timed_ctranslate2_decode(ct2, source, steps, m)
@@ -142,7 +142,7 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
 
 def latency_figure(rows: list[dict], title: str):
     """Three panels (ms/token, first token, total), one bar per backend, log scale; the naive loop in red."""
-    import matplotlib.ticker
+    import matplotlib.ticker  # deferred: every `studio` command imports this module, few draw
     from matplotlib.figure import Figure
 
     chosen = sorted(rows, key=lambda r: r["total_ms_p50"])

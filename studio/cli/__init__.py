@@ -1,0 +1,33 @@
+"""The `studio` command: one module per group of commands (`text`: chat and translate; `models`: train, ensemble,
+export, web, data; `measure`: eval and bench; `serve`: launch), all on the Typer app of `common`."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep TensorFlow's C++ start-up chatter out of the CLI
+
+from studio.cli import measure, models, serve, text  # noqa: E402,F401 (each registers its commands)
+from studio.cli.common import app, console, decode_options  # noqa: E402,F401 (the app; tests use decode_options)
+from studio.errors import StudioError  # noqa: E402
+from studio.quiet_tf import import_tensorflow_quietly  # noqa: E402
+
+# these import TensorFlow only when the chosen backend needs it (`studio.serving`): on an exported backend a
+# command answers in about a second instead of ten
+TENSORFLOW_ON_DEMAND = {"chat", "translate", "eval"}
+
+
+def main():
+    """The `studio` entry point: a StudioError is one red line on stderr (exit 1), never a traceback."""
+    args = sys.argv[1:]
+    command = next((arg for arg in args if not arg.startswith("-")), None)
+    if command and not {"--help", "-h"} & set(args) and command not in TENSORFLOW_ON_DEMAND:
+        import_tensorflow_quietly()
+    try:
+        app()
+    except StudioError as error:
+        console.print(f"error: {error}", style="red", highlight=False, markup=False)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)

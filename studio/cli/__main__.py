@@ -1,0 +1,5 @@
+"""`python -m studio.cli …`: the `studio` command."""
+
+from studio.cli import main
+
+main()

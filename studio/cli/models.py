@@ -1,0 +1,145 @@
+"""`studio train`, `ensemble`, `export`, `web` and `data`: making, exporting and finding models and their data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from exporters import export_bundle
+from exporters.web import build_site
+from studio.bundle import default_bundle
+from studio.cli.common import app, console
+from studio.data import sources as src
+from studio.errors import StudioError
+from studio.train.ensemble import ensemble_bundle
+from studio.train.run import config_from_args, train_task
+from studio.variants import EXPORTED_BACKENDS, VARIANTS
+
+
+@app.command()
+def train(task: str = typer.Argument(..., help="chatbot or translator"),
+          out: Path = typer.Option(..., help="Run directory; it becomes a loadable bundle"),
+          data_dir: Optional[Path] = typer.Option(None, help="Data directory (see `studio data`)"),
+          data: Optional[list[Path]] = typer.Option(None, help="Train on these files instead (.csv, .tsv, .ko, .tar.gz)"),
+          sources: Optional[str] = typer.Option(None, help="Translator mix: all, commercial-safe, or names (kss,korsts,...)"),
+          resume: bool = typer.Option(False, help="Continue the run in --out from its last checkpoint"),
+          preset: Optional[str] = typer.Option(None, help="Configuration preset: chatbot, translator, translator-tutorial"),
+          init_from: Optional[Path] = typer.Option(None, help="Start from this bundle's weights and tokenizer "
+                                                               "(e.g. continue training a shipped model); with another "
+                                                               "text pipeline or --tokenizer, its embeddings are re-indexed"),
+          tokenizer: Optional[Path] = typer.Option(None, help="Use this tokenizer folder (a bundle's tokenizer/) "
+                                                              "instead of training one"),
+          epochs: Optional[int] = typer.Option(None, help="Epochs [default: the task's preset]"),
+          strategy: Optional[str] = typer.Option(None, help="tf.distribute strategy: default, mirrored, multiworker"),
+          max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (a budget in steps; "
+                                                                "--max-minutes is one in time)"),
+          max_minutes: Optional[float] = typer.Option(None, help="Stop after this many training minutes (resumable)"),
+          checkpoint_minutes: float = typer.Option(10.0, help="Also checkpoint every this many minutes"),
+          set_: Optional[list[str]] = typer.Option(None, "--set", help="Override a setting, e.g. model.d_model=128")):
+    """Train a chatbot or a translator; writes checkpoints, TensorBoard logs and a bundle into --out."""
+    overrides = config_from_args(set_ or [])
+    if epochs:
+        overrides["train.epochs"] = epochs
+    if strategy:
+        overrides["train.strategy"] = strategy
+    if max_minutes:
+        overrides["train.max_minutes"] = max_minutes
+    metrics = train_task(task, out, data_dir=data_dir, resume=resume, sources=sources, data_files=data,
+                         overrides=overrides, max_steps=max_steps, console=console,
+                         checkpoint_minutes=checkpoint_minutes, preset=preset, init_from=init_from,
+                         tokenizer_dir=tokenizer)
+    summary = {k: metrics[k] for k in ("dev_loss", "dev_token_accuracy", "dev_chrf") if k in metrics}
+    console.print(f"Done: {summary}")
+
+
+@app.command()
+def ensemble(bundles: list[Path] = typer.Argument(..., help="Two or more bundles of one architecture and tokenizer, "
+                                                            "trained apart (e.g. --set train.seed=N)"),
+             out: Path = typer.Option(..., help="Where to write the ensemble's bundle")):
+    """One bundle of several trained models whose next-token log-probabilities are averaged at every step (an
+    ensemble: usually better than each member, and as slow as all of them). Score it with `studio eval`."""
+    path = ensemble_bundle(bundles, out)
+    console.print(f"Ensemble of {len(bundles)} written to {path}; score it with `studio eval <task> --bundle {path}`",
+                  highlight=False)
+
+
+@app.command()
+def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory [default: the shipped chatbot]"),
+           out: Optional[Path] = typer.Option(None, help="Output directory [default: BUNDLE/exports]"),
+           quantize: str = typer.Option("all", help="TFLite: none, float16, dynamic-int8, or all"),
+           onnx_quantize: str = typer.Option("all", help="ONNX: none, int8, or all"),
+           verify: bool = typer.Option(True, help="Check the graphs reproduce TensorFlow's logits and greedy outputs"),
+           batch1: bool = typer.Option(False, "--batch1", help="Also the batch-1 graphs with static shapes "
+                                                                "(model.b1*.tflite: the web page, mobile apps)")):
+    """Export a bundle to TFLite (signatures encode/decode_step/decode_rows, builtin ops only) and ONNX, with a manifest."""
+    def variants(value, format_name, option):
+        known = {VARIANTS[name].quantization: name for name in EXPORTED_BACKENDS if VARIANTS[name].format == format_name}
+        chosen = list(known) if value == "all" else [v.strip() for v in value.split(",") if v.strip()]
+        unknown = [v for v in chosen if v not in known]
+        if unknown:
+            raise StudioError(f"{option}: unknown variant(s) {', '.join(unknown)}; choose from {', '.join(known)} or all")
+        return [known["none"]] + [known[v] for v in chosen if v != "none"]
+
+    tflite = variants(quantize, "tflite", "--quantize")
+    backends = tflite + variants(onnx_quantize, "onnx", "--onnx-quantize")
+    if batch1:
+        quantizations = {VARIANTS[name].quantization for name in tflite}
+        backends += [v.name for v in VARIANTS.values() if v.batch == 1 and v.quantization in quantizations]
+    manifest = export_bundle(bundle or default_bundle("chatbot"), out, backends, verify,
+                             progress=lambda message: console.print(message, highlight=False))
+    table = Table(title="Exported graphs")
+    for column in ("file", "MB", "max |logit diff| vs TF", "greedy match"):
+        table.add_column(column)
+    verification = manifest.get("verification", {})
+    backend_of = {file: name for name in EXPORTED_BACKENDS for file in VARIANTS[name].files[:1]}
+    for name, entry in manifest["files"].items():
+        check = verification.get(backend_of.get(name, ""), {})
+        table.add_row(name, f"{entry['bytes'] / 2**20:.1f}",
+                      f"{check['max_abs_logit_diff']:.2e}" if check else "",
+                      f"{check['greedy_match_rate']:.0%} of {check['samples']}" if check else "")
+    Console().print(table)
+
+
+@app.command()
+def web(site: Path = typer.Argument(..., help="Folder to write the static site into"),
+        bundle: Optional[list[Path]] = typer.Option(None, help="Bundle(s), one tab each [default: the shipped chatbot "
+                                                               "and translator]"),
+        variant: str = typer.Option("tflite-b1-float16", help="The .tflite the page runs (batch 1, static shapes): "
+                                                               "tflite-b1, tflite-b1-float16 or tflite-b1-int8")):
+    """Write a static web site that runs the models in the visitor's browser (LiteRT.js, offline after load)."""
+    bundles = bundle or [default_bundle("chatbot"), default_bundle("translator")]
+    build_site(bundles, site, variant, progress=lambda message: console.print(message, highlight=False))
+
+
+@app.command()
+def data(data_dir: Optional[Path] = typer.Option(None, help="Look only here"),
+         download: bool = typer.Option(False, help="Download the public originals into the cache (needs internet)")):
+    """Show where training data is found, or download it."""
+
+    if download:
+        for path in src.download_originals():
+            console.print(f"downloaded {path}")
+    table = Table(title="Training and evaluation data")
+    table.add_column("dataset")
+    table.add_column("file")
+    table.add_column("found at")
+    rows = [("chatbot", "chatbot/ChatbotData.csv")]
+    rows += [(f"koen: {s.name}", s.path) for s in src.KOEN_SOURCES.values()]
+    rows += [(f"eval: {name}", path) for name, path in src.EVAL_SETS.items()]
+    rows += [(f"back-translation: {name}", path) for name, path in src.EN_MONO.items()]
+    missing = 0
+    for name, relative in rows:
+        found = src.find_file(relative, data_dir)
+        missing += found is None
+        table.add_row(name, relative, str(found) if found else "[red]not found[/red]")
+    Console().print(table)
+    searched = [f"{label}: {path}" for label, path in src.candidate_data_dirs(data_dir)] if not data_dir else [str(data_dir)]
+    console.print("Searched: " + "; ".join(searched), highlight=False)
+    if missing:
+        console.print(f"{missing} file(s) not found. Pass --data-dir DIR or set STUDIO_DATA_DIR to a folder with this "
+                      f"layout, or run `studio data --download` (ChatbotData from {src.CHATBOT_URL}; park tarballs "
+                      f"from {src.PARK_URL}).", highlight=False)
