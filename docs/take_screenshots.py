@@ -34,7 +34,7 @@ def main(url: str) -> None:
         page.get_by_role("tab", name="Translate").click()
         page.locator("#translate-input textarea").fill("시민들은 도시 속에 산다.\n커피는 필요 없다.")
         page.locator("#translate-button").click()
-        page.locator("#translate-latency").get_by_text("ms/token").wait_for(timeout=60_000)
+        page.locator("#translate-latency").get_by_text("ms total").wait_for(timeout=60_000)
         time.sleep(1)
         page.screenshot(path=str(OUT / "translate.png"), full_page=True)
         page.get_by_role("tab", name="Compare").click()
