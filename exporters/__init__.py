@@ -37,19 +37,8 @@ from exporters.verify import verify_exports
 from studio.bundle import load_bundle
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes, sha256_of
-from studio.variants import (
-    EXPORT_FORMAT,
-    EXPORTED_BACKENDS,
-    MANIFEST,
-    VARIANTS,
-    Variant,
-    export_dir_for,
-    input_names,
-    read_manifest,
-    resolve,
-    source_hashes,
-    stale_reasons,
-)
+from studio.variants import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, Variant, export_dir_for, input_names,
+                             read_manifest, resolve, source_hashes, stale_reasons)
 
 GOLDEN = "golden/golden.json"
 
@@ -224,9 +213,7 @@ def _traced(bundle, sources: dict, batch: int | None, progress):
         if key in _TRACED:
             _TRACED.move_to_end(key)
             return _TRACED[key]
-        from studio.runtimes.signatures import (
-            DecoderModule,  # deferred: it imports TensorFlow
-        )
+        from studio.runtimes.signatures import DecoderModule  # deferred: it imports TensorFlow
 
         progress("Tracing encode and decode_step" + (f" at batch {batch}..." if batch else "..."))
         module = DecoderModule(bundle.build_model(), batch)

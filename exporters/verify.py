@@ -9,14 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.generate import (
-    DecodeSpec,
-    Forced,
-    TokenByToken,
-    decode,
-    decode_steps,
-    pad_batch,
-)
+from studio.generate import DecodeSpec, Forced, TokenByToken, decode, decode_steps, pad_batch
 from studio.runtimes.base import steps_rows
 from studio.tasks import task_named
 from studio.variants import EXPORTED_BACKENDS, VARIANTS

@@ -14,21 +14,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 from studio.bundle import default_bundle, load_bundle
-from studio.cli.common import (
-    BACKENDS,
-    EXPORT_MISSING,
-    GLOSSARY,
-    LENGTH_PENALTY,
-    PROTECT,
-    advancing,
-    app,
-    check_writable,
-    console,
-    decode_options,
-    load_generator,
-    protector_from,
-    task_of,
-)
+from studio.cli.common import (BACKENDS, EXPORT_MISSING, GLOSSARY, LENGTH_PENALTY, PROTECT, advancing, app,
+                               check_writable, console, decode_options, load_generator, protector_from, task_of)
 from studio.data import read_pairs
 from studio.data.sources import EVAL_SETS, TUNING_SETS, chatbot_dev_pairs, find_file
 from studio.errors import StudioError

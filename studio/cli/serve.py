@@ -33,9 +33,8 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
            mcp: bool = typer.Option(False, "--mcp", help="Also serve `translate` and `chat` as MCP tools at "
                                     "/gradio_api/mcp/ (needs pip install '.\\[mcp]' in a checkout)")):
     """Open the web app: Chat, Translate, Compare and Explore tabs on the shipped models."""
-    from studio.ui.app import (
-        launch as launch_app,  # deferred: Gradio takes ~3 s to import, the other commands 0
-    )
+    from studio.ui.app import launch as launch_app  # deferred: Gradio takes ~3 s to import, the other commands 0
+
     credentials = []
     if auth:
         credentials.append(tuple(auth.split(":", 1)))

@@ -13,41 +13,13 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from studio.cli.common import (
-    BACKENDS,
-    EXPORT_MISSING,
-    GLOSSARY,
-    NO_REPEAT,
-    PROTECT,
-    SAMPLE,
-    SEED,
-    TEMPERATURE,
-    TOP_K,
-    TOP_P,
-    advancing,
-    app,
-    beam_option,
-    check_writable,
-    console,
-    decode_options,
-    length_penalty_option,
-    load_generator,
-    progress_bar,
-    protector_from,
-    show_protection,
-    show_warnings,
-    tolerate_bad_bytes_on_stdin,
-    typed_lines,
-)
+from studio.cli.common import (BACKENDS, EXPORT_MISSING, GLOSSARY, NO_REPEAT, PROTECT, SAMPLE, SEED, TEMPERATURE, TOP_K,
+                               TOP_P, advancing, app, beam_option, check_writable, console, decode_options,
+                               length_penalty_option, load_generator, progress_bar, protector_from, show_protection,
+                               show_warnings, tolerate_bad_bytes_on_stdin, typed_lines)
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes
-from studio.formats import (
-    FORMATS,
-    FormatLimits,
-    output_name,
-    read_document,
-    same_format,
-)
+from studio.formats import FORMATS, FormatLimits, output_name, read_document, same_format
 from studio.formats import listed as document_types
 from studio.text.preprocess import LANGUAGE_HINT
 from studio.text.script import has_hangul

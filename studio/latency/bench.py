@@ -99,9 +99,7 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
     for backend in backends:
         progress(f"Loading {backend}...")
         if VARIANTS[backend].format == "ctranslate2":
-            from studio.latency.ctranslate2_model import (
-                CTranslate2Model,  # deferred: CTranslate2 is bench-only
-            )
+            from studio.latency.ctranslate2_model import CTranslate2Model  # deferred: CTranslate2 is bench-only
 
             ct2 = CTranslate2Model(export_dir / VARIANTS[backend].files[0].split("/")[0], bundle, threads)
             runners[backend] = lambda source, steps, m, ct2=ct2: timed_ctranslate2_decode(ct2, source, steps, m)

@@ -8,14 +8,7 @@ from pathlib import Path
 
 from studio.errors import BundleError
 from studio.runtimes.base import Runtime
-from studio.variants import (
-    BACKENDS,
-    export_dir_for,
-    resolve,
-    stale_reasons,
-    usable_backends,
-    variant,
-)
+from studio.variants import BACKENDS, export_dir_for, resolve, stale_reasons, usable_backends, variant
 
 
 class ExportError(BundleError):

@@ -19,13 +19,7 @@ from studio.ui.compare import compare_api, compare_tab
 from studio.ui.decoding import remember_settings
 from studio.ui.explore import explore_tab
 from studio.ui.sessions import keep_sessions_lean
-from studio.ui.translate import (
-    TranslateTab,
-    alternatives_api,
-    confidence_api,
-    remember_glossary,
-    translate_api,
-)
+from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, remember_glossary, translate_api
 from studio.variants import DEFAULT_BACKEND
 
 SITE_PATH = "/site"  # where `studio launch --site DIR` serves the page `studio web DIR` built

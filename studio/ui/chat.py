@@ -10,23 +10,9 @@ import gradio as gr
 
 from studio.tasks import CHATBOT
 from studio.ui import conversations
-from studio.ui.common import (
-    AppModel,
-    InputError,
-    decode_options,
-    inform,
-    read_upload,
-    remove_old_files,
-    user_error,
-    warn,
-    with_warnings,
-)
-from studio.ui.decoding import (
-    DecodingControls,
-    backend_dropdown,
-    browser_state,
-    remember_settings,
-)
+from studio.ui.common import (AppModel, InputError, decode_options, inform, read_upload, remove_old_files, user_error,
+                              warn, with_warnings)
+from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state, remember_settings
 
 
 def shown(text: str) -> str:

@@ -8,22 +8,9 @@ from functools import partial
 import gradio as gr
 import numpy as np
 
-from studio.ui.common import (
-    AppModel,
-    InputError,
-    as_notice,
-    inform,
-    service_for,
-    user_error,
-    warn,
-)
+from studio.ui.common import AppModel, InputError, as_notice, inform, service_for, user_error, warn
 from studio.ui.compare import example_for
-from studio.ui.figures import (
-    attention_figure,
-    korean_font_missing,
-    positional_figure,
-    schedule_figure,
-)
+from studio.ui.figures import attention_figure, korean_font_missing, positional_figure, schedule_figure
 
 
 def explore(services: dict[str, AppModel], text: str, task: str, layer):

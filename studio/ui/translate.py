@@ -15,19 +15,8 @@ from studio.formats import FORMATS, FormatLimits, listed, output_name, read_docu
 from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, describe, protector_for
 from studio.translation import n_best, translate, translate_document
-from studio.ui.common import (
-    AppModel,
-    InputError,
-    as_notice,
-    decode_options,
-    discard_upload,
-    inform,
-    read_upload,
-    remove_old_files,
-    user_error,
-    warn,
-    with_warnings,
-)
+from studio.ui.common import (AppModel, InputError, as_notice, decode_options, discard_upload, inform, read_upload,
+                              remove_old_files, user_error, warn, with_warnings)
 from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state
 
 # a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it

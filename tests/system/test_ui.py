@@ -140,11 +140,7 @@ def test_decoding_settings_reach_handlers_by_name_and_the_file_endpoint_keeps_it
 
 
 def test_the_translate_tab_applies_a_typed_and_an_uploaded_glossary(services, tmp_path):
-    from studio.ui.translate import (
-        load_glossary_file,
-        requested_protection,
-        translate_text,
-    )
+    from studio.ui.translate import load_glossary_file, requested_protection, translate_text
 
     upload = tmp_path / "terms.tsv"
     upload.write_text("영화\tthe film\n커피\tcoffee\n", encoding="utf-8")
