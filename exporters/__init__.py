@@ -37,6 +37,7 @@ from exporters.verify import verify_exports
 from studio.bundle import load_bundle
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes, sha256_of
+from studio.graph_pack import unpack
 from studio.variants import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, Variant, export_dir_for, input_names,
                              read_manifest, resolve, source_hashes, stale_reasons)
 
@@ -255,6 +256,10 @@ def ensure_exported(bundle, backends, export_dir: Path | None = None, progress=p
         return directory
     with _export_lock(directory):  # another thread may have built them meanwhile: look again
         missing = {name: reason for name, reason in stale_reasons(bundle, backends, directory).items() if reason}
+        rebuilt = unpack(bundle, directory, list(missing)) if missing else []
+        if rebuilt:  # the bundle ships these graphs as a pack: rebuilt from its weights in about a second
+            progress(f"{', '.join(rebuilt)}: rebuilt from the bundle's graph pack")
+            missing = {name: reason for name, reason in missing.items() if name not in rebuilt}
         if missing:
             first = next(iter(missing.values()))
             progress(f"{first}\nExporting {', '.join(missing)} now (once; this takes a little while)...")

@@ -18,6 +18,7 @@ import numpy as np
 from studio.files import atomic_write_bytes
 from studio.generate import Beam, DecodeSpec, TokenByToken, decode, decode_steps
 from studio.generate.strategies import Forced
+from studio.runtimes.tflite_runtime import TFLiteRuntime
 from studio.tasks import task_named
 from studio.text.pipelines import PIPELINES, TextPipeline
 from studio.variants import VARIANTS
@@ -54,8 +55,6 @@ def normalization_cases(texts=NORMALIZATION_CASES) -> list[dict]:
 
 def write_golden(bundle, export_dir: Path) -> Path:
     """Write `golden/` for the `.tflite` files present in `export_dir`; returns golden.json's path."""
-    from studio.runtimes.tflite_runtime import TFLiteRuntime
-
     export_dir = Path(export_dir)
     config, preprocessor = bundle.config.model, bundle.preprocessor
     texts = task_named(bundle.config.task.task).golden

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from studio.generate import DecodeSpec, Forced, TokenByToken, decode, decode_steps, pad_batch
+from studio.runtimes import load_runtime
 from studio.runtimes.base import steps_rows
 from studio.tasks import task_named
 from studio.variants import EXPORTED_BACKENDS, VARIANTS
@@ -38,8 +39,6 @@ def _forced_logits(runtime, sources, targets, spec) -> list[np.ndarray]:
 def verify_exports(bundle, export_dir: Path, backends=None, samples: list[str] | None = None) -> dict:
     """The two checks for `backends` in `export_dir`, an export `export_bundle` has just written (its files are
     not hashed against the manifest again)."""
-    from studio.runtimes import load_runtime
-
     samples = samples or list(task_named(bundle.config.task.task).samples)
     sources = [bundle.preprocessor.encode(text)[0] for text in samples]
     spec = DecodeSpec.for_model(bundle.config.model)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from studio.generate.options import DecodeOptions
+
 
 # how sampling draws when asked for without settings: both models were trained with label smoothing (0.1), which
 # leaves a thin tail of probability over the whole vocabulary; a nucleus cut alone (top-p 0.9) reaches into it and
@@ -64,8 +66,6 @@ class Task:
 
     def default_options(self):
         """`default_decoding` as the DecodeOptions the commands use when given no decoding flags."""
-        from studio.generate.options import DecodeOptions
-
         return DecodeOptions(**self.default_decoding).validate()
 
     @property

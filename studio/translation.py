@@ -203,7 +203,7 @@ def _restored(shield: Protected, output: str, written_in: list[Span]) -> tuple[s
 
 def plan_lines(preprocessor, lines: Sequence[str]) -> list[list[str]]:
     """Per line, the pieces the model decodes: its sentences, each split further if too long (none for a
-    blank line, nor for one without Korean: `translate_lines` keeps it as written). Their total is what a
+    blank line, nor for one without Korean: `translate` keeps it as written). Their total is what a
     progress bar counts."""
     limit, count = preprocessor.source_limit, preprocessor.count_tokens
     return [[] if not has_hangul(line) else [p for s in split_sentences(line) for p in fit_to_length(s, count, limit)]
@@ -211,7 +211,7 @@ def plan_lines(preprocessor, lines: Sequence[str]) -> list[list[str]]:
 
 
 def kept_warning(kept: list[str]) -> str:
-    """What is said about the lines without Korean that `translate_lines` kept as written (`kept`: not blank)."""
+    """What is said about the lines without Korean that `translate` kept as written (`kept`: not blank)."""
     first = _opening(kept[0].strip())
     return (f"kept as written, without Korean to translate: {first!r}" if len(kept) == 1 else
             f"{len(kept):,} lines without Korean kept as written (the first: {first!r})")
@@ -253,10 +253,12 @@ def translate(generator, lines: Sequence[str] | str, options: DecodeOptions | No
     back (a sentence that lost one is decoded again with its English written in). `scores`: each line's
     confidence too (one more forced pass). `on_progress(done, total)` hears the number of pieces before the first
     batch and after each. When `stop()` turns true, decoding ends after the current batch. `timed`: an input of
-    one sentence is decoded alone, in the backend's running batch when the server batches, with its latency."""
+    one sentence (one line with Korean, one sentence) is decoded alone and whole, in the backend's running batch
+    when the server batches, with its latency."""
     started = time.perf_counter()
     lines = [lines] if isinstance(lines, str) else list(lines)
     plan = plan_lines(generator.preprocessor, lines)
+    timed = timed and _one_sentence(lines, plan)
     flat = [piece for pieces in plan for piece in pieces]
     protector = protector.remembering("\n".join(lines)) if protector else None
     decoded = _decode_pieces(generator, flat, options, protector, scores, batch_size, on_progress, stop, timed)
@@ -271,6 +273,17 @@ def translate(generator, lines: Sequence[str] | str, options: DecodeOptions | No
     log.debug("%d lines, %d of %d pieces decoded in batches of %d in %.0f ms; %d protected spans", len(lines),
               result.pieces, result.planned, batch_size, result.seconds * 1000, len(result.report))
     return result
+
+
+def _one_sentence(lines: list[str], plan: list[list[str]]) -> bool:
+    """Whether the input is one sentence with Korean (blank lines aside): then it is decoded alone, whole (a
+    sentence too long for the model is cut, and says so, rather than split), with its latency. `plan` becomes
+    that one piece."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) != 1 or not plan[filled[0]] or len(split_sentences(lines[filled[0]])) != 1:
+        return False
+    plan[filled[0]] = [lines[filled[0]].strip()]
+    return True
 
 
 @dataclass

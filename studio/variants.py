@@ -25,6 +25,9 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
+import platformdirs
+
+from studio.bundle import default_assets_dir
 from studio.errors import BundleError
 from studio.files import sha256_of
 
@@ -148,15 +151,32 @@ def backends_help(serving: bool = True) -> str:
 
 
 def export_dir_for(bundle_path: Path) -> Path:
-    """`<bundle>/exports`, or a per-bundle folder in the user cache when the bundle is read-only
-    (e.g. the shipped models inside site-packages)."""
+    """Where a bundle's exports live. A shipped bundle's (in `assets/`, or the installed `studio_assets`) in the
+    user cache, keyed by its content: a checkout and an installed copy of the same model share one export,
+    and nothing is written inside the installed package. Another bundle's in `<bundle>/exports`, or in the user
+    cache keyed by its path when the bundle is read-only."""
     bundle_path = Path(bundle_path).resolve()
+    if bundle_path.parent == default_assets_dir().resolve():
+        return cache_dir() / "exports" / f"{bundle_path.name}-{_content_key(bundle_path)}"
     local = bundle_path / "exports"
     if local.is_dir() and os.access(local, os.W_OK) or os.access(bundle_path, os.W_OK):
         return local
     key = hashlib.sha256(str(bundle_path).encode()).hexdigest()[:16]
-    cache = Path(os.environ.get("STUDIO_CACHE_DIR", Path.home() / ".cache" / "transformer-studio"))
-    return cache / "exports" / f"{bundle_path.name}-{key}"
+    return cache_dir() / "exports" / f"{bundle_path.name}-{key}"
+
+
+def cache_dir() -> Path:
+    """The user's cache folder for Transformer Studio (`STUDIO_CACHE_DIR` to choose another)."""
+    return Path(os.environ.get("STUDIO_CACHE_DIR") or platformdirs.user_cache_dir("transformer-studio"))
+
+
+def _content_key(bundle_path: Path) -> str:
+    """16 hex digits that change when the bundle's weights, config or tokenizer do (its checksums.json)."""
+    try:
+        content = (bundle_path / "checksums.json").read_bytes()
+    except OSError:
+        content = "".join(source_hashes(bundle_path).values()).encode()
+    return hashlib.sha256(content).hexdigest()[:16]
 
 
 def read_manifest(export_dir: Path) -> dict:

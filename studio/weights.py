@@ -3,6 +3,7 @@ Bundles store weights compactly (`compact_arrays`) and load them back as floats.
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 
@@ -12,8 +13,6 @@ from studio.files import atomic_write_bytes
 
 
 def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    import io
-
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     atomic_write_bytes(path, buffer.getvalue())

@@ -8,7 +8,11 @@ import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep TensorFlow's C++ start-up chatter out of the CLI
 
-from studio.cli import measure, models, serve, text  # noqa: E402,F401 (each registers its commands)
+# each module registers its commands, in the order `studio --help` lists them
+from studio.cli import text  # noqa: E402,F401
+from studio.cli import models  # noqa: E402,F401
+from studio.cli import measure  # noqa: E402,F401
+from studio.cli import serve  # noqa: E402,F401
 from studio.cli.common import app, console, decode_options  # noqa: E402,F401 (the app; tests use decode_options)
 from studio.errors import StudioError  # noqa: E402
 from studio.quiet_tf import import_tensorflow_quietly  # noqa: E402

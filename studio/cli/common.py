@@ -97,6 +97,8 @@ def decode_options(task: str, beam: Optional[int] = None, length_penalty: Option
     what they leave out is the task's default decoding (`studio.tasks`)."""
 
     strategy = "sample" if sample else None if beam is None else "beam" if beam > 1 else "greedy"
+    if beam is None and task_named(task).default_decoding["strategy"] != "beam":
+        beam = 1  # as --beam 1 (greedy) would say
     if "no_repeat_ngram" in values:
         values["no_repeat_ngram_size"] = values.pop("no_repeat_ngram")
     try:

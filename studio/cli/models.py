@@ -11,13 +11,14 @@ from rich.table import Table
 
 from exporters import export_bundle
 from exporters.web import build_site
-from studio.bundle import default_bundle
+from studio.bundle import default_bundle, load_bundle
 from studio.cli.common import app, console
 from studio.data import sources as src
 from studio.errors import StudioError
 from studio.train.ensemble import ensemble_bundle
 from studio.train.run import config_from_args, train_task
-from studio.variants import EXPORTED_BACKENDS, VARIANTS
+from studio.graph_pack import PACK_DIR, pack
+from studio.variants import EXPORTED_BACKENDS, VARIANTS, export_dir_for
 
 
 @app.command()
@@ -74,7 +75,11 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
            onnx_quantize: str = typer.Option("all", help="ONNX: none, int8, or all"),
            verify: bool = typer.Option(True, help="Check the graphs reproduce TensorFlow's logits and greedy outputs"),
            batch1: bool = typer.Option(False, "--batch1", help="Also the batch-1 graphs with static shapes "
-                                                                "(model.b1*.tflite: the web page, mobile apps)")):
+                                                                "(model.b1*.tflite: the web page, mobile apps)"),
+           pack_graphs: bool = typer.Option(False, "--pack", help="Also keep the fp32 and float16 graphs in the "
+                                                                  "bundle as a graph pack (BUNDLE/graphs/, about 1 MB: "
+                                                                  "rebuilt from the weights in a second, so a copy "
+                                                                  "of the bundle needs no export)")):
     """Export a bundle to TFLite (signatures encode/decode_step/decode_rows, builtin ops only) and ONNX, with a manifest."""
     def variants(value, format_name, option):
         known = {VARIANTS[name].quantization: name for name in EXPORTED_BACKENDS if VARIANTS[name].format == format_name}
@@ -91,6 +96,12 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
         backends += [v.name for v in VARIANTS.values() if v.batch == 1 and v.quantization in quantizations]
     manifest = export_bundle(bundle or default_bundle("chatbot"), out, backends, verify,
                              progress=lambda message: console.print(message, highlight=False))
+    if pack_graphs:
+        source = load_bundle(bundle or default_bundle("chatbot"))
+        index = pack(source, Path(out) if out else export_dir_for(source.path))
+        size = sum(f.stat().st_size for f in (source.path / PACK_DIR).iterdir())
+        console.print(f"Graph pack of {', '.join(index['backends'])} written to {source.path / PACK_DIR} "
+                      f"({size / 2**20:.1f} MB)", highlight=False)
     table = Table(title="Exported graphs")
     for column in ("file", "MB", "max |logit diff| vs TF", "greedy match"):
         table.add_column(column)

@@ -3,8 +3,8 @@ file's suffix and gives a `Document` whose `segments` are the texts to translate
 `document.render(translations)` gives the same format back, each segment replaced by its translation.
 
     document = read_document("report.docx", data)
-    outputs, _ = translate_lines(generator, document.segments)
-    Path(output_name("report.docx")).write_bytes(document.render(outputs))
+    english = translate(generator, document.segments).lines  # studio.translation.translate_document does this
+    Path(output_name("report.docx")).write_bytes(document.render(english))
 
 A document format is one `DocumentFormat` row of `DOCUMENT_FORMATS`: its suffix and aliases, its reader, what
 messages call it, whether it is binary, how help texts describe it. `FORMATS` (every accepted suffix, aliases
@@ -105,9 +105,8 @@ def read_document(name: str, data: bytes, limits: FormatLimits | None = None) ->
     data = bytes(data)
     if len(data) > limits.max_bytes:
         raise DataError(name, f"is {len(data):,} bytes; the limit is {limits.max_bytes:,}")
-    reader = document_format.load_reader()
     try:
-        return reader(name, data, limits)
+        return document_format.load_reader()(name, data, limits)
     except DataError:
         raise
     except Exception as error:  # a parser's own exception must never reach the user as a traceback

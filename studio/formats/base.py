@@ -1,6 +1,6 @@
-"""What every format shares: the `Document` (segments out, translations in, bytes out), the limits, and the splicing renderer of the text formats: a text
-document is its source plus the spans to replace, so everything outside a translated span is given back byte for
-byte."""
+"""What every format shares: the `Document` (segments out, translations in, bytes out), the limits, and the
+splicing renderer of the text formats: a text document is its source plus the spans to replace, so everything
+outside a translated span is given back byte for byte."""
 
 from __future__ import annotations
 

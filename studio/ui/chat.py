@@ -40,13 +40,20 @@ def chat_reply(service: AppModel, message: str, history: list, backend: str, set
     try:
         service.check_text(message)
         options = decode_options(**settings)
-        generator = service.generator(backend)
+        service.check_backend(backend)
     except InputError as error:
         warn(str(error))
         yield history, message, gr.skip()
         return
     history += [{"role": "user", "content": shown(message)}, {"role": "assistant", "content": ""}]
-    yield history, "", ""
+    yield history, "", service.preparing(backend) or ""  # the message shows while a backend is prepared
+    try:
+        generator = service.generator(backend)
+    except InputError as error:  # its export failed: said; the message stays, to send again
+        warn(str(error))
+        history[-1] = {**EMPTY_REPLY}
+        yield history, gr.skip(), str(error)
+        return
     text, latency, warnings = "", None, []
     for text, latency, warnings in generator.stream(message, options):
         history[-1] = {"role": "assistant", "content": shown(text)}

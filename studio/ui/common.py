@@ -16,6 +16,7 @@ from gradio.utils import get_upload_folder
 
 from studio.errors import StudioError
 from studio.generate import DecodeOptions
+from studio.graph_pack import packed_backends
 from studio.generate.options import SeedError
 from studio.generate.options import decode_options as options_from
 from studio.serving import InputError, Limits, ServedModel, check_text
@@ -53,15 +54,29 @@ class AppModel:
     def backends(self) -> list[str]:
         return list(BACKENDS) if self.available else []
 
-    def generator(self, backend: str):
-        """The generator for `backend` (exported and warmed up on first use)."""
+    def check_backend(self, backend: str) -> None:
+        """InputError when the model is unavailable or `backend` is not one of its backends."""
         if not self.available:
             raise InputError(f"The {self.task} is unavailable: {self.unavailable}")
         if backend not in self.backends():
             raise InputError(f"Unknown backend {str(backend)[:40]!r}; choose one of {', '.join(self.backends())}.")
-        if self.served.needs_export(backend):
-            _notify(f"Preparing the {backend} backend for the {self.task}: exporting the model once "
-                    "(this takes a little while; later requests start at once)...")
+
+    def preparing(self, backend: str) -> str | None:
+        """What the page says while `backend` is made ready for its first request, or None when it is ready."""
+        if not self.served.needs_export(backend):
+            return None
+        if backend in packed_backends(self.bundle):
+            return (f"Preparing the {backend} backend for the {self.task}: rebuilding its graphs from the model "
+                    "(a second or two, once)...")
+        return (f"Preparing the {backend} backend for the {self.task}: exporting the model once (this takes a "
+                "little while; later requests start at once)...")
+
+    def generator(self, backend: str):
+        """The generator for `backend` (exported and warmed up on first use)."""
+        self.check_backend(backend)
+        preparing = self.preparing(backend)
+        if preparing:
+            _notify(preparing)
         try:
             return self.served.generator(backend, warm_up=True)
         except StudioError as error:
@@ -86,7 +101,7 @@ class AppModel:
 
 def service_for(services: dict[str, AppModel], task) -> AppModel:
     """The service of the model a tab's Model choice names; any other value (an API client's) the translator's."""
-    return services.get(task) or services[TRANSLATOR.name]
+    return (services.get(task) if isinstance(task, str) else None) or services[TRANSLATOR.name]
 
 
 def user_error(message) -> Exception:
@@ -130,6 +145,11 @@ def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalt
                    max_new_tokens=None, no_repeat_ngram: float = 0) -> DecodeOptions:
     """Options from a tab's controls (one parameter per control, by its name) or an API's parameters, through
     the one adapter (`studio.generate.options.decode_options`); InputError says what is wrong."""
+    given = dict(strategy=strategy, beam_size=beam_size, length_penalty=length_penalty, temperature=temperature,
+                 top_k=top_k, top_p=top_p, no_repeat_ngram=no_repeat_ngram)
+    missing = [name for name, value in given.items() if value is None]
+    if missing:  # the adapter would take its default; a control or an API parameter sent empty is an error
+        raise InputError(f"Invalid decoding settings: no value for {', '.join(missing)}")
     try:
         return options_from(strategy=strategy, beam_size=beam_size, length_penalty=length_penalty,
                             temperature=temperature, top_k=top_k, top_p=top_p, seed=seed,

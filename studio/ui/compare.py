@@ -6,6 +6,7 @@ from functools import partial
 
 import gradio as gr
 
+from studio.latency.bench import latency_figure
 from studio.tasks import CHATBOT, TASKS, TRANSLATOR
 from studio.ui.common import AppModel, InputError, as_notice, service_for, user_error
 
@@ -44,8 +45,6 @@ def compare_all(services: dict[str, AppModel], text: str, task: str):
                     "naive TF loop on this input.")
     figure = None
     if bars:
-        from studio.latency.bench import latency_figure
-
         figure = latency_figure(bars, f"{task}: {latency.tokens if outputs else 0} tokens, one run each")
     return reference or "", summary, rows, figure
 
@@ -88,4 +87,4 @@ def example_for(task: str, current: str) -> str:
     """The input when the Model changes: the other model's example gives way to this one's; typed text stays."""
     if current.strip() and current not in CHATBOT.prompts + TRANSLATOR.prompts:
         return current
-    return TASKS.get(task, TRANSLATOR).example
+    return ((TASKS.get(task) if isinstance(task, str) else None) or TRANSLATOR).example

@@ -12,13 +12,13 @@ ROOT = Path(__file__).resolve().parents[2]
 # Top to bottom; a module may import its own layer's modules (without a circle) and every layer below. The
 # longest matching prefix places a module.
 LAYERS = (
-    ("app", ("studio.cli", "studio.ui", "studio.__main__")),
+    ("app", ("studio.cli", "studio.ui")),
     ("jobs", ("studio.serving", "studio.scheduler", "studio.latency", "studio.train.run", "studio.train.accelerated",
               "studio.train.card", "studio.train.ensemble")),
     ("translation", ("studio.translation", "studio.evaluate")),
     ("inference", ("studio.inference",)),
     ("exporters", ("exporters",)),
-    ("runtimes", ("studio.runtimes", "studio.bundle", "studio.variants")),
+    ("runtimes", ("studio.runtimes", "studio.bundle", "studio.variants", "studio.graph_pack")),
     ("documents", ("studio.formats", "studio.data", "studio.model", "studio.train")),
     ("text", ("studio.text", "studio.generate", "studio.tasks")),
     ("base", ("studio.errors", "studio.files", "studio.config", "studio.weights", "studio.quiet_tf", "studio")),

@@ -16,8 +16,8 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "web" / "scripts"
 @pytest.mark.skipif(unicodedata.unidata_version != "14.0.0", reason="the fixtures are Python 3.11's (Unicode 14.0)")
 @pytest.mark.parametrize("script, what", [
     ("sentences-fixture.py", "studio/translation.py's sentence splitting or finishing"),
-    ("protect-fixture.py", "term protection (studio/text/protect.py, numbers.py, transliteration.py or document.py's "
-                           "unprotect)")])
+    ("protect-fixture.py", "term protection (studio/text/protect.py, numbers.py, transliteration.py or translation.py's "
+                           "_unprotect)")])
 def test_the_web_fixtures_are_what_the_python_code_answers(script, what):
     spec = importlib.util.spec_from_file_location(script.removesuffix(".py").replace("-", "_"), SCRIPTS / script)
     fixture = importlib.util.module_from_spec(spec)

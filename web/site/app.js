@@ -304,12 +304,12 @@ function restoredSoFar(shield, partial) {
 }
 
 // no glossary and no automatic protection: each piece decoded as written, its output left as it is (Python's
-// protector_for gives None, and translate_lines restores nothing)
+// protector_for gives None, and translate restores nothing)
 const unprotected = (text) => ({ text, restore: (output) => ({ text: output, applied: [], dropped: [] }),
   repeated: () => [] });
 
 /**
- * A translation as studio/document.py's translate_lines makes it with a `protector` (Protector: the glossary, and
+ * A translation as studio/translation.py's translate_lines makes it with a `protector` (Protector: the glossary, and
  * automatic term protection unless it is off): each line's sentences, those too long for the model split further
  * (planLines), each protected (remembering the names the whole text introduces with their original), decoded one at
  * a time with its placeholders restored (and decoded again with the English written in where the model dropped one

@@ -566,7 +566,7 @@ function named(source) {
 
 // ---- decoding with protection (studio/translation.py's _unprotect, for one sentence) ----
 
-/** (document.py's _restored) {text, applied, dropped} of `output`; the spans `writtenIn` the source as English,
+/** (translation.py's _restored) {text, applied, dropped} of `output`; the spans `writtenIn` the source as English,
  * not as placeholders, count as applied where their English is in the output. */
 export function restoredWith(shield, output, writtenIn) {
   const { text, applied } = shield.restore(output);
@@ -577,7 +577,7 @@ export function restoredWith(shield, output, writtenIn) {
   return { text, applied: all, dropped: shield.spans.filter((span) => !kept.has(span.placeholder)) };
 }
 
-/** (document.py's _second_pass_wins) Whether the pass decoded with spans' English written in (`second`, as
+/** (translation.py's _second_pass_wins) Whether the pass decoded with spans' English written in (`second`, as
  * restoredWith gives it, from the model's `secondOutput`) is kept over the `first`: it applied more of the spans,
  * or as many where the first wrote a number twice (`repeated`) and it wrote none of them twice. */
 export function secondPassWins(shield, first, second, secondOutput, repeated) {

@@ -19,7 +19,7 @@ const WORD = `[${WORD_CHARS}]`; // Python's \w
 const START = `(?<!${WORD})`; // Python's \b before a word character
 
 // not after a Latin abbreviation or initial ("Dr. Smith", "U.S. Steel", "J. Kim"), nor after a list marker that
-// starts the line ("가. 서론", "1. 개요"): document.py's _SENTENCE_END
+// starts the line ("가. 서론", "1. 개요"): translation.py's _SENTENCE_END
 const SENTENCE_END = new RegExp(
   `(?<=[.!?。？！])(?<!${START}[A-Z]\\.)(?<!${START}[A-Z][a-z]\\.)(?<!${START}[A-Z][a-z]{2}\\.)` +
   `(?<!^[가-힣]\\.)(?<!^\\p{Nd}\\.)(?<!^\\p{Nd}\\p{Nd}\\.)[${PY_WHITESPACE}]+`, "u");
@@ -90,14 +90,14 @@ const KOREAN = new RegExp(`[${HANGUL_LETTERS.map(([first, last]) => `\\u{${first
 
 /** Per line of `text` (split at "\n"), the pieces the model decodes: its sentences, each split further when
  * longer than `limit` tokens by `countTokens`; none for a blank line, nor for one without Korean (kept as written:
- * joinPieces) (document.py's plan_lines). */
+ * joinPieces) (translation.py's plan_lines). */
 export function planLines(text, countTokens, limit) {
   return text.split("\n").map((line) => (KOREAN.test(line)
     ? splitSentences(line).flatMap((sentence) => fitToLength(sentence, countTokens, limit))
     : []));
 }
 
-/** What is said about the lines of `text` without Korean that joinPieces keeps as written, or null (document.py's
+/** What is said about the lines of `text` without Korean that joinPieces keeps as written, or null (translation.py's
  * kept_warning, as studio.translation.translate gives it). */
 export function keptWarning(text) {
   const kept = text.split("\n").filter((line) => pyStrip(line) && !KOREAN.test(line));

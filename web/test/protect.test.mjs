@@ -1,5 +1,5 @@
 // src/protect.js (with src/numbers.js and src/transliteration.js) answers as studio/text/protect.py, numbers.py,
-// transliteration.py and document.py's unprotect do for every case of protect-cases.json (written by
+// transliteration.py and translation.py's unprotect do for every case of protect-cases.json (written by
 // scripts/protect-fixture.py; rerun it when they change).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -71,7 +71,7 @@ test("restore, repeated, once, inline and counts equal Protected's", () => {
   assert.deepEqual(differences(cases.restore, answers, (c) => ({ protected: c.protected, counts: c.counts, outputs: c.outputs })), []);
 });
 
-test("restoredWith and secondPassWins equal document.py's _restored and _second_pass_wins", () => {
+test("restoredWith and secondPassWins equal translation.py's _restored and _second_pass_wins", () => {
   const answers = (c) => {
     const shield = protector(c.glossary, true).protect(c.source);
     const first = shield.restore(c.first_output);
@@ -107,7 +107,7 @@ function wordTranslator(kind) {
   };
 }
 
-test("decodeProtected, piece by piece, equals translate_lines with a protector", async () => {
+test("decodeProtected, piece by piece, equals translate with a protector", async () => {
   const translate = async (c) => {
     const model = wordTranslator(c.translator);
     const countWords = (text) => text.split(PY_SPACE).filter(Boolean).length;

@@ -1,5 +1,5 @@
 // src/sentences.js answers as studio/translation.py does for every case of sentences-cases.json (written by
-// scripts/sentences-fixture.py; rerun it when document.py changes).
+// scripts/sentences-fixture.py; rerun it when translation.py changes).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -48,7 +48,7 @@ test("finishSentence equals finish_sentence", () => {
     []);
 });
 
-test("planLines equals plan_lines, and the finished pieces joined equal translate_lines' output", () => {
+test("planLines equals plan_lines, and the finished pieces joined equal translate's output", () => {
   assert.deepEqual(differences(cases.plan_lines, (c) => planLines(c.text, TOKENIZERS.words, c.limit), (c) => c.plan),
     []);
   const translated = (c) => {

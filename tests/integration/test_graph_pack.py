@@ -1,0 +1,77 @@
+"""Graph packs (`studio.graph_pack`): exported graphs kept in a bundle as templates plus the places its weights
+fill, rebuilt byte for byte without a converter — and never used when they would not come out as exported."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zlib
+
+import pytest
+from typer.testing import CliRunner
+
+import exporters
+from studio import graph_pack
+from studio.bundle import load_bundle
+from studio.cli import app
+from studio.variants import VARIANTS, read_manifest, stale_reasons
+from studio.weights import load_npz
+
+
+@pytest.fixture
+def packed(exported, tmp_path):
+    """(a copy of the tiny bundle with a graph pack and no exports, the export it was packed from)."""
+    source, _ = exported
+    target = tmp_path / "packed"
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("exports"))
+    graph_pack.pack(load_bundle(target), source / "exports", ["tflite", "onnx"])
+    return target, source / "exports"
+
+
+def test_a_pack_is_small_and_rebuilds_the_exported_files_byte_for_byte(packed, tmp_path):
+    bundle_dir, export_dir = packed
+    bundle = load_bundle(bundle_dir)
+    files = [f for name in ("tflite", "onnx") for f in VARIANTS[name].files]
+    pack_bytes = sum(p.stat().st_size for p in (bundle_dir / graph_pack.PACK_DIR).iterdir())
+    assert pack_bytes < sum((export_dir / f).stat().st_size for f in files) / 3
+    out = tmp_path / "rebuilt"
+    assert graph_pack.unpack(bundle, out, ["tflite", "onnx", "tflite-int8"]) == ["tflite", "onnx"]  # int8: not packed
+    for file in files:
+        assert (out / file).read_bytes() == (export_dir / file).read_bytes()
+    assert stale_reasons(bundle, ["tflite", "onnx"], out) == {"tflite": None, "onnx": None}
+    assert set(read_manifest(out)["files"]) == set(files)
+
+
+def test_the_first_request_rebuilds_from_the_pack_without_converting(packed, monkeypatch):
+    from studio.serving import ServedModel
+
+    monkeypatch.setattr(exporters, "export_bundle", lambda *a, **k: pytest.fail("a graph was converted"))
+    served = ServedModel(load_bundle(packed[0]), progress=lambda _: None)
+    assert served.generator("tflite")("나는 커피를 좋아해")
+
+
+def test_a_damaged_template_or_other_weights_are_never_used(packed, tmp_path):
+    bundle_dir, _ = packed
+    template = bundle_dir / graph_pack.PACK_DIR / "model.tflite.zlib"
+    data = bytearray(zlib.decompress(template.read_bytes()))
+    weights = load_npz(bundle_dir / "weights.npz")
+    regions = graph_pack._index(load_bundle(bundle_dir))["files"]["model.tflite"]["regions"]
+    filled = {at for offset, name, layout in regions for at in range(offset, offset + graph_pack._size(weights[name], layout))}
+    data[next(at for at in range(len(data) // 2, len(data)) if at not in filled)] ^= 0xFF  # not the weights' place
+    template.write_bytes(zlib.compress(bytes(data)))
+    assert graph_pack.unpack(load_bundle(bundle_dir), tmp_path / "a", ["tflite"]) == []
+    assert not (tmp_path / "a" / "model.tflite").exists()
+    assert graph_pack.unpack(load_bundle(bundle_dir), tmp_path / "b", ["onnx"]) == ["onnx"]  # its own templates
+    index = bundle_dir / graph_pack.PACK_DIR / graph_pack.INDEX
+    made = json.loads(index.read_text())
+    index.write_text(json.dumps(made | {"source": made["source"] | {"weights.npz": "0" * 64}}))  # other weights
+    assert graph_pack.packed_backends(load_bundle(bundle_dir)) == []
+    assert graph_pack.unpack(load_bundle(bundle_dir), tmp_path / "c", ["onnx"]) == []
+
+
+def test_studio_export_pack_writes_the_pack(exported_copy):
+    result = CliRunner().invoke(app, ["export", str(exported_copy), "--quantize", "none", "--onnx-quantize", "none",
+                                      "--no-verify", "--pack"])
+    assert result.exit_code == 0, result.output
+    assert "Graph pack of tflite, tflite-float16, onnx written" in " ".join(result.output.split()), result.output
+    assert graph_pack.packed_backends(load_bundle(exported_copy)) == ["tflite", "tflite-float16", "onnx"]
