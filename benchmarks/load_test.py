@@ -47,8 +47,15 @@ def request_mix(backends: list[str]) -> list[tuple[str, str, str]]:
             for endpoint, texts in (("/chat", CHAT), ("/translate", TRANSLATE)) for text in texts]
 
 
-# every parameter of each endpoint (Gradio's plain HTTP API takes no defaults): greedy decoding
+# every parameter of each endpoint (Gradio's plain HTTP API takes no defaults): greedy decoding, or beam search
+# with 4 beams (`--strategy beam`)
 RAW_DEFAULTS = {"/chat": ["greedy", 4, 0.8, 0, 0.9, None], "/translate": ["greedy", 4, "", True]}
+
+
+def use_strategy(strategy: str) -> None:
+    """Every request of this run decodes with `strategy` (greedy or beam)."""
+    for parameters in RAW_DEFAULTS.values():
+        parameters[0] = strategy
 
 
 def raw_predict(url: str, endpoint: str, text: str, backend: str, session: str | None = None) -> str:
@@ -216,9 +223,12 @@ def main():
     parser.add_argument("--memory-clients", type=int, default=32)
     parser.add_argument("--out", type=Path, default=Path("docs/bench/load.json"))
     parser.add_argument("--server-args", default="", help="extra `studio launch` arguments")
+    parser.add_argument("--strategy", choices=["greedy", "beam"], default="greedy",
+                        help="how every request decodes (beam: 4 beams, the translator's default decoding)")
     parser.add_argument("--client", choices=["gradio", "raw"], default="raw",
                         help="plain HTTP requests, or gradio_client (each call costs the client ~100 ms)")
     args = parser.parse_args()
+    use_strategy(args.strategy)
 
     mix = request_mix(args.backends.split(","))
     levels = [int(n) for n in args.levels.split(",")]
@@ -286,7 +296,7 @@ def main():
                   f"req/s ({ratio:.2f}x), p50 {off['p50_ms']} -> {on['p50_ms']} ms")
     summary = {"url": "loopback", "client": args.client, "server_args": args.server_args,
                "server_concurrency": args.concurrency, "mix": f"{len(mix)} distinct requests: "
-               f"{len(CHAT)} chat + {len(TRANSLATE)} translate prompts on {args.backends}; greedy",
+               f"{len(CHAT)} chat + {len(TRANSLATE)} translate prompts on {args.backends}; {args.strategy}",
                "serial_p50_ms": round(statistics.median(serial_ms), 1),
                "levels_by_max_batch": {str(k): v for k, v in results.items()}, "comparison": comparison,
                "memory_run": memory_run, "cpu_count": os.cpu_count()}

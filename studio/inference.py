@@ -65,8 +65,8 @@ def distinct_outputs(scored: list[tuple[str, float]], n: int) -> list[tuple[str,
 
 class TextGenerator:
     """`preprocessor` turns text into source ids and generated ids into text; `runtime` runs the model.
-    With a `scheduler` (`studio.scheduler`, set by the serving layer), `stream` decodes greedy and sampling
-    requests in its running batch, together with other callers' requests."""
+    With a `scheduler` (`studio.scheduler`, set by the serving layer), `stream` decodes its requests (greedy,
+    sampling and beam search) in its running batch, together with other callers' requests."""
 
     def __init__(self, preprocessor: Preprocessor, runtime, backend: str | None = None, bundle: Bundle | None = None):
         self.preprocessor = preprocessor
@@ -138,9 +138,12 @@ class TextGenerator:
         started = time.perf_counter()
         source, warnings = self.preprocessor.encode(text)
         streaming = streams_tokens(options)
-        if streaming and self.scheduler is not None:
-            ids = yield from self._scheduled(source, options, latency, warnings, started, partial)
+        if self.scheduler is not None:  # in the running batch, with other callers' requests (beam search too)
+            ids = yield from self._scheduled(source, options, latency, warnings, started, partial and streaming)
             outputs = [ids]
+            if not streaming:  # one figure for the whole search, as below
+                latency.first_token_ms, latency.tokens = latency.total_ms, len(ids) + 1
+                latency.search = f"beam {options.beam_size}"
         else:
             strategy = strategy_for(options)
             away = 0.0  # time the caller held the stream between tokens (a page drawing them): not the model's

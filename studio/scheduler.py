@@ -7,9 +7,9 @@ joins at the next step, at its own position 0, while the other rows go on at the
 tab), leaves at once, and its slot goes to the next waiting request. Each row chooses its tokens with its own
 strategy, so a greedy row gives exactly the ids it gives alone, and a seeded sampling row the same draws.
 
-Beam search is not scheduled (`TextGenerator` decodes it alone): its rows move within their group at every
-step and its group leaves only when every hypothesis is settled, and a beam request is already a batch of
-`beam_size` rows of its own.
+A beam search request is a group of rows (one at its first step, `beam_size` after): at each step its
+strategy chooses which of its rows continue (their caches copied, `runtime.select`), so a group's rows stay
+together and next to no other request's; it counts as `beam_size` rows towards `max_batch` from the start.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ class Job:
         self.spec = spec
         self.new_strategy = new_strategy  # a fresh strategy: a job decoded again alone starts over
         self.strategy = new_strategy()
-        self.token = int(self.strategy.start(1, spec)[0])  # the token fed at the next step
+        self.tokens = np.asarray(self.strategy.start(1, spec), dtype=np.int32)  # fed at the next step, one per row
+        self.width = int(getattr(self.strategy, "size", 1))  # the most rows it takes (a beam's, from the start)
         self.on_token = on_token
         self.future: Future = Future()
         self.position = 0  # steps run so far
@@ -58,6 +59,7 @@ class Scheduler:
         self.runtime = runtime
         self.max_batch = max(1, int(max_batch))
         self._waiting: queue.Queue[Job] = queue.Queue()
+        self._held: Job | None = None  # taken from the queue, waiting for room for all its rows
         self.steps = 0  # decode steps run, and the rows they decoded: `rows / steps` is the mean batch
         self.rows = 0
         self.jobs = 0
@@ -89,7 +91,7 @@ class Scheduler:
     def _work(self) -> None:
         jobs: list[Job] = []
         state = None
-        while not (self._stopping and not jobs):
+        while not (self._stopping and not jobs and self._held is None):
             try:
                 jobs, state = self._turn(jobs, state)
             except Exception as error:  # noqa: BLE001 - e.g. join/select failing: its jobs fail, the thread goes on
@@ -100,13 +102,13 @@ class Scheduler:
 
     def _turn(self, jobs: list[Job], state):
         """Admit waiting jobs, run one decode step, let ended rows leave; returns (jobs, state)."""
-        joining = self._take(block=not jobs, room=self.max_batch - len(jobs))
+        joining = self._take(block=not jobs, room=self.max_batch - sum(job.width for job in jobs))
         if joining:
             state = self._admit(joining, jobs, state)
         if not jobs:
             return jobs, state
-        positions = np.array([job.position for job in jobs], dtype=np.int32)
-        tokens = np.array([job.token for job in jobs], dtype=np.int32)
+        positions = np.concatenate([np.full(len(job.tokens), job.position, dtype=np.int32) for job in jobs])
+        tokens = np.concatenate([job.tokens for job in jobs])
         try:
             logits, state = self.runtime.step_rows(state, tokens, positions)
         except Exception:  # noqa: BLE001 - whose row broke the step is unknown: each one alone
@@ -114,29 +116,43 @@ class Scheduler:
                 self._decode_alone(job)
             return [], None
         self.steps += 1
-        self.rows += len(jobs)
-        now = time.perf_counter()
-        staying = [row for row, job in enumerate(jobs) if self._advance(job, logits[row:row + 1], now)]
-        if len(staying) < len(jobs):
-            jobs = [jobs[row] for row in staying]
-            state = self.runtime.select(state, np.array(staying)) if jobs else None
-        return jobs, state
+        self.rows += len(tokens)
+        now, offset, kept, staying = time.perf_counter(), 0, [], []
+        for job in jobs:
+            width = len(job.tokens)
+            rows = self._advance(job, logits[offset:offset + width], now)
+            if rows is not None:  # the job's rows that go on (a beam's chosen ones, copied where chosen twice)
+                kept.append(offset + rows)
+                staying.append(job)
+            offset += width
+        rows = np.concatenate(kept) if kept else np.zeros(0, dtype=np.int64)
+        if len(rows) != len(tokens) or np.any(rows != np.arange(len(tokens))):
+            state = self.runtime.select(state, rows) if staying else None
+        return staying, state
 
     def _take(self, block: bool, room: int) -> list[Job]:
-        """Waiting jobs, up to `room` (waiting for the first one when `block`); cancelled ones are dropped."""
+        """Waiting jobs whose rows fit in `room`, in order (waiting for the first one when `block`); cancelled ones
+        are dropped. A job that does not fit yet is held, first in line, for a later turn."""
         taken: list[Job] = []
-        while len(taken) < room:
-            try:
-                job = self._waiting.get() if block and not taken else self._waiting.get_nowait()
-            except queue.Empty:
-                break
+        while True:
+            if self._held is not None:
+                job, self._held = self._held, None
+            else:
+                try:
+                    job = self._waiting.get() if block and not taken else self._waiting.get_nowait()
+                except queue.Empty:
+                    break
             if job is _CLOSE:
                 self._stopping = True
                 break
             if job.cancelled:
                 job.future.set_exception(CancelledError())
-            else:
-                taken.append(job)
+                continue
+            used = sum(j.width for j in taken)
+            if used + job.width > room and (taken or room < self.max_batch):  # alone in an empty batch: it goes
+                self._held = job
+                break
+            taken.append(job)
         return taken
 
     def _admit(self, joining: list[Job], jobs: list[Job], state):
@@ -154,30 +170,31 @@ class Scheduler:
         self.jobs += len(joining)
         return new if state is None else self.runtime.join(state, new)
 
-    def _advance(self, job: Job, logits: np.ndarray, now: float) -> bool:
-        """Choose the job's next token from its row's logits; False when the job leaves the batch."""
+    def _advance(self, job: Job, logits: np.ndarray, now: float) -> np.ndarray | None:
+        """Choose the job's next tokens from its rows' logits; returns which of its rows go on (None: the job
+        leaves the batch)."""
         if job.cancelled:
             job.future.set_exception(CancelledError())
-            return False
+            return None
         try:
-            chosen, _ = job.strategy.advance(held_open(logits, job.position, job.spec), job.position)
+            chosen, order = job.strategy.advance(held_open(logits, job.position, job.spec), job.position)
         except Exception as error:  # noqa: BLE001 - e.g. a sampler given invalid settings: its own job only
             job.future.set_exception(error)
-            return False
+            return None
         job.position += 1
-        job.token = int(chosen[0])
+        job.tokens = np.asarray(chosen, dtype=np.int32)
         if job.first_token_at is None:
             job.first_token_at = now
         if job.strategy.finished or job.position >= job.spec.max_new_tokens:
             job.future.set_result(job.strategy.outputs()[0])
-            return False
+            return None
         if job.on_token is not None:
             try:
                 job.on_token(list(job.strategy.outputs()[0]))
             except Exception as error:  # noqa: BLE001 - a broken listener ends its own job only
                 job.future.set_exception(error)
-                return False
-        return True
+                return None
+        return np.arange(len(logits)) if order is None else np.asarray(order, dtype=np.int64)
 
     def _decode_alone(self, job: Job) -> None:
         """Decode `job` again from its start, alone (after a batched step failed): only a job that fails alone

@@ -188,3 +188,26 @@ def test_closing_finishes_the_submitted_jobs_then_ends_the_thread_and_refuses_ne
     assert [job.future.result(timeout=0) for job in jobs] == [alone(FakeRowsRuntime(), [k, 6]) for k in (3, 4, 5)]
     with pytest.raises(RuntimeError, match="closed"):
         scheduler.submit([3, 2], SPEC, TokenByToken)
+
+
+class FakeBeamRuntime(FakeRowsRuntime):
+    def reorder(self, state, rows):  # the decode loop's name for a beam's row choice
+        return self.select(state, rows)
+
+
+def test_beam_search_requests_share_the_batch_and_find_what_they_find_alone():
+    from studio.generate import Beam
+
+    runtime = FakeBeamRuntime(step_s=0.002)
+    scheduler = Scheduler(runtime, max_batch=8)
+    beams = [lambda: Beam(size=3, length_penalty=1.0), lambda: Beam(size=2, length_penalty=0.6)]
+    requests = [([3, 9], beams[0]), ([4, 5], TokenByToken), ([5, 12], beams[1]), ([6, 7], beams[0]),
+                ([7, 3], TokenByToken), ([8, 11], beams[1])]
+    jobs = []
+    for source, new in requests:
+        jobs.append(scheduler.submit(source, SPEC, new))
+        time.sleep(0.004)
+    outputs = [job.future.result(timeout=10) for job in jobs]
+    assert outputs == [alone(FakeBeamRuntime(), source, new) for source, new in requests]
+    assert max(len(rows) for rows in runtime.batches) <= 8  # a beam counts its width from the start
+    assert any(len(rows) > 3 for rows in runtime.batches)  # a beam's rows shared steps with other requests
