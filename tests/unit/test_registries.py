@@ -92,3 +92,24 @@ def test_the_cli_checks_go_by_the_document_formats(tmp_path, monkeypatch):
     cli._check_output(tmp_path / "a.html", tmp_path / "b.HTM", json_lines=False)
     with pytest.raises(StudioError, match="give a name ending in .htm"):
         cli._check_output(tmp_path / "a.htm", tmp_path / "b.md", json_lines=False)
+
+
+def test_a_shipped_models_exports_are_shared_by_every_copy_of_it(tmp_path, monkeypatch):
+    """The README's two install modes (an installed copy in site-packages, the checkout's assets/) find one
+    export of a shipped model in the user cache; another bundle keeps its exports beside it."""
+    import shutil
+
+    from studio import variants
+
+    monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path / "cache"))
+    installed = tmp_path / "site-packages" / "studio_assets"
+    (installed / "chatbot").mkdir(parents=True)
+    shutil.copy(ROOT / "assets" / "chatbot" / "checksums.json", installed / "chatbot")
+    checkout = variants.export_dir_for(ROOT / "assets" / "chatbot")
+    monkeypatch.setenv("STUDIO_ASSETS", str(installed))
+    assert variants.export_dir_for(installed / "chatbot") == checkout
+    assert checkout.is_relative_to(tmp_path / "cache") and "site-packages" not in str(checkout)
+    (installed / "chatbot" / "checksums.json").write_text("{}")  # other weights: another export
+    assert variants.export_dir_for(installed / "chatbot") != checkout
+    (tmp_path / "runs" / "mine").mkdir(parents=True)
+    assert variants.export_dir_for(tmp_path / "runs" / "mine") == tmp_path / "runs" / "mine" / "exports"
