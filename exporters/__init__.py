@@ -256,10 +256,14 @@ def ensure_exported(bundle, backends, export_dir: Path | None = None, progress=p
         return directory
     with _export_lock(directory):  # another thread may have built them meanwhile: look again
         missing = {name: reason for name, reason in stale_reasons(bundle, backends, directory).items() if reason}
-        rebuilt = unpack(bundle, directory, list(missing)) if missing else []
-        if rebuilt:  # the bundle ships these graphs as a pack: rebuilt from its weights in about a second
+        try:  # the bundle may ship these graphs as a pack: rebuilt from its weights in about a second
+            rebuilt = unpack(bundle, directory, list(missing)) if missing else []
+        except OSError:  # the folder cannot be written: the export below says so in its words
+            rebuilt = []
+        if rebuilt:
             progress(f"{', '.join(rebuilt)}: rebuilt from the bundle's graph pack")
-            missing = {name: reason for name, reason in missing.items() if name not in rebuilt}
+            missing = {name: reason for name, reason in stale_reasons(bundle, list(missing), directory).items()
+                       if reason}
         if missing:
             first = next(iter(missing.values()))
             progress(f"{first}\nExporting {', '.join(missing)} now (once; this takes a little while)...")

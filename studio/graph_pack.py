@@ -24,7 +24,7 @@ import numpy as np
 
 from studio.errors import BundleError
 from studio.files import atomic_write_bytes
-from studio.variants import MANIFEST, VARIANTS, read_manifest, source_hashes
+from studio.variants import EXPORT_FORMAT, MANIFEST, VARIANTS, read_manifest, source_hashes
 from studio.weights import load_npz
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ def _candidates(weights: dict[str, np.ndarray]) -> list[tuple[str, str, bytes]]:
     """(weight name, layout, bytes) of every weight worth finding in an exported file."""
     found = []
     for name, array in weights.items():
-        if array.nbytes * 2 < MIN_BYTES or np.unique(array).size < MIN_DISTINCT:
+        if array.size * 2 < MIN_BYTES or np.unique(array).size < MIN_DISTINCT:  # its float16 size
             continue
         for layout in LAYOUTS:
             if layout.endswith(".T") and array.ndim != 2:
@@ -100,9 +100,11 @@ def pack(bundle, export_dir: Path, backends: list[str] | None = None) -> dict:
         log.debug("%s: %d weight regions, %.1f of %.1f MB from the weights", file, len(regions),
                   sum(_size(weights[n], lay) for _, n, lay in regions) / 2**20,
                   len(data) / 2**20)
-    index = {"format": PACK_FORMAT, "backends": names, "source": manifest["source"], "files": files,
-             "manifest": {key: value for key, value in manifest.items() if key not in ("files", "verification")}
-             | {"files": {f: listed[f] for f in files}}}
+    kept = {key: value for key, value in manifest.items()
+            if key not in ("files", "verification", "golden", "export_seconds", "source")}
+    source = {key: value for key, value in manifest["source"].items() if key != "bundle"}  # no path of this machine
+    index = {"format": PACK_FORMAT, "backends": names, "source": source, "files": files,
+             "manifest": kept | {"source": source, "files": {f: listed[f] for f in files}}}
     atomic_write_bytes(out / INDEX, (json.dumps(index, indent=1, ensure_ascii=False) + "\n").encode())
     return index
 
@@ -114,12 +116,22 @@ def packed_backends(bundle) -> list[str]:
 
 
 def _index(bundle) -> dict | None:
+    """The bundle's pack index when it can be used: readable, of this format, made from these weights for exports
+    of the current format; else None."""
     path = Path(bundle.path) / PACK_DIR / INDEX
     try:
         index = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if index.get("format") != PACK_FORMAT:
+        if index["format"] != PACK_FORMAT or index["manifest"]["format"] != EXPORT_FORMAT:
+            return None
+        for name in index["backends"]:
+            for file in VARIANTS[name].files:
+                entry = index["files"][file]
+                if not (isinstance(entry["bytes"], int) and isinstance(entry["sha256"], str)
+                        and all(isinstance(o, int) and o >= 0 and isinstance(w, str) and l in LAYOUTS
+                                for o, w, l in entry["regions"])):
+                    raise ValueError(f"{file}: a malformed entry")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        log.debug("%s: not used (%s)", path, error)
         return None
     hashes = source_hashes(bundle)
     if any(index.get("source", {}).get(name) != digest for name, digest in hashes.items()):
@@ -156,7 +168,7 @@ def unpack(bundle, export_dir: Path, backends: list[str]) -> list[str]:
     for file in written:
         (export_dir / file).parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(export_dir / file, built[file])
-    _merge_manifest(export_dir, index, written)
+    _merge_manifest(export_dir, index, written, Path(bundle.path))
     log.debug("rebuilt %s from the graph pack of %s", ", ".join(rebuilt), bundle.path)
     return rebuilt
 
@@ -168,7 +180,7 @@ def _rebuilt(bundle, entry: dict, weights) -> bytes | None:
         for offset, name, layout in entry["regions"]:
             raw = _laid_out(weights[name], layout)
             data[offset:offset + len(raw)] = raw
-    except (OSError, zlib.error, KeyError, ValueError) as error:
+    except (OSError, zlib.error, KeyError, ValueError, TypeError) as error:
         log.debug("%s: the pack cannot rebuild it (%s)", entry.get("template"), error)
         return None
     if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
@@ -177,15 +189,17 @@ def _rebuilt(bundle, entry: dict, weights) -> bytes | None:
     return bytes(data)
 
 
-def _merge_manifest(export_dir: Path, index: dict, written: set[str]) -> None:
+def _merge_manifest(export_dir: Path, index: dict, written: set[str], bundle_path: Path) -> None:
     """The export folder's manifest with the rebuilt files listed (kept entries of other files when it was made
     from these weights)."""
     try:
         manifest = read_manifest(export_dir)
-        if any(manifest.get("source", {}).get(k) != v for k, v in index["source"].items() if k != "bundle"):
-            raise ValueError("made from other weights")
+        if manifest.get("format") != EXPORT_FORMAT or any(
+                manifest.get("source", {}).get(k) != v for k, v in index["source"].items()):
+            raise ValueError("made from other weights, or by another version")
     except (BundleError, ValueError):  # missing, corrupted or stale: start from the pack's
         manifest = {key: value for key, value in index["manifest"].items() if key != "files"} | {"files": {}}
+    manifest["source"] = {**manifest.get("source", {}), "bundle": str(bundle_path)}
     manifest["files"] = {**manifest.get("files", {}), **{f: index["manifest"]["files"][f] for f in written}}
     atomic_write_bytes(Path(export_dir) / MANIFEST,
                        (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())

@@ -126,7 +126,10 @@ class Scheduler:
                 staying.append(job)
             offset += width
         rows = np.concatenate(kept) if kept else np.zeros(0, dtype=np.int64)
-        if len(rows) != len(tokens) or np.any(rows != np.arange(len(tokens))):
+        if len(staying) == len(jobs) and len(rows) == len(tokens):  # only beams chose among their own rows:
+            if np.any(rows != np.arange(len(tokens))):  # their caches move (a group shares its source's K/V)
+                state = self.runtime.reorder(state, rows)
+        else:
             state = self.runtime.select(state, rows) if staying else None
         return staying, state
 

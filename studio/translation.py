@@ -276,14 +276,10 @@ def translate(generator, lines: Sequence[str] | str, options: DecodeOptions | No
 
 
 def _one_sentence(lines: list[str], plan: list[list[str]]) -> bool:
-    """Whether the input is one sentence with Korean (blank lines aside): then it is decoded alone, whole (a
-    sentence too long for the model is cut, and says so, rather than split), with its latency. `plan` becomes
-    that one piece."""
+    """Whether the input is one sentence with Korean that the model reads whole (blank lines aside): then it is
+    decoded alone, with its latency (a longer one is split into pieces, as in a file)."""
     filled = [i for i, line in enumerate(lines) if line.strip()]
-    if len(filled) != 1 or not plan[filled[0]] or len(split_sentences(lines[filled[0]])) != 1:
-        return False
-    plan[filled[0]] = [lines[filled[0]].strip()]
-    return True
+    return len(filled) == 1 and len(plan[filled[0]]) == 1 and len(split_sentences(lines[filled[0]])) == 1
 
 
 @dataclass

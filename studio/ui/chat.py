@@ -52,7 +52,7 @@ def chat_reply(service: AppModel, message: str, history: list, backend: str, set
     except InputError as error:  # its export failed: said; the message stays, to send again
         warn(str(error))
         history[-1] = {**EMPTY_REPLY}
-        yield history, gr.skip(), str(error)
+        yield history, gr.skip(), ""  # no stats: the reply was never written (Retry sends it again)
         return
     text, latency, warnings = "", None, []
     for text, latency, warnings in generator.stream(message, options):

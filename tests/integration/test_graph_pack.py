@@ -67,6 +67,10 @@ def test_a_damaged_template_or_other_weights_are_never_used(packed, tmp_path):
     index.write_text(json.dumps(made | {"source": made["source"] | {"weights.npz": "0" * 64}}))  # other weights
     assert graph_pack.packed_backends(load_bundle(bundle_dir)) == []
     assert graph_pack.unpack(load_bundle(bundle_dir), tmp_path / "c", ["onnx"]) == []
+    index.write_text(json.dumps(made | {"backends": "tflite"}))  # malformed, with the right format: not used
+    assert graph_pack.packed_backends(load_bundle(bundle_dir)) == []
+    index.write_text("[]")
+    assert graph_pack.unpack(load_bundle(bundle_dir), tmp_path / "d", ["onnx"]) == []
 
 
 def test_studio_export_pack_writes_the_pack(exported_copy):
@@ -75,3 +79,12 @@ def test_studio_export_pack_writes_the_pack(exported_copy):
     assert result.exit_code == 0, result.output
     assert "Graph pack of tflite, tflite-float16, onnx written" in " ".join(result.output.split()), result.output
     assert graph_pack.packed_backends(load_bundle(exported_copy)) == ["tflite", "tflite-float16", "onnx"]
+
+
+def test_the_shipped_models_packs_match_their_weights():
+    """A retrained shipped model without `studio export --pack` would fall back to minutes of export on a fresh
+    install: its pack must be made again with it."""
+    from studio.bundle import default_bundle
+
+    for task in ("chatbot", "translator"):
+        assert graph_pack.packed_backends(load_bundle(default_bundle(task))) == ["tflite", "tflite-float16", "onnx"]

@@ -36,6 +36,21 @@ def reload(page):
     page.locator("#chat-input textarea").wait_for()
 
 
+def settled(page, quiet_s: float = 1.0, most_s: float = 20.0) -> None:
+    """Wait until the page's saved state (localStorage) has not changed for `quiet_s`: a setting is saved by an
+    event of its own, which a loaded machine may answer after the next reload would have started."""
+    import time
+
+    last, since, deadline = None, time.monotonic(), time.monotonic() + most_s
+    while time.monotonic() < deadline:
+        now = page.evaluate("() => JSON.stringify(Object.entries(localStorage))")
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return
+        time.sleep(0.1)
+
+
 def send(page, text, replies):
     """Type `text`, press Enter and wait until the chat shows `replies` replies with their stats."""
     page.locator("#chat-input textarea").fill(text)
@@ -258,6 +273,7 @@ def test_a_number_typed_into_a_slider_box_is_kept_while_typed_and_put_in_range_w
     most.fill("999")
     most.press("Tab")  # left: put in range (Gradio refused 999 in the server, and the box went on showing it)
     page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]').value === '64'")
+    settled(page)
     reload(page)  # what was kept is what was shown
     page.locator("#chat-decoding").get_by_text("Decoding").click()
     page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]').value === '64'")

@@ -43,11 +43,16 @@ def test_the_message_and_a_preparing_line_show_before_the_backend_is_built():
     assert service.steps[-1][0][-1]["content"] == "응"
 
 
-def test_a_backend_that_fails_to_build_keeps_the_message_and_says_why():
+def test_a_backend_that_fails_to_build_keeps_the_message_and_says_why(monkeypatch):
+    import studio.ui.chat as chat
+
+    said = []
+    monkeypatch.setattr(chat, "warn", said.append)
     service = Preparing(fails=True)
     service.steps = []
     for step in chat_reply(service, "영화 볼래?", [], "onnx", {}):
         service.steps.append(step)
     history, _, latency = service.steps[-1]
     assert history == [{"role": "user", "content": "영화 볼래?"}, EMPTY_REPLY]
-    assert "disk full" in latency
+    assert latency == ""  # no stats saved with a reply never written; the reason is a notice
+    assert said == ["The onnx backend is unavailable: disk full"]

@@ -7,7 +7,9 @@
 //   LITERT_TFLITE        comma-separated .tflite files for the LiteRT.js checks (relative: to GOLDEN_DIR;
 //                        default: every .tflite in GOLDEN_DIR; ones with dynamic shapes are skipped)
 
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,8 +19,17 @@ import { loadTokenizer } from "../src/tokenizer.js";
 
 const WEB = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-export const GOLDEN_DIR = resolve(process.env.GOLDEN_DIR ?? join(WEB, "../assets/chatbot/exports"));
-export const BUNDLE_DIR = resolve(process.env.BUNDLE_DIR ?? dirname(GOLDEN_DIR));
+/** Where the app keeps a shipped bundle's exports, as studio.variants.export_dir_for finds them: the user cache
+ * (STUDIO_CACHE_DIR, else ~/.cache/transformer-studio on Linux), keyed by the bundle's checksums.json. */
+function shippedExportDir(bundle) {
+  const cache = process.env.STUDIO_CACHE_DIR ?? join(homedir(), ".cache", "transformer-studio");
+  const key = createHash("sha256").update(readFileSync(join(bundle, "checksums.json"))).digest("hex").slice(0, 16);
+  return join(cache, "exports", `${basename(bundle)}-${key}`);
+}
+
+const SHIPPED_CHATBOT = join(WEB, "../assets/chatbot");
+export const GOLDEN_DIR = resolve(process.env.GOLDEN_DIR ?? shippedExportDir(SHIPPED_CHATBOT));
+export const BUNDLE_DIR = resolve(process.env.BUNDLE_DIR ?? (process.env.GOLDEN_DIR ? dirname(GOLDEN_DIR) : SHIPPED_CHATBOT));
 export const NORMALIZATION_CASES = resolve(process.env.NORMALIZATION_CASES ??
   join(GOLDEN_DIR, "golden/normalization.json"));
 
