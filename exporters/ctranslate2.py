@@ -46,9 +46,9 @@ def _ffn(spec, arrays, prefix):
 
 def convert(bundle, output_dir: Path, quantization: str = "none") -> Path:
     """Write a CTranslate2 model directory for `bundle` (SentencePiece vocabularies only)."""
-    from ctranslate2.specs import transformer_spec
+    from ctranslate2.specs import transformer_spec  # deferred: CTranslate2 only for `studio bench`
 
-    from studio.model.positional import positional_encoding
+    from studio.model.positional import positional_encoding  # deferred: the model package imports Keras
 
     c = bundle.config.model
     if c.members > 1:

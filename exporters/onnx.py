@@ -4,6 +4,7 @@ onnx format's converter (`studio.variants.MODEL_FORMATS`)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -53,7 +54,7 @@ def _current_fp32(job) -> tuple[Path, ...] | None:
 
 
 def convert(function, output_path: Path) -> None:
-    import tf2onnx
+    import tf2onnx  # deferred: tf2onnx imports TensorFlow
 
     os.environ.setdefault("TF2ONNX_LOG_LEVEL", "ERROR")
     tf2onnx.logging.set_level(tf2onnx.logging.ERROR)
@@ -63,9 +64,7 @@ def convert(function, output_path: Path) -> None:
 
 def quantize_int8(source: Path, target: Path) -> None:
     """Dynamic quantization: int8 weights for MatMul/Gemm, activations quantized on the fly."""
-    import logging
-
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # deferred: only for the int8 variant
 
     root = logging.getLogger()
     level = root.level

@@ -40,7 +40,7 @@ def convert(saved_model_dir, quantize: str = "none", rows: bool = True) -> bytes
 
 def operators(model_content: bytes) -> list[str]:
     """The operator names a `.tflite` uses (Flex ops show up as `FlexXxx`, custom ops as `CUSTOM`)."""
-    from ai_edge_litert.interpreter import Interpreter
+    from ai_edge_litert.interpreter import Interpreter  # deferred: LiteRT only to list a graph's operators
 
     interpreter = Interpreter(model_content=model_content)
     return sorted({op["op_name"] for op in interpreter._get_ops_details()})

@@ -38,7 +38,7 @@ def quiet_stderr():
 def import_tensorflow_quietly():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     if os.environ.get("STUDIO_TF_LOGS") or "tensorflow" in sys.modules:
-        import tensorflow as tf
+        import tensorflow as tf  # deferred: importing TensorFlow is what this function does
 
         return tf
     sys.stderr.flush()
@@ -46,7 +46,7 @@ def import_tensorflow_quietly():
     with tempfile.TemporaryFile(mode="w+b") as captured:
         os.dup2(captured.fileno(), 2)
         try:
-            import tensorflow as tf
+            import tensorflow as tf  # deferred: TensorFlow may not be imported yet
 
             tf.config.list_physical_devices()
         except BaseException:

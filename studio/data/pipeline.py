@@ -192,7 +192,7 @@ class BucketedBatches:
 
     def dataset(self, epoch: int = 0, shuffle: bool = True):
         """The same batches as a prefetching `tf.data.Dataset`."""
-        import tensorflow as tf
+        import tensorflow as tf  # deferred: TensorFlow only when training
 
         spec = tf.TensorSpec([None, None], tf.int32)
         return tf.data.Dataset.from_generator(lambda: self.epoch(epoch, shuffle),

@@ -104,7 +104,7 @@ def _stems(words: list[str]) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _stemmer():
-    import snowballstemmer
+    import snowballstemmer  # deferred: only for documents with formatted phrases
 
     return snowballstemmer.stemmer("english")
 

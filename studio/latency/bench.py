@@ -141,7 +141,7 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
 def latency_figure(rows: list[dict], title: str):
     """Three panels (ms/token, first token, total), one bar per backend, log scale; the naive loop in red."""
     import matplotlib.ticker  # deferred: every `studio` command imports this module, few draw
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # deferred with matplotlib.ticker above
 
     chosen = sorted(rows, key=lambda r: r["total_ms_p50"])
     names = [r["runtime"] for r in chosen]

@@ -9,7 +9,7 @@ class CTranslate2Model:
     """Greedy decoding with CTranslate2 over token ids (through their pieces)."""
 
     def __init__(self, model_dir: Path, bundle, threads: int):
-        import ctranslate2
+        import ctranslate2  # deferred: CTranslate2 only for `studio bench`
 
         self.bundle = bundle
         self.translator = ctranslate2.Translator(str(model_dir), device="cpu", inter_threads=1,

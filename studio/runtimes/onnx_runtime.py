@@ -14,7 +14,7 @@ from studio.runtimes.graph_state import GraphState, NumpyStateMethods, empty_cac
 
 
 def _session(path: Path, threads: int):
-    import onnxruntime as ort
+    import onnxruntime as ort  # deferred: only when the onnx backend is chosen
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads

@@ -43,9 +43,9 @@ class TFLiteRuntime(NumpyStateMethods):
         self._created = 1
 
     def _new_runners(self):
-        from ai_edge_litert.interpreter import Interpreter
+        from ai_edge_litert.interpreter import Interpreter  # deferred: only when a tflite backend is chosen
 
-        from studio.quiet_tf import quiet_stderr
+        from studio.quiet_tf import quiet_stderr  # deferred with LiteRT
 
         try:
             with quiet_stderr():

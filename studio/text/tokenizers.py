@@ -67,7 +67,7 @@ class SentencePieceTokenizer:
     pad_id, bos_id, eos_id, unk_id = 0, 1, 2, 3
 
     def __init__(self, model_proto: bytes):
-        import sentencepiece as spm
+        import sentencepiece as spm  # deferred: only SentencePiece bundles need it
 
         self._proto = model_proto
         self._sp = spm.SentencePieceProcessor(model_proto=model_proto)
@@ -82,7 +82,7 @@ class SentencePieceTokenizer:
         """`byte_fallback` spells characters outside the vocabulary as UTF-8 byte pieces, so any text
         round-trips instead of turning into `<unk>` (it reserves 256 ids). `user_symbols` are pieces kept
         whole, e.g. the `<bt>` tag that marks back-translated sources in training."""
-        import sentencepiece as spm
+        import sentencepiece as spm  # deferred: only SentencePiece bundles need it
 
         sentences = [s for s in sentences if s.strip()]
         if not sentences:
@@ -141,10 +141,10 @@ class SentencePieceTokenizer:
 
 def _tensorflow_datasets():
     """tensorflow_datasets, whose import loads TensorFlow: quietly (chat and translate no longer import it first)."""
-    from studio.quiet_tf import import_tensorflow_quietly
+    from studio.quiet_tf import import_tensorflow_quietly  # deferred: the legacy tokenizer needs TensorFlow
 
     import_tensorflow_quietly()
-    import tensorflow_datasets
+    import tensorflow_datasets  # deferred: tensorflow_datasets imports TensorFlow
 
     return tensorflow_datasets
 

@@ -12,6 +12,8 @@ changed by a handler (e.g. the alternatives list), or with an event in flight ar
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import datetime
 import functools
 import threading
@@ -84,9 +86,6 @@ def keep_sessions_lean(app, every_s: float = SWEEP_EVERY_S, idle_s: float = IDLE
 @functools.cache
 def _malloc_trim():
     """glibc's malloc_trim, or None (not glibc). Found once: find_library runs `ldconfig -p`."""
-    import ctypes
-    import ctypes.util
-
     try:
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
     except (OSError, AttributeError):
