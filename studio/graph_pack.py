@@ -88,6 +88,9 @@ def pack(bundle, export_dir: Path, backends: list[str] | None = None) -> dict:
     files = {}
     for file in dict.fromkeys(f for name in names for f in VARIANTS[name].files):
         data = (Path(export_dir) / file).read_bytes()
+        if hashlib.sha256(data).hexdigest() != listed[file]["sha256"]:
+            raise BundleError(Path(export_dir) / file, "differs from its manifest (modified since the export)",
+                              f"studio export {bundle.path}")
         regions = _regions(data, candidates)
         template = bytearray(data)
         for offset, name, layout in regions:
@@ -106,6 +109,8 @@ def pack(bundle, export_dir: Path, backends: list[str] | None = None) -> dict:
     index = {"format": PACK_FORMAT, "backends": names, "source": source, "files": files,
              "manifest": kept | {"source": source, "files": {f: listed[f] for f in files}}}
     atomic_write_bytes(out / INDEX, (json.dumps(index, indent=1, ensure_ascii=False) + "\n").encode())
+    for old in set(out.glob("*.zlib")) - {out / entry["template"] for entry in files.values()}:
+        old.unlink()  # a template of a file this pack no longer holds
     return index
 
 

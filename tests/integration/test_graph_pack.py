@@ -88,3 +88,15 @@ def test_the_shipped_models_packs_match_their_weights():
 
     for task in ("chatbot", "translator"):
         assert graph_pack.packed_backends(load_bundle(default_bundle(task))) == ["tflite", "tflite-float16", "onnx"]
+
+
+def test_a_pack_is_not_made_from_a_modified_export(exported, tmp_path):
+    from studio.errors import BundleError
+
+    source, _ = exported
+    target = tmp_path / "copy"
+    shutil.copytree(source, target)
+    graph = target / "exports" / "model.tflite"
+    graph.write_bytes(graph.read_bytes()[:-1] + b"\x00")
+    with pytest.raises(BundleError, match="differs from its manifest"):
+        graph_pack.pack(load_bundle(target), target / "exports", ["tflite"])
