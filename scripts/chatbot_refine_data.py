@@ -126,19 +126,28 @@ def build(args) -> None:
     index.save(out / "index.npz")
     labels = label_of(args.data_dir)
     nearest = [index.nearest_excluding(i, 1)[0][0] for i in range(len(train))]
-    train_rows = [(refine_source(p.source, train[j].target, args.separator), p.target,
-                   labels.get((p.source, p.target), "0")) for p, j in zip(train, nearest)]
+    blended = _alpha_blend(len(train), args.alpha, args.seed)
+    train_rows = [(refine_source(p.source, p.target if i in blended else train[j].target, args.separator), p.target,
+                   labels.get((p.source, p.target), "0")) for i, (p, j) in enumerate(zip(train, nearest))]
     dev_rows = [(refine_source(p.source, index.answers[j], args.separator), p.target,
                  labels.get((p.source, p.target), "0")) for p, j in zip(dev, retrieved_for_dev(index, dev))]
     write_csv(out / "train.csv", train_rows)
     write_csv(out / "dev.csv", dev_rows)
     stats = _stats(train, nearest, train_rows, dev_rows, dev)
-    stats.update(analyzer=args.analyzer, separator=args.separator,
+    stats.update(analyzer=args.analyzer, separator=args.separator, alpha=args.alpha, alpha_rows=len(blended),
                  index_bytes=(out / "index.npz").stat().st_size, terms=len(index.vocabulary))
     if args.tokens:
         stats.update(_token_lengths(config, train_rows, dev_rows, args.separator))
     (out / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
     print(json.dumps(stats, indent=2, ensure_ascii=False))
+
+
+def _alpha_blend(rows: int, alpha: float, seed: int) -> set[int]:
+    """The training rows whose "retrieved" answer is replaced by their own gold answer (Weston et al.'s
+    α-blending), so the model learns to copy a retrieved answer that fits."""
+    import random
+
+    return set(random.Random(seed).sample(range(rows), round(rows * alpha)))
 
 
 def _check_separator(separator: str, config, train) -> None:
@@ -227,6 +236,9 @@ def main(argv=None) -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--analyzer", default="char", choices=ANALYZERS)
     p.add_argument("--separator", default=SEPARATOR)
+    p.add_argument("--alpha", type=float, default=0.0,
+                   help="share of training rows given their own gold answer as the retrieved one (α-blending)")
+    p.add_argument("--seed", type=int, default=1234, help="which rows α-blending picks")
     p.add_argument("--tokens", action=argparse.BooleanOptionalAction, default=True,
                    help="also measure lengths in pieces of a tokenizer trained as the trainer would (~20 s)")
     p.set_defaults(run=build)
