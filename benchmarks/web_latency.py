@@ -4,8 +4,9 @@ For each shipped model: the golden sentences decoded greedily, one at a time, by
   - the static site in headless Chromium (LiteRT.js, WASM, one thread) — `index.html?golden=<model>`,
   - Node 20: LiteRT.js (WASM) and ONNX Runtime Web (WASM, fp32 graphs) — `web/scripts/bench-node.mjs`,
   - Python LiteRT (`ai_edge_litert`) on the same batch-1 .tflite, with 1 thread and with every core.
-ms/token is the mean time of the steps after the first (the first includes the encoder); the ratios are
-against Python LiteRT with 1 thread on the same file. Every runtime must produce the golden ids.
+ms/token is the mean time of the steps after the first (the first includes the encoder), the first token's time
+is given over all the sentences and over those of 15-25 source tokens; the ratios are against Python LiteRT with
+1 thread on the same file. Every runtime must produce the golden ids.
 
     python benchmarks/web_latency.py [--variant tflite-b1-float16] [--json docs/bench/web.json]
 
@@ -88,9 +89,16 @@ def machine() -> str:
             f"{info.get('model', '?')}), {simd}, {os.cpu_count()} cores")
 
 
-def summary(rows) -> dict:
+MEDIUM = (15, 25)  # a typical sentence's source tokens (</s> included): the first-token figure reported apart
+
+
+def summary(rows, sources) -> dict:
+    medium = [r["firstTokenMs"] for r, s in zip(rows, sources) if MEDIUM[0] <= len(s) <= MEDIUM[1]]
     return {"ms_per_token": float(np.mean([r["msPerToken"] for r in rows])),
-            "first_token_ms": float(np.mean([r["firstTokenMs"] for r in rows]))}
+            "first_token_ms": float(np.mean([r["firstTokenMs"] for r in rows])),
+            # the golden sentences run from 2 to max_source_len tokens: the mean above mixes both ends
+            "first_token_ms_15_25_tokens": float(np.mean(medium)) if medium else None,
+            "sentences_15_25_tokens": len(medium)}
 
 
 def main() -> None:
@@ -126,10 +134,10 @@ def main() -> None:
                 "Python LiteRT, 1 thread": python_litert(export_dir / tflite, bundle, sources, 1),
                 f"Python LiteRT, {os.cpu_count()} threads": python_litert(export_dir / tflite, bundle, sources,
                                                                           os.cpu_count() or 1)}
-        reference = summary(runs["Python LiteRT, 1 thread"])["ms_per_token"]
+        reference = summary(runs["Python LiteRT, 1 thread"], sources)["ms_per_token"]
         print(f"\n{name} ({tflite}; {len(sources)} golden sentences, greedy, batch 1)")
         for runtime, rows in runs.items():
-            s = summary(rows)
+            s = summary(rows, sources)
             # ONNX runs the fp32 graphs: its reference is the fp32 .tflite's ids
             wanted = [s["greedy_ids"] for s in golden["sentences"]] if "ONNX" in runtime else expected
             exact = sum(r["ids"] == e for r, e in zip(rows, wanted))
@@ -137,7 +145,9 @@ def main() -> None:
                    **s, "ratio_to_python_1_thread": s["ms_per_token"] / reference,
                    "golden_ids_exact": f"{exact}/{len(rows)}", "machine": cpu}
             results.append(row)
-            print(f"  {runtime:42s} {s['ms_per_token']:7.2f} ms/token  first token {s['first_token_ms']:7.1f} ms  "
+            medium = s["first_token_ms_15_25_tokens"]
+            print(f"  {runtime:42s} {s['ms_per_token']:7.2f} ms/token  first token {s['first_token_ms']:7.1f} ms "
+                  f"({'-' if medium is None else f'{medium:.1f}'} ms at {MEDIUM[0]}-{MEDIUM[1]} tokens)  "
                   f"{row['ratio_to_python_1_thread']:5.2f}x  golden ids {row['golden_ids_exact']}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

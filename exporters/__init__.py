@@ -38,6 +38,7 @@ from studio.bundle import load_bundle
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes, sha256_of
 from studio.graph_pack import unpack
+from studio.runtimes.graph_state import source_buckets
 from studio.variants import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, Variant, export_dir_for, input_names,
                              read_manifest, resolve, source_hashes, stale_reasons)
 
@@ -57,7 +58,7 @@ def library_versions() -> dict[str, str]:
 def _signature_table(config) -> dict:
     names = input_names(config.cache_depth)
     B, h, d = "batch", config.num_heads, config.head_dim
-    S, C = config.max_source_len, config.max_target_len
+    S, C = "source_len", "cache_len"  # batch-1 graphs: batch 1, max_source_len, max_target_len
     cache = {"shape": [B, h, C, d], "dtype": "float32"}
     cross = {"shape": [B, h, S, d], "dtype": "float32"}
     step_inputs = {"tokens": {"shape": [B], "dtype": "int32"}, "position": {"shape": [], "dtype": "int32"}}
@@ -167,6 +168,11 @@ def export_bundle(bundle, out=None, backends=None, verify: bool = True, progress
         "special_ids": {"pad": config.pad_id, "bos": config.bos_id, "eos": config.eos_id},
         "max_source_len": config.max_source_len,
         "max_target_len": config.max_target_len,
+        # the graphs of any batch size take any source length up to max_source_len (padded with the pad id) and
+        # caches of any length up to max_target_len; the batch-1 graphs exactly these, and also sources of each
+        # bucket's length through encode_<L>/decode_step_<L>
+        "batch_1_graph_shapes": {"batch": 1, "source_len": config.max_source_len, "cache_len": config.max_target_len,
+                                 "source_buckets": source_buckets(config.max_source_len)},
         "vocab_size": config.tgt_vocab_size,
         "tokenizer": {"kind": bundle.config.tokenizer.kind, "shared": bundle.tokenizers.shared,
                       "files": sorted(str(p.relative_to(bundle.path)) for p in (bundle.path / "tokenizer").iterdir())},

@@ -13,6 +13,7 @@ from exporters.web import WEB_DIR
 from studio import config, tasks
 from studio.files import atomic_write_bytes
 from studio.generate import guards, options
+from studio.runtimes import graph_state
 from studio.text import preprocess, protect, script, transliteration
 
 COMMAND = "python -m exporters.web_constants"
@@ -57,6 +58,7 @@ def constants() -> list[tuple[str, object, str]]:
         ("MIN_LETTERS", script.MIN_LETTERS, "studio.text.script.MIN_LETTERS"),
         ("KOREAN_SHARE", script.KOREAN_SHARE, "studio.text.script.KOREAN_SHARE"),
         ("MIN_LIKENESS", transliteration.MIN_LIKENESS, "studio.text.transliteration.MIN_LIKENESS"),
+        ("SOURCE_STEP", graph_state.SOURCE_STEP, "studio.runtimes.graph_state.SOURCE_STEP"),
     ]
 
 

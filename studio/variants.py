@@ -33,7 +33,7 @@ from studio.files import sha256_of
 
 MANIFEST = "manifest.json"
 # what the exported graphs hold; an export of another format is rebuilt (2: decode_rows, a position per row)
-EXPORT_FORMAT = "transformer-studio-export/2"
+EXPORT_FORMAT = "transformer-studio-export/3"  # 3: dynamic source length
 SOURCE_FILES = ("weights.npz", "config.json")  # what an export is made from
 
 

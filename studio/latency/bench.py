@@ -8,7 +8,8 @@ For each output length (short/medium/long) every backend decodes exactly that ma
 token is masked, as CTranslate2's min_decoding_length does), batch 1. Repeats go round-robin over the
 backends so machine noise falls on all of them alike. Reported per backend:
   ms_per_token  time of one decode step (median, p90) once the source is encoded
-  first_token   encode + first step: what a user waits before a streamed reply starts
+  first_token   encode + first step: what a user waits before a streamed reply starts (the encoder's cost
+                follows the source's length: pass a sentence of the length you care about with --text)
   total         the whole output
 plus whether its greedy outputs equal TF's on sample inputs. Ratios are against the tutorials'
 naive loop (re-run the model on the whole prefix each step) and against CTranslate2 on the same weights.
@@ -25,7 +26,8 @@ import numpy as np
 
 from exporters import ensure_exported
 from studio.errors import StudioError
-from studio.generate import DecodeSpec, TokenByToken, decode, decode_steps
+from studio.generate import DecodeOptions, DecodeSpec, TokenByToken, decode, decode_steps, strategy_for
+from studio.generate.guards import length_cap
 from studio.runtimes import load_runtime
 from studio.tasks import task_named
 from studio.variants import VARIANTS
@@ -128,7 +130,8 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
                      "ms_per_token_p90": _percentile(m.step_seconds, 90),
                      "first_token_ms_p50": _percentile(m.first_token_seconds, 50),
                      "total_ms_p50": _percentile(m.total_seconds, 50),
-                     "outputs_match_tf": match[backend]})
+                     "outputs_match_tf": match[backend],
+                     "source_tokens": [len(s) for s in sources]})
     by_key = {(r["runtime"], r["output_tokens"]): r for r in rows}
     for row in rows:
         naive = by_key.get(("tf-naive", row["output_tokens"]))
@@ -136,6 +139,42 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
         row["speedup_vs_tf_naive"] = _ratio(naive and naive["total_ms_p50"], row["total_ms_p50"])
         row["ms_per_token_vs_ctranslate2"] = _ratio(row["ms_per_token_p50"], ct2 and ct2["ms_per_token_p50"])
     return rows
+
+
+
+def run_beam_cost(bundle, backends: list[str], beam_size: int, repeats: int = 5, threads: int = 2,
+                  prompts: list[str] | None = None, progress: Callable[[str], None] = print) -> list[dict]:
+    """What beam search costs beside greedy, end to end as the product decodes (the output-length cap of the
+    task, the task's length penalty): per backend, the time of greedy and of beam `beam_size` on the same inputs,
+    each summed over every round (rounds alternate the two, round-robin over the backends)."""
+    c = bundle.config.model
+    task = task_named(bundle.config.task.task)
+    penalty = dict(task.decoding).get("length_penalty", 1.0) if dict(task.decoding).get("strategy") == "beam" else 1.0
+    beam = DecodeOptions("beam", beam_size=beam_size, length_penalty=penalty).validate()
+    prompts = prompts or list(task.prompts)
+    sources = [bundle.preprocessor.encode(p)[0] for p in prompts]
+    caps = [DecodeSpec.for_model(c, length_cap(len(s)) if task.length_follows_source else None) for s in sources]
+    # not CTranslate2 (its own beam search), the naive loop (no beam search) or batch-1 graphs (one row only)
+    chosen = [b for b in backends if VARIANTS[b].format != "ctranslate2" and b != "tf-naive" and VARIANTS[b].batch != 1]
+    ensure_exported(bundle, [b for b in chosen if VARIANTS[b].exported], progress=progress)
+    runtimes = {b: load_runtime(bundle, b, threads=threads) for b in chosen}
+    seconds = {(b, kind): 0.0 for b in chosen for kind in ("greedy", "beam")}
+    for runtime in runtimes.values():  # warm-up
+        decode(runtime, [sources[0]], caps[0], strategy_for(beam))
+    for repeat in range(repeats):
+        progress(f"Beam round {repeat + 1}/{repeats}...")
+        for source, spec in zip(sources, caps):
+            for backend, runtime in runtimes.items():
+                for kind, strategy in (("greedy", TokenByToken()), ("beam", strategy_for(beam))):
+                    started = time.perf_counter()
+                    decode(runtime, [source], spec, strategy)
+                    seconds[(backend, kind)] += time.perf_counter() - started
+    calls = repeats * len(sources)
+    return [{"runtime": b, "variant": VARIANTS[b].label, "beam_size": beam_size, "length_penalty": penalty,
+             "inputs": len(sources), "repeats": repeats, "threads": threads,
+             "greedy_ms_mean": seconds[(b, "greedy")] / calls * 1000,
+             "beam_ms_mean": seconds[(b, "beam")] / calls * 1000,
+             "beam_vs_greedy": seconds[(b, "beam")] / seconds[(b, "greedy")]} for b in chosen]
 
 
 def latency_figure(rows: list[dict], title: str):

@@ -63,5 +63,6 @@ class MultiHeadAttention(keras.layers.Layer):
     @staticmethod
     def write_cache(cache, new, position, capacity: int):
         """cache [B,h,capacity,dk] with `new` [B,h,1,dk] written at slot `position` (a scalar, or one per row [B])."""
-        slot = ops.reshape(ops.one_hot(position, capacity, dtype=cache.dtype), (-1, 1, capacity, 1))
+        slot = ops.one_hot(ops.reshape(position, (-1,)), capacity, dtype=cache.dtype)  # [1 or B, capacity]
+        slot = ops.expand_dims(ops.expand_dims(slot, 1), -1)  # no reshape to `capacity`: it may be a tensor
         return cache * (1.0 - slot) + new * slot

@@ -8,6 +8,7 @@ reused a single block for both and swapped the masks).
 """
 
 import keras
+from keras import ops
 
 from studio.model.attention import MultiHeadAttention
 from studio.model.masks import cache_mask
@@ -96,7 +97,7 @@ class DecoderLayer(_Sublayers):
     def step(self, x, position, self_k, self_v, cross_k, cross_v, cross_mask):
         """One target position x [B,1,D] against a fixed-capacity self-attention cache [B,h,C,dk] and
         precomputed cross-attention K/V. Returns x and the updated cache."""
-        capacity = self_k.shape[2]
+        capacity = ops.shape(self_k)[2]  # a tensor in graphs traced with a dynamic capacity
         updated = {}
 
         def cached_self_attention(h):

@@ -32,4 +32,4 @@ def cache_mask(position, capacity: int):
     """For one decode step at `position` (a scalar, or one per row [B]): [1 or B, 1, 1, capacity], 1.0 at cache
     slots not yet written."""
     mask = ops.cast(ops.greater(ops.arange(capacity), ops.reshape(position, (-1, 1))), "float32")
-    return ops.reshape(mask, (-1, 1, 1, capacity))
+    return ops.expand_dims(ops.expand_dims(mask, 1), 1)  # `capacity` may be a tensor (a dynamic cache)

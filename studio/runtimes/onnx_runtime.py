@@ -48,6 +48,10 @@ class ONNXRuntime(NumpyStateMethods):
         self._step_session = _session(step_path, self.threads)
         self._step_path = Path(step_path)
         self._encode_outputs = [o.name for o in self._encode.get_outputs()]
+        # graphs exported before shapes were dynamic take exactly max_source_len tokens, max_target_len slots
+        self.static_source = isinstance(self._encode.get_inputs()[0].shape[1], int)
+        cache = next(i for i in self._step_session.get_inputs() if i.name == "cache_k_0")
+        self.static_cache = isinstance(cache.shape[2], int)
         self._step_outputs = [o.name for o in self._step_session.get_outputs()]
         self._rows_path = rows_path
         self.has_rows = rows_path is not None and Path(rows_path).is_file()
@@ -55,10 +59,10 @@ class ONNXRuntime(NumpyStateMethods):
         self._rows_guard = threading.Lock()
 
     def encode(self, source_ids: np.ndarray) -> GraphState:
-        source = pad_source(source_ids, self.config.max_source_len, self.config.pad_id)
+        source = pad_source(source_ids, self.config.max_source_len, self.config.pad_id, self.static_source)
         outputs = dict(zip(self._encode_outputs, self._encode.run(self._encode_outputs, {"source_ids": source})))
         cross = {name: value for name, value in outputs.items() if name.startswith("cross_")}
-        return GraphState(empty_cache(self.config, source.shape[0]), cross, outputs["source_mask"])
+        return GraphState(empty_cache(self.config, source.shape[0], self.static_cache), cross, outputs["source_mask"])
 
     def step(self, state: GraphState, tokens: np.ndarray, position: int):
         return self._step(self._step_session, state, tokens, np.array(position, np.int32))
@@ -67,6 +71,8 @@ class ONNXRuntime(NumpyStateMethods):
         return self._step(self._rows_session(), state, tokens, np.asarray(positions, np.int32))
 
     def _step(self, session, state: GraphState, tokens, position: np.ndarray):
+        if not self.static_cache:
+            state = state.with_capacity(int(position.max()) + 1, self.config.max_target_len)
         feed = {"tokens": np.asarray(tokens, np.int32), "position": position,
                 "source_mask": state.source_mask, **state.cache, **state.cross}
         outputs = dict(zip(self._step_outputs, session.run(self._step_outputs, feed)))

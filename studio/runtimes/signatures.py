@@ -10,20 +10,28 @@ decode_rows(tokens int32 [B], position int32 [B], ...)  (graphs of any batch siz
     -> as decode_step, each row at its own position: requests at different points of their outputs decode
        together (`studio.scheduler`). A row's outputs equal those of decode_step at that position.
 
-S is the model's max_source_len (sources are padded to it), C its max_target_len (the cache capacity);
-B is dynamic. Static S and C keep every shape fixed between calls: TFLite and ONNX Runtime reuse buffers.
+B, S and C are dynamic in the graphs of any batch size. The runtimes pad a batch's sources only to its
+longest, rounded up to a multiple of `SOURCE_STEP`, and start the cache small, growing it by `CACHE_STEP` slots
+as the outputs grow (`studio.runtimes.graph_state`): the encoder's cost follows the input (a 15-piece sentence no
+longer pays for 128) and each step's the output so far, and the few distinct shapes let TFLite and ONNX Runtime
+reuse their buffers. The batch-1 graphs of phones and the web page keep every shape static (LiteRT.js needs
+that): B = 1, S = max_source_len, C = max_target_len; and, so that a short source is not encoded at 128
+positions there either, `encode_<L>` and `decode_step_<L>` for the shorter source lengths L of `source_buckets`
+(two of 16, 32, 64...), sharing the weights: a runtime picks the smallest L that holds the source.
 """
 
 from __future__ import annotations
 
 import tensorflow as tf
 
+from studio.runtimes.graph_state import source_buckets
 from studio.variants import input_names
 
 
 class DecoderModule(tf.Module):
     def __init__(self, model, batch: int | None = None):
-        """`batch`: trace with this fixed batch size (every shape static: LiteRT.js needs that) or any (None)."""
+        """`batch`: trace with this fixed batch size, S = max_source_len and C = max_target_len (every shape
+        static: LiteRT.js needs that), or any batch, source length and cache capacity (None)."""
         super().__init__(name="transformer_studio")
         self.model = model
         # Keras 3 variables are invisible to tf.Module tracking; without this list the converters cannot
@@ -31,25 +39,35 @@ class DecoderModule(tf.Module):
         self.weights = [variable.value for variable in model.weights]
         c = model.config
         self.num_layers = c.cache_depth
-        S, C, h, d = c.max_source_len, c.max_target_len, c.num_heads, c.head_dim
-        B = batch
-        cache = tf.TensorSpec([B, h, C, d], tf.float32)
-        cross = tf.TensorSpec([B, h, S, d], tf.float32)
-        names = self.names = input_names(c.cache_depth)
-        step_specs = [tf.TensorSpec([B], tf.int32, name="tokens"), tf.TensorSpec([], tf.int32, name="position")]
-        step_specs += [tf.TensorSpec(cache.shape, tf.float32, name=n)
-                       for n in names["decode_step"][2:2 + 2 * c.cache_depth]]
-        step_specs += [tf.TensorSpec(cross.shape, tf.float32, name=n)
-                       for n in names["decode_step"][2 + 2 * c.cache_depth: 2 + 4 * c.cache_depth]]
-        step_specs += [tf.TensorSpec([B, S], tf.float32, name="source_mask")]
+        self.names = input_names(c.cache_depth)
+        self.batch = batch
+        S, C = (c.max_source_len, c.max_target_len) if batch else (None, None)
         # autograph=False: the model's code has no Python control flow on tensors, and converting it cost ~1 s
         # of the first trace in a process (the first reply on the tf backend, every `studio export`)
-        self.encode = tf.function(self._encode, input_signature=[tf.TensorSpec([B, S], tf.int32, name="source_ids")],
-                                  autograph=False)
-        self.decode_step = tf.function(self._decode_step, input_signature=step_specs, autograph=False)
+        self.encode, self.decode_step = self._functions(batch, S, C)
         # the same step with one position per row: rows at different positions decode together (studio.scheduler)
+        specs = self.decode_step.input_signature
         self.decode_rows = tf.function(self._decode_step, input_signature=[
-            step_specs[0], tf.TensorSpec([B], tf.int32, name="position"), *step_specs[2:]], autograph=False)
+            specs[0], tf.TensorSpec([batch], tf.int32, name="position"), *specs[2:]], autograph=False)
+        # static graphs: also one encode/decode_step pair per shorter source length, sharing the weights
+        self.bucket_functions = {}  # encode_<L>, decode_step_<L> (string keys: tf.Module tracks this dict)
+        for length in source_buckets(S) if batch else []:
+            encode, step = self._functions(batch, length, C)
+            self.bucket_functions.update({f"encode_{length}": encode, f"decode_step_{length}": step})
+
+    def _functions(self, B, S, C):
+        """(encode, decode_step) traced at batch B, source length S, cache capacity C (None: any)."""
+        c = self.model.config
+        h, d, names = c.num_heads, c.head_dim, self.names
+        step_specs = [tf.TensorSpec([B], tf.int32, name="tokens"), tf.TensorSpec([], tf.int32, name="position")]
+        step_specs += [tf.TensorSpec([B, h, C, d], tf.float32, name=n)
+                       for n in names["decode_step"][2:2 + 2 * c.cache_depth]]
+        step_specs += [tf.TensorSpec([B, h, S, d], tf.float32, name=n)
+                       for n in names["decode_step"][2 + 2 * c.cache_depth: 2 + 4 * c.cache_depth]]
+        step_specs += [tf.TensorSpec([B, S], tf.float32, name="source_mask")]
+        encode = tf.function(self._encode, input_signature=[tf.TensorSpec([B, S], tf.int32, name="source_ids")],
+                             autograph=False)
+        return encode, tf.function(self._decode_step, input_signature=step_specs, autograph=False)
 
     def _encode(self, source_ids):
         encoder_output, mask = self.model.encode(source_ids)
@@ -66,8 +84,20 @@ class DecoderModule(tf.Module):
         flat = [t for pair in new_cache for t in pair]
         return dict(zip(self.names["decode_step_outputs"], [logits, *flat], strict=True))
 
+    def functions(self) -> dict:
+        """{signature name: tf.function}: encode, decode_step and decode_rows (graphs of any batch size), or
+        encode, decode_step and each source-length bucket's encode_<L> and decode_step_<L> (static graphs)."""
+        functions = {"encode": self.encode, "decode_step": self.decode_step}
+        if self.batch:
+            functions.update(self.bucket_functions)
+        else:
+            functions["decode_rows"] = self.decode_rows
+        return functions
+
+    def signature_names(self) -> list[str]:
+        return list(self.functions())
+
     def save(self, directory) -> None:
         tf.saved_model.save(self, str(directory), signatures={
-            "encode": self.encode.get_concrete_function(),
-            "decode_step": self.decode_step.get_concrete_function(),
-            "decode_rows": self.decode_rows.get_concrete_function()})
+            name: function.get_concrete_function() for name, function in self.functions().items()})
+

@@ -59,9 +59,13 @@ class TFCachedRuntime:
         return outputs["logits"].numpy(), GraphState(cache, state.cross, state.source_mask)
 
     def join(self, state: GraphState, other: GraphState) -> GraphState:
+        """As `GraphState.join`: sources padded to different lengths are padded to the longer one."""
+        length = max(state.source_mask.shape[1], other.source_mask.shape[1])
         both = lambda mine, theirs: {name: tf.concat([t, theirs[name]], 0) for name, t in mine.items()}  # noqa: E731
-        return GraphState(both(state.cache, other.cache), both(state.cross, other.cross),
-                          tf.concat([state.source_mask, other.source_mask], 0))
+        cross = lambda g: {name: _pad_axis(t, 2, length) for name, t in g.cross.items()}  # noqa: E731
+        return GraphState(both(state.cache, other.cache), both(cross(state), cross(other)),
+                          tf.concat([_pad_axis(state.source_mask, 1, length, 1.0),
+                                     _pad_axis(other.source_mask, 1, length, 1.0)], 0))
 
     def reorder(self, state: GraphState, indices: np.ndarray) -> GraphState:
         indices = tf.constant(np.asarray(indices, dtype=np.int32))
@@ -112,3 +116,12 @@ class TFNaiveRuntime:
     def select(self, state: NaiveState, rows: np.ndarray) -> NaiveState:
         rows = np.asarray(rows, dtype=np.int64)
         return NaiveState(tf.gather(state.source_ids, rows), state.prefix[rows])
+
+
+def _pad_axis(tensor, axis: int, length: int, value: float = 0.0):
+    missing = length - tensor.shape[axis]
+    if missing <= 0:
+        return tensor
+    widths = [[0, 0]] * len(tensor.shape)
+    widths[axis] = [0, missing]
+    return tf.pad(tensor, widths, constant_values=value)

@@ -38,7 +38,12 @@ class TFLiteRuntime(NumpyStateMethods):
         self._created = 0
         self._lock = threading.Lock()
         runners = self._new_runners()  # fail now, naming the file, if it is not a valid model
-        self.has_rows = runners[2] is not None
+        self.has_rows = "decode_rows" in runners
+        # the batch-1 graphs take sources of exactly max_source_len tokens (or of a bucket's length: encode_<L>,
+        # decode_step_<L>) and caches of max_target_len slots; the others any length and capacity
+        self.static_source = int(runners["encode"].get_input_details()["source_ids"]["shape_signature"][1]) > 0
+        self.static_cache = int(runners["decode_step"].get_input_details()["cache_k_0"]["shape_signature"][2]) > 0
+        self.buckets = sorted(int(name[len("encode_"):]) for name in runners if name.startswith("encode_"))
         self._idle.put(runners)
         self._created = 1
 
@@ -50,10 +55,9 @@ class TFLiteRuntime(NumpyStateMethods):
         try:
             with quiet_stderr():
                 interpreter = Interpreter(model_content=self._content, num_threads=self.threads)
-                signatures = interpreter.get_signature_list()
-                runners = (interpreter.get_signature_runner("encode"), interpreter.get_signature_runner("decode_step"),
-                           interpreter.get_signature_runner("decode_rows") if "decode_rows" in signatures else None)
-                runners[0](source_ids=np.zeros((1, self.config.max_source_len), np.int32))  # delegate set-up
+                runners = {name: interpreter.get_signature_runner(name) for name in interpreter.get_signature_list()}
+                runners["encode"](source_ids=np.zeros((1, self.config.max_source_len), np.int32))  # delegate set-up
+                # (either kind of graph takes max_source_len; a first request then resizes the other kind)
         except Exception as error:  # LiteRT raises ValueError/RuntimeError for corrupt flatbuffers
             raise BundleError(self.path, f"not a valid TFLite model with encode/decode_step signatures ({error})",
                               f"studio export {self.path.parent.parent}") from None
@@ -83,22 +87,29 @@ class TFLiteRuntime(NumpyStateMethods):
             self._idle.put(runners)
 
     def encode(self, source_ids: np.ndarray) -> GraphState:
-        source = pad_source(source_ids, self.config.max_source_len, self.config.pad_id)
-        with self._runners() as (encode, _, _):
-            outputs = encode(source_ids=source)
+        length = np.shape(source_ids)[1]
+        bucket = next((b for b in self.buckets if length <= b), None)  # static graphs: the shortest that holds it
+        source = pad_source(source_ids, bucket or self.config.max_source_len, self.config.pad_id, self.static_source)
+        with self._runners() as runners:
+            outputs = runners[f"encode_{bucket}" if bucket else "encode"](source_ids=source)
         cross = {name: value for name, value in outputs.items() if name.startswith("cross_")}
-        return GraphState(empty_cache(self.config, source.shape[0]), cross, outputs["source_mask"])
+        return GraphState(empty_cache(self.config, source.shape[0], self.static_cache), cross, outputs["source_mask"])
 
     def step(self, state: GraphState, tokens: np.ndarray, position: int):
-        return self._step(1, state, tokens, np.array(position, np.int32))
+        length = state.source_mask.shape[1]
+        bucket = self.static_source and length < self.config.max_source_len
+        return self._step(f"decode_step_{length}" if bucket else "decode_step", state, tokens,
+                          np.array(position, np.int32))
 
     def step_rows(self, state: GraphState, tokens: np.ndarray, positions: np.ndarray):
-        return self._step(2, state, tokens, np.asarray(positions, np.int32))
+        return self._step("decode_rows", state, tokens, np.asarray(positions, np.int32))
 
-    def _step(self, signature: int, state: GraphState, tokens, position: np.ndarray):
-        """Run decode_step (1: a scalar position) or decode_rows (2: one per row)."""
+    def _step(self, signature: str, state: GraphState, tokens, position: np.ndarray):
+        """Run decode_step[_<L>] (a scalar position) or decode_rows (one per row)."""
+        if not self.static_cache:
+            state = state.with_capacity(int(position.max()) + 1, self.config.max_target_len)
         with self._runners() as runners:
-            run = runners[signature]
+            run = runners.get(signature)
             if run is None:  # a graph exported before decode_rows existed, or a batch-1 graph
                 raise BundleError(self.path, "has no decode_rows signature (needed to batch requests)",
                                   f"studio export {self.path.parent.parent}")

@@ -157,3 +157,20 @@ def test_eval_names_an_unknown_evaluation_set(tiny_bundle):
     result = runner.invoke(app, ["eval", "chatbot", "--backend", "tf",
                                  "--bundle", str(tiny_bundle), "--sets", "park_dev"])
     assert result.exit_code != 0 and "its set is chatbot_dev" in str(result.exception)
+
+
+def test_bench_times_beam_search_against_greedy_end_to_end(exported_copy, tmp_path):
+    rows_path = tmp_path / "bench.json"
+    bench = runner.invoke(app, ["bench", "--bundle", str(exported_copy), "--backends", "tf,tflite", "--lengths", "2",
+                                "--repeats", "1", "--threads", "1", "--beam", "2", "--text", "나는 커피를 좋아해",
+                                "--json", str(rows_path)])
+    assert bench.exit_code == 0, bench.output
+    assert "Beam 2 (length penalty" in " ".join(bench.output.split())
+    rows = json.loads(rows_path.read_text())
+    beam_rows = [r for r in rows if "beam_vs_greedy" in r]
+    assert all(r["source_tokens"] == rows[0]["source_tokens"] and len(r["source_tokens"]) == 1
+               for r in rows if "source_tokens" in r)
+    assert {r["runtime"] for r in beam_rows} == {"tf", "tflite"}
+    for row in beam_rows:
+        assert row["greedy_ms_mean"] > 0 and row["beam_ms_mean"] > 0 and row["beam_size"] == 2
+        assert row["beam_vs_greedy"] == row["beam_ms_mean"] / row["greedy_ms_mean"]

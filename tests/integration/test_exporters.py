@@ -22,7 +22,9 @@ def test_export_writes_every_variant_and_a_manifest(exported):
     files = set(manifest["files"])
     assert files == {f for name in EXPORTED_BACKENDS for f in VARIANTS[name].files}
     on_disk = json.loads((bundle_dir / "exports" / "manifest.json").read_text())
-    assert on_disk["signatures"]["decode_step"]["inputs"]["cache_k_0"]["shape"] == ["batch", 4, 16, 8]
+    assert on_disk["signatures"]["decode_step"]["inputs"]["cache_k_0"]["shape"] == ["batch", 4, "cache_len", 8]
+    assert on_disk["signatures"]["encode"]["inputs"]["source_ids"]["shape"] == ["batch", "source_len"]
+    assert on_disk["batch_1_graph_shapes"] == {"batch": 1, "source_len": 16, "cache_len": 16, "source_buckets": []}
     assert on_disk["special_ids"] == {"pad": 0, "bos": 1, "eos": 2}
     assert on_disk["tokenizer"]["files"] == ["tokenizer/shared.spm.model", "tokenizer/tokenizer.json"]
     assert {"tensorflow", "tf2onnx", "onnxruntime", "ai-edge-litert"} <= set(on_disk["versions"])

@@ -46,7 +46,18 @@ export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm
     { accelerator });
   const signatures = compiled.signatures;
   for (const key of ["encode", "decode_step"]) {
-    if (!signatures[key]) throw new Error(`the .tflite has no "${key}" signature`);
+    if (!signatures[key]) {
+      compiled.delete();
+      throw new Error(`the .tflite has no "${key}" signature`);
+    }
+  }
+  // encode_<L>/decode_step_<L>: the same model for sources of at most L ids (16, 32, 64...), sharing the weights;
+  // a source is encoded at the shortest that holds it, not at S (studio/runtimes/signatures.py)
+  const buckets = Object.keys(signatures).map((key) => /^encode_(\d+)$/.exec(key)).filter(Boolean)
+    .map((match) => Number(match[1])).filter((length) => signatures[`decode_step_${length}`])
+    .sort((a, b) => a - b);
+  const keys = ["encode", "decode_step", ...buckets.flatMap((length) => [`encode_${length}`, `decode_step_${length}`])];
+  for (const key of keys) {
     for (const input of signatures[key].getInputDetails()) {
       if (input.shape.some((dim) => dim < 0)) {
         compiled.delete();
@@ -67,11 +78,13 @@ export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm
     maxTargetLen: manifest.max_target_len,
 
     async encode(sourceIds) {
-      const source = padSource(sourceIds, S, pad); // exported graphs take exactly S ids
-      const input = new Tensor(source, [1, S]);
+      const length = buckets.find((b) => sourceIds.length <= b) ?? S;
+      const source = padSource(sourceIds, length, pad); // each signature takes exactly its length of ids
+      const input = new Tensor(source, [1, length]);
+      const suffix = length < S ? `_${length}` : "";
       let encoded;
       try {
-        encoded = await compiled.run("encode", { source_ids: input }); // source_mask, cross_k_<i>, ...
+        encoded = await compiled.run(`encode${suffix}`, { source_ids: input }); // source_mask, cross_k_<i>, ...
       } finally {
         input.delete();
       }
@@ -85,7 +98,7 @@ export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm
         deleteAll(encoded);
         throw error;
       }
-      return { cache, encoded };
+      return { cache, encoded, step: `decode_step${suffix}` };
     },
 
     // On success the input state's cache is deleted (this step's outputs replace it); on an error nothing
@@ -95,7 +108,7 @@ export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm
       let outputs;
       try {
         inputs.position = new Tensor(Int32Array.of(position), []); // a scalar
-        outputs = await compiled.run("decode_step", { ...state.encoded, ...state.cache, ...inputs });
+        outputs = await compiled.run(state.step, { ...state.encoded, ...state.cache, ...inputs });
       } finally {
         deleteAll(inputs);
       }
@@ -110,7 +123,7 @@ export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm
       deleteAll(state.cache);
       const cache = {};
       for (const { name } of cacheInputs) cache[name] = outputs[`new_${name}`];
-      return { logits, state: { cache, encoded: state.encoded } };
+      return { logits, state: { cache, encoded: state.encoded, step: state.step } };
     },
 
     /** A state with its own copy of the cache (copied where the cache lives), sharing the encoder outputs. */
@@ -122,7 +135,7 @@ export async function createLiteRtRuntime({ model, manifest, accelerator = "wasm
         deleteAll(cache);
         throw error;
       }
-      return { cache, encoded: state.encoded };
+      return { cache, encoded: state.encoded, step: state.step };
     },
 
     /** Free one state's cache; the encoder outputs stay for the other states of the same source. */

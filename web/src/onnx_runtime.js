@@ -6,10 +6,19 @@
 import * as ort from "onnxruntime-web";
 
 import { padSource } from "./decode.js";
+import { SOURCE_STEP } from "./generated/constants.js";
 
-/** The manifest's shape of an input or output, with its "batch" dimension set to 1. */
-export function batchOneShape(spec) {
-  return spec.shape.map((dim) => (dim === "batch" ? 1 : dim));
+/** The manifest's shape of an input or output with its named dimensions set: "batch" 1, the others from `sizes`
+ * (e.g. { cache_len: 40 }); a manifest of format 2 names only "batch". */
+export function batchOneShape(spec, sizes = {}) {
+  return spec.shape.map((dim) => (dim === "batch" ? 1 : sizes[dim] ?? dim));
+}
+
+/** The length a source of `tokens` ids is padded to: a multiple of SOURCE_STEP, at most `limit` (as
+ * studio.runtimes.graph_state.source_length); exactly `limit` for graphs of a fixed source length (format 2). */
+export function sourceLength(tokens, limit, fixed = false) {
+  if (fixed) return limit;
+  return Math.min(limit, Math.max(SOURCE_STEP, Math.ceil(tokens / SOURCE_STEP) * SOURCE_STEP));
 }
 
 /**
@@ -28,6 +37,7 @@ export async function createOnnxRuntime({ encodeModel, stepModel, manifest, thre
   const pad = manifest.special_ids.pad;
   const stepInputs = manifest.signatures.decode_step.inputs;
   const cacheNames = Object.keys(stepInputs).filter((name) => name.startsWith("cache_"));
+  const fixedSource = typeof manifest.signatures.encode.inputs.source_ids.shape[1] === "number";
 
   return {
     name: "onnx",
@@ -35,11 +45,13 @@ export async function createOnnxRuntime({ encodeModel, stepModel, manifest, thre
     maxTargetLen: manifest.max_target_len,
 
     async encode(sourceIds) {
-      const source = padSource(sourceIds, S, pad); // exported graphs take exactly S ids
-      const outputs = await encoder.run({ source_ids: new ort.Tensor("int32", source, [1, S]) });
-      const cache = {}; // the self-attention cache starts as zeros: [1, heads, C, head_dim]
+      // the graphs take any source length (export format 3): pad only to a multiple of SOURCE_STEP
+      const length = sourceLength(sourceIds.length, S, fixedSource);
+      const source = padSource(sourceIds, length, pad);
+      const outputs = await encoder.run({ source_ids: new ort.Tensor("int32", source, [1, length]) });
+      const cache = {}; // the self-attention cache starts as zeros: [1, heads, C, head_dim] (its whole capacity)
       for (const name of cacheNames) {
-        const shape = batchOneShape(stepInputs[name]);
+        const shape = batchOneShape(stepInputs[name], { cache_len: manifest.max_target_len });
         cache[name] = new ort.Tensor("float32", new Float32Array(shape.reduce((a, b) => a * b, 1)), shape);
       }
       return { cache, encoded: outputs }; // encoded: source_mask and cross_k_<i>/cross_v_<i>

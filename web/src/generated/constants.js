@@ -78,3 +78,5 @@ export const MIN_LETTERS = 3;
 export const KOREAN_SHARE = 0.3;
 // studio.text.transliteration.MIN_LIKENESS
 export const MIN_LIKENESS = 0.7;
+// studio.runtimes.graph_state.SOURCE_STEP
+export const SOURCE_STEP = 16;
