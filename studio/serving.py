@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exporters import ensure_exported
-from studio.bundle import default_bundle, load_bundle
+from studio.bundle import load_bundle
+from studio.library import chosen_bundle
 from studio.errors import StudioError
 from studio.inference import TextGenerator
 from studio.quiet_tf import import_tensorflow_quietly
@@ -75,7 +76,7 @@ class ServedModel:
 
     @classmethod
     def load(cls, task: str, bundle_path: Path | None = None, **options) -> "ServedModel":
-        return cls(load_bundle(Path(bundle_path) if bundle_path else default_bundle(task)), **options)
+        return cls(load_bundle(Path(bundle_path) if bundle_path else chosen_bundle(task)), **options)
 
     @classmethod
     def shared(cls, task: str, bundle_path: Path | None = None, build_missing: bool = True,
@@ -83,7 +84,7 @@ class ServedModel:
         """The process's ServedModel for this bundle folder, so commands run many times in one process
         (scripts, tests) load a bundle and trace its model once. Reloaded when the bundle's files change;
         a cached exported backend whose files changed since is prepared again."""
-        path = Path(bundle_path) if bundle_path else default_bundle(task)
+        path = Path(bundle_path) if bundle_path else chosen_bundle(task)  # the library's choice, or the shipped one
         key = str(path.resolve())
         with _SHARED_GUARD:
             served = _SHARED.get(key)

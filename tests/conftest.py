@@ -11,12 +11,15 @@ that share a module-scoped fixture (built once, not on each worker). The unit te
 
 import os
 import shutil
+import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # XLA (the trainer test that keeps jit_compile, the JAX trainer's subprocess) compiles the tiny models' code
 # without LLVM's optimizations: they run a few steps, and optimizing cost most of their compile time (JAX's
 # train step: 7.3 s -> 2.0 s); what the programs compute is unchanged
 os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
+# the model library's per-user folder (`studio.library`): the tests never read or change the user's own choices
+os.environ["STUDIO_DATA_DIR"] = tempfile.mkdtemp(prefix="studio-test-data-")
 
 import pytest  # noqa: E402
 from helpers import TINY, built_once, generated_pairs  # noqa: E402

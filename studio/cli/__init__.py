@@ -1,5 +1,6 @@
 """The `studio` command: one module per group of commands (`text`: chat and translate; `models`: train, ensemble,
-export, web, data; `measure`: eval and bench; `serve`: launch), all on the Typer app of `common`."""
+export, web, data; `library`: models; `measure`: eval and bench; `serve`: launch), all on the Typer app of
+`common`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep TensorFlow's C++ star
 # each module registers its commands, in the order `studio --help` lists them
 from studio.cli import text  # noqa: E402,F401
 from studio.cli import models  # noqa: E402,F401
+from studio.cli import library  # noqa: E402,F401
 from studio.cli import measure  # noqa: E402,F401
 from studio.cli import serve  # noqa: E402,F401
 from studio.cli.common import app, console, decode_options  # noqa: E402,F401 (the app; tests use decode_options)

@@ -14,11 +14,11 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS = (
     ("app", ("studio.cli", "studio.ui")),
     ("jobs", ("studio.serving", "studio.scheduler", "studio.latency", "studio.train.run", "studio.train.accelerated",
-              "studio.train.card", "studio.train.ensemble")),
+              "studio.train.card", "studio.train.ensemble", "studio.train.jobs")),
     ("translation", ("studio.translation", "studio.evaluate")),
     ("inference", ("studio.inference",)),
     ("exporters", ("exporters",)),
-    ("runtimes", ("studio.runtimes", "studio.bundle", "studio.variants", "studio.graph_pack")),
+    ("runtimes", ("studio.runtimes", "studio.bundle", "studio.variants", "studio.graph_pack", "studio.library")),
     ("documents", ("studio.formats", "studio.data", "studio.model", "studio.train")),
     ("text", ("studio.text", "studio.generate", "studio.tasks")),
     ("base", ("studio.errors", "studio.files", "studio.config", "studio.weights", "studio.quiet_tf", "studio")),

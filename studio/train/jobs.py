@@ -1,0 +1,295 @@
+"""Training jobs the app starts: each runs `train_task` (the very run `studio train` makes) in a process of its own,
+so the app stays responsive, the job keeps going when the page is closed, and the Train tab finds it again after
+a reload or an app restart. One training at a time on this machine: a second start is refused with the reason.
+
+    <user data dir>/jobs/<id>/job.json      what to train (`JobSpec`)
+                             data/          the training data, written when the job is made
+                             run/           the training run (`studio train --out`): checkpoints, then the bundle
+                             events.jsonl   every `TrainingEvent`, one JSON object a line, as the run reports it
+                             state.json     running / stopped / finished / failed, the process id, the reason
+                             comparison.json  the finished model against its base on the run's dev split
+    <user data dir>/jobs/training.lock      held (flock) by the running job's process: released if it dies
+
+Stop sends SIGTERM: the trainer finishes the step, saves a checkpoint and writes the bundle, and the job is
+"stopped" (resume continues from the checkpoint). A finished job's bundle is copied into the model library
+under the job's name. Run a job's process by hand with `python -m studio.train.jobs JOB_FOLDER [--resume]`."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from studio import library
+from studio.data.readers import Pair
+from studio.errors import StudioError
+from studio.files import atomic_write_bytes
+from studio.train.progress import TrainingEvent
+
+LOCK = "training.lock"
+STATES = ("starting", "running", "stopping", "stopped", "finished", "failed")
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    task: str  # chatbot or translator
+    name: str  # the model's name in the library when it finishes
+    preset: str | None = None  # from scratch: a preset of `studio.config` (None: the task's)
+    init_from: str | None = None  # fine-tune: the bundle whose weights and tokenizer it starts from
+    overrides: dict = field(default_factory=dict)  # `--set` keys: train.max_minutes, train.lr_scale, ...
+    max_steps: int | None = None
+
+    @property
+    def fine_tunes(self) -> bool:
+        return self.init_from is not None
+
+
+def jobs_dir() -> Path:
+    return library.data_dir() / "jobs"
+
+
+def write_training_file(pairs: list[Pair], task: str, folder: Path) -> Path:
+    """The pairs as the trainer reads them: ChatbotData's `Q,A,label` CSV for a chatbot, `ko<TAB>en` for a
+    translator (tabs and line breaks inside a text become spaces: a TSV line is one pair)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if task == "chatbot":
+        path = folder / "train.csv"
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["Q", "A", "label"])
+            writer.writerows((p.source, p.target, "0") for p in pairs)
+        return path
+    path = folder / "train.tsv"
+    flat = lambda text: " ".join(text.split())  # noqa: E731
+    path.write_text("".join(f"{flat(p.source)}\t{flat(p.target)}\n" for p in pairs), encoding="utf-8")
+    return path
+
+
+@dataclass
+class Job:
+    folder: Path
+
+    @property
+    def id(self) -> str:
+        return self.folder.name
+
+    @property
+    def spec(self) -> JobSpec:
+        return JobSpec(**json.loads((self.folder / "job.json").read_text(encoding="utf-8")))
+
+    @property
+    def run_dir(self) -> Path:
+        return self.folder / "run"
+
+    def state(self) -> dict:
+        """{"state", "pid", "reason", "updated"}; a job whose process died without saying so is "stopped" (its
+        last checkpoint can be resumed) or "failed" when it never saved one."""
+        try:
+            state = json.loads((self.folder / "state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            state = {"state": "starting", "pid": None}
+        if state.get("state") in ("starting", "running", "stopping") and not _alive(state.get("pid")):
+            resumable = any((self.run_dir / "checkpoints").glob("ckpt-*")) if self.run_dir.is_dir() else False
+            state = {**state, "state": "stopped" if resumable else "failed",
+                     "reason": state.get("reason") or "the training process ended without saying why"}
+        return state
+
+    def events(self, since: int = 0) -> list[dict]:
+        """The events reported so far (from the `since`-th on)."""
+        try:
+            lines = (self.folder / "events.jsonl").read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        events = []
+        for line in lines[since:]:
+            try:
+                events.append(json.loads(line))
+            except ValueError:  # the line being written right now
+                break
+        return events
+
+    def comparison(self) -> dict | None:
+        try:
+            return json.loads((self.folder / "comparison.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def _write_state(self, state: str, **details) -> None:
+        record = {"state": state, "pid": os.getpid(), "updated": time.time(), **details}
+        atomic_write_bytes(self.folder / "state.json", json.dumps(record).encode())
+
+
+def _alive(pid) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, ValueError):
+        return False
+    try:  # a zombie (ended, not yet reaped by the app that started it) is not running
+        return Path(f"/proc/{int(pid)}/stat").read_text().split()[2] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def list_jobs() -> list[Job]:
+    """Every job, the newest first."""
+    folder = jobs_dir()
+    if not folder.is_dir():
+        return []
+    jobs = [Job(path) for path in folder.iterdir() if (path / "job.json").is_file()]
+    return sorted(jobs, key=lambda job: (job.folder / "job.json").stat().st_mtime, reverse=True)
+
+
+def running_job() -> Job | None:
+    return next((job for job in list_jobs() if job.state()["state"] in ("starting", "running", "stopping")), None)
+
+
+def _refuse_if_busy() -> None:
+    busy = running_job()
+    if busy is not None:
+        raise StudioError(f"a training is running already ({busy.spec.name}, {busy.spec.task}): this machine trains "
+                          "one model at a time; stop it or wait until it ends")
+
+
+def create_job(spec: JobSpec, pairs: list[Pair]) -> Job:
+    """A new job folder holding `spec` and the training data; nothing runs yet (`start`)."""
+    library.check_name(spec.name)
+    folder = jobs_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    try:
+        folder.mkdir(parents=True)
+        path = write_training_file(pairs, spec.task, folder / "data")
+        atomic_write_bytes(folder / "job.json", json.dumps(dataclasses.asdict(spec), ensure_ascii=False).encode())
+    except OSError as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise StudioError(f"{folder}: cannot write the training job here ({error.strerror or error})") from None
+    job = Job(folder)
+    atomic_write_bytes(folder / "state.json", json.dumps({"state": "new", "data": str(path)}).encode())
+    return job
+
+
+def start(job: Job, resume: bool = False) -> subprocess.Popen:
+    """Run `job` in a process of its own session (an app that ends or is interrupted leaves it running)."""
+    _refuse_if_busy()
+    job._write_state("starting", pid=None)
+    log = open(job.folder / "process.log", "ab")
+    command = [sys.executable, "-m", "studio.train.jobs", str(job.folder)] + (["--resume"] if resume else [])
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    log.close()
+    job._write_state("starting", pid=process.pid)
+    threading.Thread(target=process.wait, daemon=True).start()  # reaped when it ends: no zombie in the app
+    return process
+
+
+def stop(job: Job) -> None:
+    """Ask the job's process to stop after the current step; it saves a checkpoint and writes the bundle."""
+    state = job.state()
+    if state["state"] not in ("starting", "running"):
+        raise StudioError(f"the job {job.spec.name} is {state['state']}, not running")
+    os.kill(int(state["pid"]), signal.SIGTERM)
+
+
+def run_job(job: Job, resume: bool = False) -> None:
+    """The job's process: train (or resume), then add the model to the library and compare it with its base."""
+    lock = _take_lock()
+    spec, stopped = job.spec, []
+    job._write_state("running")
+    events = open(job.folder / "events.jsonl", "a", encoding="utf-8")
+
+    def listen(event: TrainingEvent) -> None:
+        if event.kind == "signal":
+            stopped.append(event.text)
+            job._write_state("stopping", reason=event.text)
+        events.write(json.dumps({**dataclasses.asdict(event), "time": time.time()}, ensure_ascii=False) + "\n")
+        events.flush()
+
+    try:
+        from studio.train.run import train_task  # deferred: it imports TensorFlow, the job's process only
+
+        data = sorted((job.folder / "data").iterdir())
+        train_task(spec.task, job.run_dir, resume=resume, data_files=data, overrides=spec.overrides,
+                   preset=spec.preset, init_from=spec.init_from, max_steps=spec.max_steps, progress=listen)
+        if stopped:
+            job._write_state("stopped", reason="stopped by the user: resume continues from the last checkpoint")
+            return
+        entry = add_to_library(job)
+        compare_with_base(job, entry.path)
+        job._write_state("finished", model=entry.name)
+    except BaseException as error:  # noqa: BLE001 - the tab must learn why, whatever it was
+        job._write_state("failed", reason=f"{type(error).__name__}: {error}")
+        raise
+    finally:
+        events.close()
+        lock.close()
+
+
+def _take_lock():
+    jobs_dir().mkdir(parents=True, exist_ok=True)
+    handle = open(jobs_dir() / LOCK, "w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise StudioError("another training holds the lock: this machine trains one model at a time") from None
+    return handle
+
+
+def add_to_library(job: Job) -> library.ModelEntry:
+    """Copy the finished run's bundle (not its checkpoints) into the library under the job's name (or the
+    next free one)."""
+    name = library.unique_name(job.spec.name)
+    target = library.models_dir() / name
+    temp = target.with_name(f".adding-{name}")
+    shutil.rmtree(temp, ignore_errors=True)
+    shutil.copytree(job.run_dir, temp, ignore=shutil.ignore_patterns("checkpoints", "tensorboard", "best.npz",
+                                                                      "exports"))
+    os.replace(temp, target)
+    return library.read_entry(target, name)
+
+
+def compare_with_base(job: Job, bundle: Path, limit: int = 200, rows: int = 5) -> dict:
+    """chrF and BLEU of the new model and (for a fine-tune) its base on up to `limit` pairs of the run's dev
+    split, greedy, with a few sample rows; written to comparison.json."""
+    from studio.data.readers import read_tsv_pairs
+    from studio.evaluate import decode_all, score
+    from studio.generate import DecodeOptions
+    from studio.inference import TextGenerator
+
+    dev = read_tsv_pairs(job.run_dir / "dev.tsv")[:limit]
+    models = {"base": job.spec.init_from, "new": str(bundle)} if job.spec.fine_tunes else {"new": str(bundle)}
+    result = {"pairs": len(dev), "decoding": "greedy", "models": {}, "samples": []}
+    outputs = {}
+    for label, path in models.items():
+        started = time.monotonic()
+        outputs[label] = decode_all(TextGenerator.from_path(path, "tf"), [p.source for p in dev], DecodeOptions())
+        s = score(dev, outputs[label], label, time.monotonic() - started)
+        result["models"][label] = {"bundle": path, "chrf": round(s.chrf, 2), "bleu": round(s.bleu, 2)}
+    result["samples"] = [{"source": p.source, "reference": p.target, **{k: v[i] for k, v in outputs.items()}}
+                         for i, p in enumerate(dev[:rows])]
+    atomic_write_bytes(job.folder / "comparison.json", json.dumps(result, ensure_ascii=False, indent=1).encode())
+    return result
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description="Run a training job of the app (its folder) in this process.")
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--resume", action="store_true")
+    args = parser.parse_args(argv)
+    run_job(Job(args.folder), args.resume)
+
+
+if __name__ == "__main__":
+    main()

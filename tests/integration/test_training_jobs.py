@@ -1,0 +1,98 @@
+"""Training jobs (`studio.train.jobs`): the app's trainings run in a process of their own, report every event to
+a file the Train tab reads, stop with a checkpoint and resume from it, finish into the model library, and one
+at a time: a second start is refused with the reason."""
+
+import time
+
+import pytest
+from helpers import TINY, generated_pairs
+
+from studio import library
+from studio.data.readers import Pair
+from studio.errors import StudioError
+from studio.train import jobs
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDIO_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def pairs():
+    return [Pair(q, a) for q, a, _ in generated_pairs(60)]
+
+
+def settings(**extra):
+    return {**{k: str(v) for k, v in TINY.items()}, "train.jit_compile": "false", **extra}
+
+
+def wait_for(job, states, timeout=240):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = job.state()
+        if state["state"] in states:
+            return state
+        time.sleep(0.3)
+    raise AssertionError(f"the job is still {job.state()} after {timeout} s; its log:\n"
+                         + (job.folder / "process.log").read_text(errors="replace")[-3000:])
+
+
+def test_a_job_trains_in_its_own_process_reports_its_events_and_lands_in_the_library(data_dir):
+    job = jobs.create_job(jobs.JobSpec("chatbot", "my first bot", overrides=settings()), pairs())
+    assert (job.folder / "data" / "train.csv").read_text(encoding="utf-8").startswith("Q,A,label\n")
+    process = jobs.start(job)
+    assert process.pid != jobs.os.getpid()
+    state = wait_for(job, {"finished", "failed"})
+    assert state["state"] == "finished", state
+    kinds = [e["kind"] for e in job.events()]
+    assert {"info", "epoch_start", "step", "epoch", "samples"} <= set(kinds)
+    assert job.events(since=len(kinds) - 1) == job.events()[-1:]
+    entry = library.find_model("my first bot")
+    assert not entry.shipped and entry.task == "chatbot" and not entry.problem
+    assert not (entry.path / "checkpoints").exists() and (job.run_dir / "checkpoints").is_dir()
+    comparison = job.comparison()
+    assert set(comparison["models"]) == {"new"} and comparison["pairs"] > 0  # from scratch: no base to compare
+    assert 0 <= comparison["models"]["new"]["chrf"] <= 100 and len(comparison["samples"]) <= 5
+
+
+def test_a_job_stops_with_a_checkpoint_resumes_and_a_second_training_is_refused_meanwhile(data_dir, tiny_bundle):
+    spec = jobs.JobSpec("chatbot", "tuned", init_from=str(tiny_bundle),
+                        overrides=settings(**{"train.epochs": "40", "train.lr_scale": "0.5"}))
+    job = jobs.create_job(spec, pairs())
+    jobs.start(job)
+    deadline = time.monotonic() + 240
+    while not any(e["kind"] == "step" for e in job.events()):
+        assert time.monotonic() < deadline and job.state()["state"] in ("starting", "running"), job.state()
+        time.sleep(0.2)
+    other = jobs.create_job(jobs.JobSpec("chatbot", "other", overrides=settings()), pairs())
+    with pytest.raises(StudioError, match="a training is running already \\(tuned, chatbot\\)"):
+        jobs.start(other)
+    jobs.stop(job)
+    assert wait_for(job, {"stopped", "failed", "finished"})["state"] == "stopped"
+    assert any(e["kind"] == "signal" for e in job.events())
+    assert "tuned" not in [e.name for e in library.list_models()]  # not finished: not in the library
+    with pytest.raises(StudioError, match="is stopped, not running"):
+        jobs.stop(job)
+    jobs.start(job, resume=True)
+    assert wait_for(job, {"finished", "failed"}, timeout=400)["state"] == "finished"
+    assert any("Resum" in e.get("text", "") for e in job.events())
+    comparison = job.comparison()
+    assert set(comparison["models"]) == {"base", "new"}  # a fine-tune is compared with the model it started from
+    assert comparison["samples"][0].keys() >= {"source", "reference", "base", "new"}
+
+
+def test_a_job_whose_process_died_is_resumable_from_its_checkpoint_or_failed(data_dir):
+    job = jobs.create_job(jobs.JobSpec("chatbot", "ghost", overrides=settings()), pairs())
+    job._write_state("running", pid=2 ** 22 + 12345)  # a process that does not exist
+    assert job.state()["state"] == "failed" and "ended without saying why" in job.state()["reason"]
+    (job.run_dir / "checkpoints").mkdir(parents=True)
+    (job.run_dir / "checkpoints" / "ckpt-00000010.index").write_text("", encoding="utf-8")
+    assert job.state()["state"] == "stopped"
+    assert jobs.running_job() is None and jobs.list_jobs()[0].id == job.id
+
+
+def test_a_job_needs_a_name_the_library_can_hold(data_dir):
+    with pytest.raises(StudioError, match="cannot name a model"):
+        jobs.create_job(jobs.JobSpec("chatbot", "../escape"), pairs())
+    assert not jobs.list_jobs()
