@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from exporters import export_bundle
+from exporters.package import DEFAULT_VARIANTS, TARGETS, check_package, package_export
 from exporters.web import build_site
 from studio.bundle import default_bundle, load_bundle
 from studio.cli.common import app, console
@@ -28,7 +29,8 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
           data: Optional[list[Path]] = typer.Option(None, help="Train on these files instead (.csv, .tsv, .ko, .tar.gz)"),
           sources: Optional[str] = typer.Option(None, help="Translator mix: all, commercial-safe, or names (kss,korsts,...)"),
           resume: bool = typer.Option(False, help="Continue the run in --out from its last checkpoint"),
-          preset: Optional[str] = typer.Option(None, help="Configuration preset: chatbot, translator, translator-tutorial"),
+          preset: Optional[str] = typer.Option(None, help="Configuration preset: chatbot, chatbot-small, translator, "
+                                                                 "translator-small, translator-tutorial"),
           init_from: Optional[Path] = typer.Option(None, help="Start from this bundle's weights and tokenizer "
                                                                "(e.g. continue training a shipped model); with another "
                                                                "text pipeline or --tokenizer, its embeddings are re-indexed"),
@@ -79,8 +81,22 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
            pack_graphs: bool = typer.Option(False, "--pack", help="Also keep the fp32 and float16 graphs in the "
                                                                   "bundle as a graph pack (BUNDLE/graphs/, about 1 MB: "
                                                                   "rebuilt from the weights in a second, so a copy "
-                                                                  "of the bundle needs no export)")):
-    """Export a bundle to TFLite (signatures encode/decode_step/decode_rows, builtin ops only) and ONNX, with a manifest."""
+                                                                  "of the bundle needs no export)"),
+           zip_path: Optional[Path] = typer.Option(None, "--zip", help="Then also write a package for --target into "
+                                                                       "this zip: the model, tokenizer, manifest, "
+                                                                       "golden data and a README with working code"),
+           target: Optional[str] = typer.Option(None, help=f"With --zip: {', '.join(sorted(TARGETS))} "
+                                                           "[default: python]"),
+           variant: Optional[str] = typer.Option(None, help="With --zip: the .tflite variant it ships [default: "
+                                                            + ", ".join(f"{t} {v}" for t, v in
+                                                                        sorted(DEFAULT_VARIANTS.items())) + "]")):
+    """Export a bundle to TFLite (signatures encode/decode_step/decode_rows, builtin ops only) and ONNX, with a
+    manifest; with --zip, also a package of what an app needs for one target."""
+    if zip_path is None and (target or variant):
+        raise StudioError("--target and --variant choose what --zip packages: add --zip OUT.zip")
+    if zip_path is not None:  # before the export: a wrong name fails at once, not after minutes
+        check_package(target or "python", variant, zip_path)
+
     def variants(value, format_name, option):
         known = {VARIANTS[name].quantization: name for name in EXPORTED_BACKENDS if VARIANTS[name].format == format_name}
         chosen = list(known) if value == "all" else [v.strip() for v in value.split(",") if v.strip()]
@@ -113,6 +129,11 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
                       f"{check['max_abs_logit_diff']:.2e}" if check else "",
                       f"{check['greedy_match_rate']:.0%} of {check['samples']}" if check else "")
     Console().print(table)
+    if zip_path is not None:
+        path = package_export(bundle or default_bundle("chatbot"), target or "python", zip_path, variant=variant,
+                              export_dir=out, progress=lambda message: console.print(message, highlight=False))
+        console.print(f"Package for {target or 'python'} written to {path} ({path.stat().st_size / 2**20:.1f} MB, "
+                      f"{path.stat().st_size:,} bytes)", highlight=False)
 
 
 @app.command()

@@ -1,0 +1,976 @@
+"""Export packages: one zip per target (`studio export BUNDLE --zip OUT.zip --target python|android|ios|web`) that
+hands a model to someone building an app with it. Under one top folder named after the bundle it holds:
+
+    model file(s)      python: a .tflite with signatures (`PYTHON_VARIANT`); android/ios: a batch-1 .tflite;
+                       web: the static site of `exporters.web.build_site`, its model in `<task>/`
+    tokenizer/         the bundle's tokenizer files (manifest `tokenizer.files`), and config.json (its text pipeline)
+    golden/            golden.json and the files it references: what a port must compute (`exporters.golden`)
+    manifest.json      the export manifest's names, shapes, ids and lengths, listing exactly the files of the zip
+    README.md          generated from the manifest: the files, the tensors, the text steps and working code
+    example.py         python: a complete script (Python LiteRT + sentencepiece, nothing from this project)
+    example.mjs        web: the same in Node, with the page's own modules and its copy of LiteRT.js
+
+The zip is written under a temporary name beside its destination and renamed into place once complete."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+
+from exporters import GOLDEN, ensure_exported, write_golden_data
+from exporters.web import DEFAULT_VARIANT as WEB_VARIANT
+from exporters.web import build_site
+from studio.bundle import load_bundle
+from studio.errors import StudioError
+from studio.files import sha256_of
+from studio.text.pipelines import TRANSLATOR, pipeline_for
+from studio.variants import VARIANTS, export_dir_for, read_manifest
+
+FORMAT = "transformer-studio-package/1"
+TARGETS = {"python", "android", "ios", "web"}
+# The dynamic-shape model.tflite for Python: Python LiteRT resizes inputs, so a Python app runs the very graph the
+# project's own Python backend serves and golden.json's ids were made with; it takes sources and caches only as
+# long as they need to be (no padding to S, no C-slot cache from the first step) and any batch (`decode_rows`, for a
+# server batching requests). The batch-1 graphs exist for runtimes that need static shapes (LiteRT.js, the simplest
+# mobile code): `variant="tflite-b1"` packages one for Python too, and example.py runs either kind.
+PYTHON_VARIANT = "tflite"
+MOBILE_VARIANT = "tflite-b1-float16"  # static shapes, half the fp32 size, the same ids as fp32 on the golden data
+DEFAULT_VARIANTS = {"python": PYTHON_VARIANT, "android": MOBILE_VARIANT, "ios": MOBILE_VARIANT, "web": WEB_VARIANT}
+GOLDEN_FILES = ("golden.json", "step0_logits.f32", "normalization.json")
+
+
+def check_target(target: str) -> str:
+    if target not in TARGETS:
+        raise StudioError(f"--target {str(target)[:40]}: unknown target; choose one of {', '.join(sorted(TARGETS))}")
+    return target
+
+
+def package_variant(target: str, variant: str | None = None) -> str:
+    """The variant a `target` package ships: `variant`, or the target's default; StudioError for one it cannot."""
+    check_target(target)
+    chosen = variant or DEFAULT_VARIANTS[target]
+    usable = [name for name, v in VARIANTS.items() if v.format == "tflite" and (target == "python" or v.batch == 1)]
+    if chosen not in usable:
+        raise StudioError(f"--variant {str(chosen)[:40]}: the {target} package ships one of {', '.join(usable)}")
+    return chosen
+
+
+def check_package(target: str, variant: str | None, out_zip) -> str:
+    """The variant a package ships (`package_variant`), after checking that `out_zip` can be a file's name."""
+    chosen = package_variant(target, variant)
+    if Path(out_zip).is_dir():
+        raise StudioError(f"--zip {out_zip}: is a folder; give a file name such as {Path(out_zip) / 'package.zip'}")
+    return chosen
+
+
+def package_export(bundle, target: str, out_zip, *, variant: str | None = None, export_dir=None,
+                   progress=print) -> Path:
+    """Write the `target` package of `bundle` (a loaded Bundle or its folder) to `out_zip`, exporting what it needs
+    first (into `export_dir`, default the bundle's export folder; the web page's always go there, as `studio web`
+    puts them); returns the zip's path."""
+    chosen = check_package(target, variant, out_zip)
+    out_zip = Path(out_zip)
+    if isinstance(bundle, (str, os.PathLike)):
+        bundle = load_bundle(Path(bundle))
+    if bundle.config.tokenizer.kind != "sentencepiece":
+        raise StudioError(f"{bundle.path}: a package needs a SentencePiece tokenizer "
+                          f"(this bundle uses {bundle.config.tokenizer.kind})")
+    top = bundle.path.name
+    with tempfile.TemporaryDirectory(prefix="studio-package-") as scratch:
+        if target == "web":
+            payload, export_manifest, model = _web_payload(bundle, chosen, Path(scratch), progress)
+        else:
+            payload, export_manifest, model = _model_payload(bundle, chosen, export_dir, progress)
+        if target == "python":
+            payload["example.py"] = EXAMPLE_PY.encode("utf-8")
+        files = _entries(payload)
+        manifest = package_manifest(export_manifest, bundle, target, chosen, model, files)
+        payload["README.md"] = render_readme(manifest, _golden_of(payload, manifest)).encode("utf-8")
+        manifest["files"] = dict(sorted({**files, **_entries({"README.md": payload["README.md"]})}.items()))
+        payload["manifest.json"] = _json(manifest)
+        progress(f"Writing the {target} package of {top} to {out_zip}...")
+        return _write_zip(out_zip, top, payload)
+
+
+def _current_export(bundle, variant: str, export_dir, progress) -> tuple[Path, dict]:
+    """The export folder with `variant` current, and golden data that holds its ids; (folder, manifest)."""
+    directory = ensure_exported(bundle, ["tflite", variant], export_dir, progress)  # golden/ needs the fp32 graph
+    manifest = read_manifest(directory)
+    model = VARIANTS[variant].files[0]
+    try:
+        golden = json.loads((directory / GOLDEN).read_text(encoding="utf-8"))
+        current = bool(manifest.get("golden")) and all(model in s["greedy_ids_by_file"] for s in golden["sentences"])
+    except (OSError, ValueError, KeyError, TypeError):
+        current = False
+    if not current:
+        try:
+            manifest = write_golden_data(bundle, directory, progress)
+        except OSError as error:
+            raise StudioError(f"{directory}: cannot write the golden data the package needs "
+                              f"({error.strerror or error})") from None
+    return directory, manifest
+
+
+def _bundle_files(bundle, manifest: dict) -> dict[str, Path]:
+    """config.json and the tokenizer files (the manifest's `tokenizer.files`), by their path in the bundle."""
+    return {name: bundle.path / name for name in ["config.json", *manifest["tokenizer"]["files"]]}
+
+
+def _model_payload(bundle, variant: str, export_dir, progress) -> tuple[dict, dict, str]:
+    """(files of a python/android/ios package by their path in it, the export manifest, the model's path)."""
+    directory, manifest = _current_export(bundle, variant, export_dir, progress)
+    model = VARIANTS[variant].files[0]
+    payload: dict[str, Path | bytes] = {model: directory / model}
+    payload.update(_bundle_files(bundle, manifest))
+    payload.update({f"golden/{name}": directory / "golden" / name for name in GOLDEN_FILES})
+    return payload, manifest, model
+
+
+def _web_payload(bundle, variant: str, scratch: Path, progress) -> tuple[dict, dict, str]:
+    """The static site for `bundle` alone (built in `scratch`), its model folder's manifest listing that folder."""
+    def report(message: str) -> None:
+        if not message.startswith("Wrote the site"):  # not "serve <scratch>": it is gone once the zip is written
+            progress(message)
+
+    site = scratch / "site"
+    build_site([bundle.path], site, variant, report)
+    entry = json.loads((site / "site.json").read_text(encoding="utf-8"))["models"][0]
+    folder = site / entry["dir"]
+    normalization = export_dir_for(bundle.path) / "golden" / "normalization.json"
+    if normalization.is_file():  # build_site copies what the page reads; a port also wants this one
+        (folder / "golden" / "normalization.json").write_bytes(normalization.read_bytes())
+    manifest = read_manifest(folder)
+    manifest["files"] = {name: {"bytes": (folder / name).stat().st_size, "sha256": sha256_of(folder / name)}
+                         for name in sorted(_relative_files(folder)) if name != "manifest.json"}
+    (folder / "manifest.json").write_bytes(_json(manifest))
+    payload: dict[str, Path | bytes] = {name: site / name for name in sorted(_relative_files(site))}
+    payload["package.json"] = _json({"private": True, "type": "module",  # Node: src/*.js are ES modules
+                                     "description": "Node reads this folder's .js files as ES modules (example.mjs)"})
+    payload["example.mjs"] = EXAMPLE_MJS.encode("utf-8")
+    return payload, manifest, entry["dir"] + entry["tflite"]
+
+
+def _relative_files(folder: Path) -> list[str]:
+    return [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
+
+
+def _entries(payload: dict) -> dict[str, dict]:
+    """{path in the package: {"bytes", "sha256"}} of every file of `payload` (a Path to copy, or bytes)."""
+    entries = {}
+    for name, content in sorted(payload.items()):
+        if isinstance(content, Path):
+            entries[name] = {"bytes": content.stat().st_size, "sha256": sha256_of(content)}
+        else:
+            entries[name] = {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}
+    return entries
+
+
+def package_manifest(export_manifest: dict, bundle, target: str, variant: str, model: str, files: dict) -> dict:
+    """The package's manifest.json: the export manifest's contract (signatures, special ids, lengths, shapes,
+    tokenizer), this package's paths, and `files`."""
+    prefix = model.rpartition("/")[0] + "/" if "/" in model else ""  # web: the model's folder in the site
+    pipeline = pipeline_for(bundle.config.task)
+    sides = bundle.tokenizers.model_files()
+    keep = ("task", "signatures", "special_ids", "max_source_len", "max_target_len", "batch_1_graph_shapes",
+            "vocab_size", "versions")
+    manifest = {"format": FORMAT, **{key: export_manifest[key] for key in keep if key in export_manifest}}
+    manifest["package"] = {"target": target, "bundle": bundle.path.name, "variant": variant, "model": model,
+                           "quantization": VARIANTS[variant].quantization,
+                           "batch_1": VARIANTS[variant].batch == 1}
+    manifest["text_pipeline"] = {"name": pipeline.name, "lowercase_target": pipeline.lowercase_target,
+                                 "config": f"{prefix}config.json", "description": pipeline.describe()}
+    manifest["tokenizer"] = {**export_manifest["tokenizer"],
+                             "files": [f"{prefix}{name}" for name in export_manifest["tokenizer"]["files"]
+                                       if f"{prefix}{name}" in files],  # the web page ships the .model files
+                             **{side: f"{prefix}tokenizer/{name}" for side, name in sides.items()}}
+    manifest["golden"] = f"{prefix}{GOLDEN}"
+    manifest["source"] = {k: v for k, v in export_manifest.get("source", {}).items() if k != "bundle"}
+    verification = export_manifest.get("verification", {}).get(variant)
+    if verification:
+        manifest["verification"] = verification
+    manifest["files"] = files
+    return manifest
+
+
+def _golden_of(payload: dict, manifest: dict) -> dict:
+    content = payload[manifest["golden"]]
+    return json.loads(content.read_bytes() if isinstance(content, Path) else content)
+
+
+def _write_zip(out_zip: Path, top: str, payload: dict) -> Path:
+    """Write `payload` under `top/` into `out_zip`: to a temporary file beside it, renamed into place when whole."""
+    try:
+        out_zip.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=out_zip.parent, prefix=f".{out_zip.name}.", suffix=".tmp")
+    except OSError as error:
+        raise StudioError(f"{out_zip}: cannot write the package here ({error.strerror or error}); "
+                          "choose another --zip path") from None
+    try:
+        with os.fdopen(handle, "wb") as raw:
+            with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name, content in payload.items():
+                    if isinstance(content, Path):
+                        archive.write(content, f"{top}/{name}")
+                    else:
+                        archive.writestr(f"{top}/{name}", content)
+            raw.flush()
+            os.fsync(raw.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # mkstemp makes 0600; a package is meant to be handed on
+        os.replace(temp, out_zip)
+    except OSError as error:
+        Path(temp).unlink(missing_ok=True)
+        raise StudioError(f"{out_zip}: writing the package failed ({error.strerror or error}); no incomplete file "
+                          "was left. Free some space or choose another --zip path") from None
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return out_zip
+
+
+def _json(value) -> bytes:
+    return (json.dumps(value, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+# ---------------------------------------------------------------- README.md
+
+def render_readme(manifest: dict, golden: dict) -> str:
+    """README.md of a package, from its manifest (its `files` as yet without README.md and manifest.json)."""
+    package = manifest["package"]
+    sections = [_readme_intro(manifest), _files_section(manifest), _tensors_section(manifest),
+                _text_section(manifest), CODE_SECTIONS[package["target"]](manifest, golden),
+                _golden_section(manifest)]
+    return "\n\n".join(sections).rstrip() + "\n"
+
+
+def _readme_intro(manifest: dict) -> str:
+    package = manifest["package"]
+    kind = ("batch 1, static shapes" if package["batch_1"]
+            else "dynamic shapes: any batch, source length and cache length")
+    return (f"# {package['bundle']}: the {manifest['task']} for {TARGET_TITLES[package['target']]}\n\n"
+            f"An encoder-decoder Transformer exported by Transformer Studio (`studio export --zip --target "
+            f"{package['target']}`). The model is `{package['model']}` ({package['variant']}: "
+            f"{package['quantization']} weights, {kind}); it decodes one token at a time with a key/value cache "
+            f"through two signatures, `encode` and `decode_step`. Everything below is read from `manifest.json`, "
+            f"which lists every file of this folder with its size and sha256.")
+
+
+TARGET_TITLES = {"python": "Python (LiteRT)", "android": "Android (LiteRT, Kotlin)", "ios": "iOS (TensorFlow Lite, "
+                 "Swift)", "web": "the web (LiteRT.js, a static page)"}
+
+
+def _files_section(manifest: dict) -> str:
+    rows = [f"| `{name}` | {entry['bytes']:,} | `{entry['sha256']}` |" for name, entry in manifest["files"].items()]
+    return "\n".join(["## What's inside", "",
+                      "Besides this README and `manifest.json` (which lists this README too):", "",
+                      "| file | bytes | sha256 |", "| --- | ---: | --- |", *rows])
+
+
+def _shape(shape: list, sizes: dict) -> str:
+    return "[" + ", ".join(str(sizes.get(dim, dim)) for dim in shape) + "]"
+
+
+def _tensors_section(manifest: dict) -> str:
+    package, shapes = manifest["package"], manifest["batch_1_graph_shapes"]
+    S, C, ids = manifest["max_source_len"], manifest["max_target_len"], manifest["special_ids"]
+    sizes = {"batch": 1, "source_len": S, "cache_len": C} if package["batch_1"] else {}
+    signatures = ["encode", "decode_step"] + ([] if package["batch_1"] else ["decode_rows"])
+    rows = [f"| `{signature}` | {direction[:-1]} | `{name}` | `{_shape(spec['shape'], sizes)}` | {spec['dtype']} |"
+            for signature in signatures for direction in ("inputs", "outputs")
+            for name, spec in manifest["signatures"][signature][direction].items()]
+    lines = ["## The tensors", "",
+             f"- special ids: `<pad>` = {ids['pad']}, `<s>` = {ids['bos']}, `</s>` = {ids['eos']} (`<unk>` = 3)",
+             f"- `max_source_len` S = {S} (ids per source, `</s>` included), `max_target_len` C = {C} (the cache "
+             f"capacity: the most steps an output takes), vocabulary V = {manifest['vocab_size']}",
+             "- feed every tensor **by name**; `decode_step`'s `new_cache_*` outputs are the next step's `cache_*`"]
+    if package["batch_1"]:
+        buckets = shapes["source_buckets"]
+        lines.append("- source buckets: " + (", ".join(f"`encode_{L}`/`decode_step_{L}` take sources of at most {L} "
+                                                       f"ids (`source_len` = {L})" for L in buckets)
+                                             + "; pad to the shortest that holds the source (or always to S), and step "
+                                               "with the `decode_step` of the `encode` you ran" if buckets
+                                             else f"none (S = {S} is too short for any)"))
+    else:
+        lines.append(f"- `batch`, `source_len` (≤ {S}) and `cache_len` (≤ {C}) are whatever you feed: Python "
+                     "LiteRT resizes the inputs. `decode_rows` is `decode_step` with one position per row (batching "
+                     "requests).")
+    return "\n".join([*lines, "", "| signature | in/out | tensor | shape | dtype |", "| --- | --- | --- | --- | --- |",
+                      *rows])
+
+
+PIPELINE_RULES = {
+    "tutorial": ("NFC; spaces around `? . ! ,`; each run of characters outside `가-힣 ㄱ-ㅎ ㅏ-ㅣ a-zA-Z 0-9 ? . ! , ' - "
+                 "%` and space → one space; whitespace runs → one space; strip",
+                 "remove the space before `? . ! ,`; strip; remove control characters (U+0000–0008, U+000B–001F, "
+                 "U+007F–009F)"),
+    "translator": ("NFC; full-width U+FF01–FF5E → ASCII; `「『《〈` → `“` and `」』》〉` → `”`; a middle dot "
+                   "(`·・∙‧`) between two word characters → `, ` (between two digits → `.`); space separators (Zs), "
+                   "`\\t\\n\\r\\v\\f`, U+2028/2029/0085 → space; categories Cc, Cf, Cs, Co and Cn (unassigned in "
+                   "**Unicode 14.0**) removed; whitespace runs → one space; strip",
+                   "strip; Penn Treebank habits undone (``` ``x'' ``` → `“x”`, `film 's` → `film's`, `1995 -- 2005` → "
+                   "`1995-2005`; with straight and curly double quotes mixed, all straight); control characters "
+                   "(U+0000–0008, U+000B–001F, U+007F–009F) removed"),
+}
+
+
+def _text_section(manifest: dict) -> str:
+    pipeline, tokenizer, S = manifest["text_pipeline"], manifest["tokenizer"], manifest["max_source_len"]
+    source_rule, output_rule = PIPELINE_RULES[pipeline["name"]]
+    return "\n".join([
+        "## Text in and out", "",
+        f"The bundle's text pipeline is `{pipeline['name']}` (`{pipeline['config']}`: `task.text_pipeline`). "
+        f"{pipeline['description']}", "",
+        f"**In:** normalize ({source_rule}); SentencePiece ids with `{tokenizer['source']}` (no `<s>`/`</s>`; a lone "
+        f"surrogate becomes U+FFFD first); keep the first S − 1 = {S - 1} ids; append `</s>`.", "",
+        f"**Out:** cut at the first `</s>`, skip `<pad>`, `<s>` and `<unk>`, decode with `{tokenizer['target']}`, "
+        f"delete every U+FFFD, then {output_rule}.", "",
+        "Use the real SentencePiece library (the `.model` carries its own `nmt_nfkc` normalizer and byte fallback)."
+        + (" Python 3.11 knows Unicode 14.0: characters assigned later must still be removed as Cn."
+           if pipeline["name"] == TRANSLATOR else "")])
+
+
+def _golden_section(manifest: dict) -> str:
+    model = manifest["package"]["model"].rpartition("/")[2]
+    golden = manifest["golden"]
+    return "\n".join([
+        "## Testing your port", "",
+        f"`{golden}` lists the golden sentences with `text`, `normalized`, `source_ids` (ending in `</s>`), "
+        f"`greedy_ids` (Python LiteRT on `model.tflite`), `greedy_ids_by_file[\"{model}\"]` (this model's greedy "
+        "ids), `beam_ids` and `output` (the text shown for `greedy_ids`). `step0_logits.f32` holds the fp32 graph's "
+        "logits for `<s>` at position 0 (little-endian float32, one row of V per sentence); `normalization.json` "
+        "pairs hard strings with what each pipeline makes of them.", "",
+        "Must match exactly: the normalization, `source_ids`, the greedy ids of an fp32 or float16 model, and the "
+        "output text. May differ: int8 models (dynamic quantization rounds differently; expect ≥ 80% exact)."])
+
+
+def _python_code(manifest: dict, golden: dict) -> str:
+    model = manifest["package"]["model"]
+    sentence = golden["sentences"][0]["text"]
+    return "\n".join([
+        "## Python", "",
+        "`example.py` (below, and in this folder) needs only `pip install ai-edge-litert sentencepiece numpy`:", "",
+        "```sh", f'python example.py "{sentence}"   # prints the normalized text, the ids and the output',
+        "python example.py --golden            # checks the script against golden/ (exit status 1 if not)", "```", "",
+        f"It reads `manifest.json` for the model (`{model}`), tokenizer, special ids and lengths, so it runs any "
+        "`model*.tflite` of this bundle: a batch-1 graph (static shapes, with its source buckets) or one of any batch "
+        "size (sources padded to a multiple of 16, a cache that grows 16 slots at a time, as the project's Python "
+        "runtime does). It decodes greedily; the app adds a length cap and a retry of an output caught in a loop.",
+        "", "```python", EXAMPLE_PY.rstrip(), "```"])
+
+
+def _mobile_values(manifest: dict, golden: dict) -> dict[str, str]:
+    """The @NAME@ values of the Kotlin and Swift templates, from the manifest and the first golden sentence."""
+    signatures = manifest["signatures"]
+    cache = next(spec for name, spec in signatures["decode_step"]["inputs"].items() if name.startswith("cache_"))
+    sentence = golden["sentences"][0]
+    model = manifest["package"]["model"]
+    expected = sentence["greedy_ids_by_file"].get(model, sentence["greedy_ids"])
+
+    def names(values):
+        return ", ".join(f'"{name}"' for name in values)
+
+    return {"MODEL": model, "PAD": manifest["special_ids"]["pad"], "BOS": manifest["special_ids"]["bos"],
+            "EOS": manifest["special_ids"]["eos"], "S": manifest["max_source_len"], "C": manifest["max_target_len"],
+            "V": manifest["vocab_size"], "H": cache["shape"][1], "D": cache["shape"][3],
+            "ENCODE_OUTPUTS": names(signatures["encode"]["outputs"]),
+            "CACHE_INPUTS": names(n for n in signatures["decode_step"]["inputs"] if n.startswith("cache_")),
+            "GOLDEN_TEXT": sentence["text"], "GOLDEN_SOURCE": ", ".join(map(str, sentence["source_ids"])),
+            "GOLDEN_IDS": ", ".join(map(str, expected)),
+            "BUCKETS": ", ".join(map(str, manifest["batch_1_graph_shapes"]["source_buckets"])) or "none"}
+
+
+def _fill(template: str, values: dict) -> str:
+    for name, value in values.items():
+        template = template.replace(f"@{name}@", str(value))
+    return template
+
+
+def _mobile_code(language: str, template: str, manifest: dict, golden: dict, notes: str) -> str:
+    return "\n".join([
+        f"## {language}", "",
+        f"**Never compiled or run.** This is the decode loop of the project's docs/mobile.md with this model's names "
+        f"and numbers filled in; its API calls were checked only against the TensorFlow Lite sources. {notes}", "",
+        f"```{language.lower()}", _fill(template, _mobile_values(manifest, golden)).rstrip(), "```"])
+
+
+def _android_code(manifest: dict, golden: dict) -> str:
+    return _mobile_code("Kotlin", KOTLIN, manifest, golden,
+                        "`Interpreter` comes in `com.google.ai.edge.litert:litert` (or the older "
+                        "`org.tensorflow:tensorflow-lite`). Put the model in the app's files (not compressed: "
+                        "`noCompress += \"tflite\"`), run `generate` off the main thread, and build SentencePiece "
+                        "with the NDK behind a small JNI wrapper.")
+
+
+def _ios_code(manifest: dict, golden: dict) -> str:
+    return _mobile_code("Swift", SWIFT, manifest, golden,
+                        "It uses the `TensorFlowLiteSwift` pod's `SignatureRunner` "
+                        "(`Interpreter.signatureRunner(with:)`): the plain `copy(_:toInputAt:)` API reaches only the primary subgraph (`decode_step`), "
+                        "never `encode`. Build SentencePiece as a static library behind an Objective-C++ bridge.")
+
+
+def _web_code(manifest: dict, golden: dict) -> str:
+    sentence = golden["sentences"][0]["text"]
+    return "\n".join([
+        "## The web page", "",
+        "This folder is a static site: the page (`index.html`, `app.js`), its modules (`src/`), LiteRT.js and "
+        f"SentencePiece compiled to WASM (`vendor/`, nothing comes from a CDN), `site.json`, and the model in "
+        f"`{manifest['package']['model'].rpartition('/')[0]}/`. Serve it with any static file server:", "",
+        "```sh", "python -m http.server 8000 --bind 127.0.0.1 --directory .", "```", "",
+        "and open http://127.0.0.1:8000/ (not `file://`: the page fetches its files). `?golden=1` decodes every "
+        "golden sentence in the browser and reports whether the ids match. To embed it, copy the folder into your "
+        "site and link or frame it:", "",
+        "```html", '<iframe src="/transformer-studio/index.html" title="Transformer Studio" '
+                   'style="width: 100%; height: 32rem; border: 0"></iframe>', "```", "",
+        "or use its modules in your own page: `src/decode.js` (`prepareSource`, `generate`, `finishOutput`), "
+        "`src/litert_runtime.js` (`initLiteRt`, `createLiteRtRuntime`), `src/tokenizer.js`, `src/normalize.js`, with "
+        "the import map of `index.html`.", "",
+        "## Node", "",
+        "`example.mjs` runs the same modules in Node 20.6+ with the site's own copy of LiteRT.js: nothing to "
+        "install.", "",
+        "```sh", f'node example.mjs "{sentence}"', "```", "",
+        "```js", EXAMPLE_MJS.rstrip(), "```"])
+
+
+CODE_SECTIONS = {"python": _python_code, "android": _android_code, "ios": _ios_code, "web": _web_code}
+
+
+# ---------------------------------------------------------------- the code the packages carry
+
+EXAMPLE_PY = r'''#!/usr/bin/env python3
+"""Run this folder's model with Python LiteRT: read a sentence as the bundle's text pipeline does, decode it
+greedily with the graph's cached `encode` / `decode_step` signatures, and print the output.
+
+    pip install ai-edge-litert sentencepiece numpy
+    python example.py "영화 볼래?"      # the normalized text, the source ids, the output ids, the output
+    python example.py --golden         # check this script against golden/ (exit status 1 on a mismatch)
+
+manifest.json names the model, tokenizer, special ids and lengths. Nothing here comes from Transformer Studio:
+the text functions are copies of its studio/text/pipelines.py and normalize.py."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+import sentencepiece as spm
+from ai_edge_litert.interpreter import Interpreter
+
+HERE = Path(__file__).resolve().parent
+STEP = 16  # graphs of any batch size: sources padded to a multiple of this; the cache grows this many slots at a time
+
+# ---- the "tutorial" pipeline: the tutorials' normalization ----
+_PUNCT = re.compile(r"([?.!,])")
+_DISALLOWED = re.compile(r"[^가-힣ㄱ-ㅎㅏ-ㅣa-zA-Z0-9?.!,'\-% ]+")
+_SPACES = re.compile(r"\s+")
+_SPACE_BEFORE_PUNCT = re.compile(r" ([?.!,])")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # Unicode's Cc, but tab and line break
+
+
+def tutorial_source(text: str) -> str:
+    text = unicodedata.normalize("NFC", text)
+    text = _PUNCT.sub(r" \1 ", text)
+    text = _DISALLOWED.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def tutorial_output(text: str) -> str:
+    return _CONTROL.sub("", _SPACE_BEFORE_PUNCT.sub(r"\1", text).strip())
+
+
+# ---- the "translator" pipeline: text as people write it ----
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # ！..～ -> !..~
+_QUOTES = str.maketrans("「『《〈」』》〉", "““““””””")
+_MIDDLE_DOT = re.compile(r"(?<=\w)[·・∙‧](?=\w)")
+_DIGITS = "0123456789"
+_PTB_QUOTE = re.compile(r"``\s*|\s*''")
+_SPACED_POSSESSIVE = re.compile(r"(?<=[A-Za-z0-9]) 's(?=\s|$)")
+_CLOSING_QUOTE = re.compile(r"[A-Za-z0-9]'(?![A-Za-z])")
+_RANGE_DASH = re.compile(r"(?<=\d) ?-- ?(?=\d)")
+
+
+def _keep(char: str) -> str:
+    category = unicodedata.category(char)  # Python's Unicode version decides Cn: 3.11 has 14.0
+    if category == "Zs" or char in "\t\n\r\v\f\u2028\u2029\x85":
+        return " "
+    if category in ("Cc", "Cf", "Cs", "Co", "Cn"):
+        return ""
+    return char
+
+
+def translator_source(text: str) -> str:
+    text = unicodedata.normalize("NFC", text).translate(_FULLWIDTH).translate(_QUOTES)
+    text = _MIDDLE_DOT.sub(lambda m: "." if text[m.start() - 1] in _DIGITS and text[m.end()] in _DIGITS else ", ", text)
+    text = "".join(_keep(char) for char in text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def untokenize_ptb(text: str) -> str:
+    opened = False
+
+    def quote(match: re.Match) -> str:
+        nonlocal opened
+        if match.group(0).startswith("`"):
+            opened = True
+            return "“"
+        closing, opened = ("”" if opened else "'"), False
+        return closing
+
+    text = _PTB_QUOTE.sub(quote, text)
+    text = _SPACED_POSSESSIVE.sub(lambda m: m.group(0) if _CLOSING_QUOTE.search(text, m.end()) else "'s", text)
+    if '"' in text:
+        text = text.replace("“", '"').replace("”", '"')
+    return _RANGE_DASH.sub("-", text)
+
+
+def translator_output(text: str) -> str:
+    return _CONTROL.sub("", untokenize_ptb(text.strip()))
+
+
+PIPELINES = {"tutorial": (tutorial_source, tutorial_output), "translator": (translator_source, translator_output)}
+
+
+class Tokenizer:
+    """SentencePiece with the bundle's special ids: <pad> 0, <s> 1, </s> 2, <unk> 3."""
+
+    def __init__(self, path: Path):
+        self.sp = spm.SentencePieceProcessor(model_file=str(path))
+
+    def encode(self, text: str) -> list[int]:
+        text = "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)  # lone surrogates
+        return list(self.sp.encode(text, out_type=int))
+
+    def decode(self, ids) -> str:
+        kept = []
+        for token in ids:
+            if token == self.sp.eos_id():
+                break
+            if token not in (self.sp.pad_id(), self.sp.bos_id(), self.sp.unk_id()):
+                kept.append(int(token))
+        return self.sp.decode(kept).replace("\ufffd", "")  # broken byte sequences
+
+
+class Model:
+    """A .tflite with signatures `encode` and `decode_step`: a batch-1 graph (static shapes; it may also hold
+    `encode_<L>`/`decode_step_<L>` for sources of at most L ids) or one of any batch size (dynamic shapes)."""
+
+    def __init__(self, path: Path, manifest: dict, threads: int | None = None):
+        interpreter = Interpreter(model_path=str(path), num_threads=threads)
+        self.runners = {name: interpreter.get_signature_runner(name) for name in interpreter.get_signature_list()}
+        self.pad, self.bos, self.eos = (manifest["special_ids"][key] for key in ("pad", "bos", "eos"))
+        self.max_source_len, self.max_target_len = manifest["max_source_len"], manifest["max_target_len"]
+        inputs = self.runners["decode_step"].get_input_details()
+        self.cache_names = sorted(name for name in inputs if name.startswith("cache_"))
+        _, self.heads, slots, self.head_dim = (int(n) for n in inputs["cache_k_0"]["shape_signature"])
+        self.static = slots > 0  # a batch-1 graph: sources of exactly S (or L) ids, caches of C slots
+        self.buckets = sorted(int(name[len("encode_"):]) for name in self.runners if name.startswith("encode_"))
+
+    def source_length(self, tokens: int) -> int:
+        if self.static:  # the shortest bucket that holds the source, else S
+            return next((length for length in self.buckets if tokens <= length), self.max_source_len)
+        return min(self.max_source_len, max(STEP, -(-tokens // STEP) * STEP))
+
+    def greedy(self, source_ids: list[int]) -> list[int]:
+        """The greedy output ids of `source_ids` (which end in </s>), without <s> and </s>."""
+        length = self.source_length(len(source_ids))
+        source = np.full((1, length), self.pad, np.int32)
+        source[0, : len(source_ids)] = source_ids
+        suffix = f"_{length}" if self.static and length < self.max_source_len else ""
+        encoded = self.runners["encode" + suffix](source_ids=source)  # source_mask, cross_k_<i>, cross_v_<i>
+        step = self.runners["decode_step" + suffix]  # the one that reads what that encode made
+        slots = self.max_target_len if self.static else 0
+        cache = {name: np.zeros((1, self.heads, slots, self.head_dim), np.float32) for name in self.cache_names}
+        token, output = self.bos, []
+        for position in range(self.max_target_len):
+            if position >= slots:  # a dynamic cache grows STEP slots at a time
+                more = min(self.max_target_len, slots + STEP) - slots
+                cache = {name: np.pad(array, ((0, 0), (0, 0), (0, more), (0, 0))) for name, array in cache.items()}
+                slots += more
+            result = step(tokens=np.array([token], np.int32), position=np.array(position, np.int32), **encoded, **cache)
+            token = int(np.argmax(result["logits"][0]))  # the first index on ties
+            if token == self.eos:
+                break
+            output.append(token)
+            cache = {name: result[f"new_{name}"] for name in self.cache_names}
+        return output
+
+
+class Package:
+    """This folder's model, tokenizer and text pipeline: `run(text)` -> (normalized, source ids, output ids, text,
+    warnings)."""
+
+    def __init__(self, folder: Path = HERE, threads: int | None = None):
+        self.folder = folder
+        self.manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        self.model = Model(folder / self.manifest["package"]["model"], self.manifest, threads)
+        self.source_tokenizer = Tokenizer(folder / self.manifest["tokenizer"]["source"])
+        self.target_tokenizer = Tokenizer(folder / self.manifest["tokenizer"]["target"])
+        self.source, self.output = PIPELINES[self.manifest["text_pipeline"]["name"]]
+
+    def prepare(self, text: str) -> tuple[str, list[int], list[str]]:
+        """(the normalized text, its source ids ending in </s>, warnings)."""
+        normalized, warnings = self.source(text), []
+        ids = self.source_tokenizer.encode(normalized)
+        limit = self.manifest["max_source_len"] - 1  # room for </s>
+        if len(ids) > limit:
+            warnings.append(f"input was {len(ids)} tokens; only the first {limit} were used "
+                            f"(this model reads at most {limit})")
+            ids = ids[:limit]
+        return normalized, ids + [self.manifest["special_ids"]["eos"]], warnings
+
+    def finish(self, ids) -> str:
+        return self.output(self.target_tokenizer.decode(ids))
+
+    def run(self, text: str):
+        normalized, source_ids, warnings = self.prepare(text)
+        ids = self.model.greedy(source_ids)
+        return normalized, source_ids, ids, self.finish(ids), warnings
+
+
+def check_golden(package: Package) -> list[str]:
+    """What differs from golden/: normalization, source ids, greedy ids (int8: within 20%), output text."""
+    golden = json.loads((package.folder / package.manifest["golden"]).read_text(encoding="utf-8"))
+    model = Path(package.manifest["package"]["model"]).name
+    problems, differing = [], 0
+    for s in golden["sentences"]:
+        normalized, source_ids, ids, _, _ = package.run(s["text"])
+        by_file = s["greedy_ids_by_file"]  # else the standard file of the same quantization
+        expected = by_file[model] if model in by_file else by_file.get(model.replace(".b1", ""), s["greedy_ids"])
+        checks = [("normalized", normalized, s["normalized"]), ("source ids", source_ids, s["source_ids"]),
+                  ("output", package.finish(s["greedy_ids"]), s["output"])]
+        problems += [f"{s['text']!r}: {what} {got!r}, golden {want!r}" for what, got, want in checks if got != want]
+        if ids != expected:
+            differing += 1
+            problems += [] if "int8" in model else [f"{s['text']!r}: greedy ids {ids}, golden {expected}"]
+    if differing > 0.2 * len(golden["sentences"]):
+        problems.append(f"greedy ids differ on {differing} of {len(golden['sentences'])} sentences")
+    cases = json.loads((package.folder / Path(package.manifest["golden"]).parent / "normalization.json")
+                       .read_text(encoding="utf-8"))
+    for case in cases:
+        for name, (source, output) in PIPELINES.items():
+            for field, got in ((name, source(case["text"])), (f"{name}_output", output(case["text"]))):
+                if got != case[field]:
+                    problems.append(f"normalization.json {case['text']!r}: {field} {got!r}, golden {case[field]!r}")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("text", nargs="?", help="a sentence")
+    parser.add_argument("--golden", action="store_true", help="check this script against golden/")
+    parser.add_argument("--threads", type=int, default=None)
+    args = parser.parse_args()
+    package = Package(threads=args.threads)
+    if args.golden:
+        problems = check_golden(package)
+        print("\n".join(problems) or f"golden: every sentence and normalization case matches "
+                                      f"({package.manifest['package']['model']})")
+        return 1 if problems else 0
+    if args.text is None:
+        parser.error("give a sentence, or --golden")
+    normalized, source_ids, ids, text, warnings = package.run(args.text)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"normalized: {normalized}\nsource ids: {source_ids}\noutput ids: {ids}\noutput: {text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+EXAMPLE_MJS = r'''// Run this site's model in Node 20.6+ with the page's own modules and its copy of LiteRT.js (WASM):
+//   node example.mjs "영화 볼래?"
+// Nothing to install. index.html's import map, for Node: the bare package names go to the files in vendor/.
+import { readFileSync } from "node:fs";
+import { createRequire, register } from "node:module";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = new URL("./", import.meta.url);
+const read = (path, base = here) => readFileSync(new URL(path, base));
+const VENDOR = { "@litertjs/core": "vendor/litertjs/core/index.js",
+  "@litertjs/wasm-utils": "vendor/litertjs/wasm-utils/index.js", "@sctg/sentencepiece-js": "vendor/sentencepiece/index.js" };
+const urls = Object.fromEntries(Object.entries(VENDOR).map(([name, path]) => [name, new URL(path, here).href]));
+register("data:text/javascript," + encodeURIComponent(`const urls = ${JSON.stringify(urls)};
+export async function resolve(specifier, context, next) {
+  return urls[specifier] ? { url: urls[specifier], shortCircuit: true } : next(specifier, context);
+}`));
+const { finishOutput, generate, prepareSource } = await import("./src/decode.js");
+const { createLiteRtRuntime, initLiteRt } = await import("./src/litert_runtime.js");
+const { pipelineForConfig } = await import("./src/normalize.js");
+const { loadTokenizer } = await import("./src/tokenizer.js");
+
+/** LiteRT.js loads its WASM glue with importScripts (a worker's); in Node, evaluate it with a Node require. */
+async function initLiteRtNode(wasmFolder) {
+  globalThis.self ??= globalThis;
+  globalThis.importScripts = (url) => {
+    const path = url.startsWith("file:") ? fileURLToPath(url) : url;
+    const glue = new Function("require", "__filename", "__dirname", `${readFileSync(path, "utf8")}\nreturn ModuleFactory;`);
+    globalThis.ModuleFactory = glue(createRequire(path), path, dirname(path));
+  };
+  const quiet = (line) => { if (!/^(INFO|WARNING): /.test(line)) console.error(line); };
+  globalThis.Module = { print: quiet, printErr: quiet };
+  const warn = console.warn; // "Failed to create default WebGPU device": Node has none
+  console.warn = (...args) => { if (!String(args[0]).includes("WebGPU")) warn(...args); };
+  try {
+    await initLiteRt(wasmFolder);
+  } finally {
+    console.warn = warn;
+    delete globalThis.importScripts;
+    delete globalThis.Module;
+  }
+}
+
+const text = process.argv[2];
+if (text === undefined) {
+  console.error('usage: node example.mjs "a sentence"');
+  process.exit(2);
+}
+const site = JSON.parse(read("site.json"));
+const entry = site.models[0];
+const dir = new URL(entry.dir, here);
+const manifest = JSON.parse(read("manifest.json", dir));
+const pipeline = pipelineForConfig(JSON.parse(read("config.json", dir)));
+const source = typeof entry.tokenizer === "string" ? entry.tokenizer : entry.tokenizer.source;
+const target = typeof entry.tokenizer === "string" ? entry.tokenizer : entry.tokenizer.target;
+const sourceTokenizer = await loadTokenizer(read(source, dir));
+const targetTokenizer = target === source ? sourceTokenizer : await loadTokenizer(read(target, dir));
+await initLiteRtNode(fileURLToPath(new URL(site.litert.wasm, here)));
+const runtime = await createLiteRtRuntime({ model: read(entry.tflite, dir), manifest });
+const { bos, eos } = manifest.special_ids;
+const prepared = prepareSource(text, pipeline, sourceTokenizer, manifest.max_source_len, eos);
+for (const warning of prepared.warnings) console.error(`warning: ${warning}`);
+const { ids } = await generate(runtime, prepared.ids, { strategy: "greedy", bosId: bos, eosId: eos });
+runtime.dispose?.();
+console.log(`normalized: ${prepared.normalized}\nsource ids: ${JSON.stringify(prepared.ids)}\n` +
+  `output ids: ${JSON.stringify(ids)}\noutput: ${finishOutput(ids, pipeline, targetTokenizer)}`);
+'''
+
+KOTLIN = r'''// @MODEL@ on Android: docs/mobile.md §4 with this model's names and numbers (NEVER COMPILED).
+import org.tensorflow.lite.Interpreter
+import java.io.File
+import java.nio.ByteBuffer
+import java.nio.ByteOrder
+import kotlin.math.exp
+
+// from manifest.json
+const val MODEL_FILE = "@MODEL@"
+const val PAD_ID = @PAD@; const val BOS_ID = @BOS@; const val EOS_ID = @EOS@
+const val MAX_SOURCE_LEN = @S@ // S: encode's source_ids is [1, S] (int32)
+const val MAX_TARGET_LEN = @C@ // C: the cache capacity, the most steps an output takes
+const val VOCAB_SIZE = @V@ // logits: [1, V] (float32)
+const val HEADS = @H@; const val HEAD_DIM = @D@ // cache_*: [1, HEADS, C, HEAD_DIM]; cross_*: [1, HEADS, S, HEAD_DIM]
+val ENCODE_OUTPUTS = listOf(@ENCODE_OUTPUTS@) // source_mask [1, S], then the cross-attention K/V
+val CACHE_INPUTS = listOf(@CACHE_INPUTS@) // decode_step returns each as "new_" + name
+// source buckets (encode_<L>/decode_step_<L>, same tensors with S = L): @BUCKETS@; this sketch always pads to S
+
+fun direct(bytes: Int): ByteBuffer = ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder()) // zero-filled
+fun floats(vararg shape: Int) = 4 * shape.fold(1) { a, b -> a * b }
+
+// cache: this step's cache_* input; spare: receives new_cache_*; they swap every step
+class State(val cache: Map<String, ByteBuffer>, val spare: Map<String, ByteBuffer>, val encoded: Map<String, ByteBuffer>)
+class StepResult(val logits: FloatArray, val state: State)
+
+class LiteRtRuntime(model: File, threads: Int = 2) : AutoCloseable {
+    val maxSourceLen = MAX_SOURCE_LEN
+    val maxTargetLen = MAX_TARGET_LEN
+    private val interpreter = Interpreter(model, Interpreter.Options().setNumThreads(threads))
+    private val logitsBuffer = direct(floats(1, VOCAB_SIZE))
+    private val logits = FloatArray(VOCAB_SIZE) // reused every step
+
+    fun encode(sourceIds: IntArray): State {
+        val source = IntArray(MAX_SOURCE_LEN) { PAD_ID } // the graph takes exactly S ids
+        sourceIds.copyInto(source)
+        val encoded = ENCODE_OUTPUTS.associateWith {
+            direct(if (it == "source_mask") floats(1, MAX_SOURCE_LEN) else floats(1, HEADS, MAX_SOURCE_LEN, HEAD_DIM))
+        }
+        interpreter.runSignature(mapOf("source_ids" to arrayOf(source)), encoded, "encode")
+        val zeros = { CACHE_INPUTS.associateWith { direct(floats(1, HEADS, MAX_TARGET_LEN, HEAD_DIM)) } }
+        return State(zeros(), zeros(), encoded)
+    }
+
+    fun step(state: State, token: Int, position: Int): StepResult {
+        val inputs = HashMap<String, Any>(state.encoded)
+        inputs.putAll(state.cache)
+        inputs["tokens"] = intArrayOf(token) // int32 [1]
+        inputs["position"] = position // int32 scalar: a boxed Int
+        val outputs = HashMap<String, Any>()
+        outputs["logits"] = logitsBuffer.rewind() // outputs are written at the buffer's position
+        for (name in CACHE_INPUTS) outputs["new_$name"] = state.spare.getValue(name).rewind()
+        interpreter.runSignature(inputs, outputs, "decode_step")
+        logitsBuffer.rewind()
+        logitsBuffer.asFloatBuffer().get(logits)
+        return StepResult(logits, State(state.spare, state.cache, state.encoded)) // new_cache_* -> cache_*
+    }
+
+    override fun close() = interpreter.close()
+}
+
+class Generated(val ids: List<Int>, val stop: String)
+
+/** decode.js generate(): greedy, or sampling with sampleToken. Call it off the main thread. */
+fun generate(
+    runtime: LiteRtRuntime, sourceIds: IntArray, maxNewTokens: Int? = null, strategy: String = "greedy",
+    temperature: Double = 1.0, topK: Int = 0, topP: Double = 1.0, random: () -> Double = { Math.random() },
+    onToken: ((Int, List<Int>) -> Unit)? = null, isCancelled: () -> Boolean = { false },
+): Generated {
+    require(strategy == "greedy" || strategy == "sample")
+    val limit = minOf(maxNewTokens ?: runtime.maxTargetLen, runtime.maxTargetLen)
+    val choose: (FloatArray) -> Int = if (strategy == "sample") {
+        { logits -> sampleToken(logits, temperature, topK, topP, random) }
+    } else ::argmax
+    var state = runtime.encode(sourceIds)
+    val ids = mutableListOf<Int>()
+    var stop = "length"
+    var token = BOS_ID
+    for (position in 0 until limit) {
+        if (isCancelled()) { stop = "aborted"; break }
+        val result = runtime.step(state, token, position)
+        state = result.state
+        token = choose(result.logits)
+        if (token == EOS_ID) { stop = "eos"; break }
+        ids.add(token)
+        onToken?.invoke(token, ids)
+    }
+    return Generated(ids, stop)
+}
+
+/** The index of the largest logit (the first one on ties, as numpy's argmax). */
+fun argmax(logits: FloatArray): Int {
+    var best = 0
+    for (i in 1 until logits.size) if (logits[i] > logits[best]) best = i
+    return best
+}
+
+/** softmax(logits / temperature) within top-k (0: all; ties at the k-th stay) and top-p (1: all); one draw. */
+fun sampleToken(logits: FloatArray, temperature: Double, topK: Int, topP: Double, random: () -> Double): Int {
+    val V = logits.size
+    val scores = DoubleArray(V) { logits[it] / temperature }
+    if (topK in 1 until V) {
+        val kth = scores.sortedArray()[V - topK]
+        for (i in 0 until V) if (scores[i] < kth) scores[i] = Double.NEGATIVE_INFINITY
+    }
+    val order = (0 until V).filter { scores[it] > Double.NEGATIVE_INFINITY }.sortedByDescending { scores[it] }
+    val best = scores[order[0]]
+    var weights = order.map { exp(scores[it] - best) }
+    var total = weights.sum()
+    if (topP < 1) {
+        var kept = 0
+        var before = 0.0
+        while (kept < order.size && before < topP) { before += weights[kept] / total; kept++ }
+        weights = weights.subList(0, kept)
+        total = weights.sum()
+    }
+    var r = random() * total
+    for (j in weights.indices) { r -= weights[j]; if (r < 0) return order[j] }
+    return order[weights.size - 1]
+}
+
+/** golden/golden.json's first sentence, "@GOLDEN_TEXT@": its source ids, and the greedy ids this model gives. */
+fun checkGolden(modelDir: File) {
+    LiteRtRuntime(File(modelDir, MODEL_FILE)).use { runtime ->
+        val result = generate(runtime, intArrayOf(@GOLDEN_SOURCE@))
+        check(result.ids == listOf<Int>(@GOLDEN_IDS@)) { "not the golden greedy ids: ${result.ids}" }
+    }
+}
+'''
+
+SWIFT = r'''// @MODEL@ on iOS: docs/mobile.md §5 with this model's names and numbers (NEVER COMPILED).
+import Foundation
+import TensorFlowLite
+
+// from manifest.json
+let MODEL_FILE = "@MODEL@"
+let PAD_ID: Int32 = @PAD@, BOS_ID: Int32 = @BOS@, EOS_ID: Int32 = @EOS@
+let MAX_SOURCE_LEN = @S@ // S: encode's source_ids is [1, S] (int32)
+let MAX_TARGET_LEN = @C@ // C: the cache capacity, the most steps an output takes
+let VOCAB_SIZE = @V@ // logits: [1, V] (float32)
+let HEADS = @H@, HEAD_DIM = @D@ // cache_*: [1, HEADS, C, HEAD_DIM]; cross_*: [1, HEADS, S, HEAD_DIM]
+let ENCODE_OUTPUTS = [@ENCODE_OUTPUTS@] // source_mask [1, S], then the cross-attention K/V
+let CACHE_INPUTS = [@CACHE_INPUTS@] // decode_step returns each as "new_" + name
+// source buckets (encode_<L>/decode_step_<L>, same tensors with S = L): @BUCKETS@; this sketch always pads to S
+
+func bytes<T>(_ values: [T]) -> Data { values.withUnsafeBufferPointer { Data(buffer: $0) } }
+
+struct State { let cache: [String: Data]; let encoded: [String: Data] }
+
+final class LiteRtRuntime {
+  let maxSourceLen = MAX_SOURCE_LEN, maxTargetLen = MAX_TARGET_LEN
+  private let interpreter: Interpreter
+  private let encodeRunner: SignatureRunner, stepRunner: SignatureRunner
+
+  init(modelPath: String, threads: Int = 2) throws {
+    var options = Interpreter.Options()
+    options.threadCount = threads
+    interpreter = try Interpreter(modelPath: modelPath, options: options)
+    encodeRunner = try interpreter.signatureRunner(with: "encode")
+    stepRunner = try interpreter.signatureRunner(with: "decode_step")
+  }
+
+  func encode(_ sourceIds: [Int32]) throws -> State {
+    var source = [Int32](repeating: PAD_ID, count: MAX_SOURCE_LEN) // the graph takes exactly S ids
+    source.replaceSubrange(0..<sourceIds.count, with: sourceIds)
+    try encodeRunner.invoke(with: ["source_ids": bytes(source)])
+    var encoded: [String: Data] = [:]
+    for name in ENCODE_OUTPUTS { encoded[name] = try encodeRunner.output(named: name).data }
+    var cache: [String: Data] = [:] // zeros: [1, HEADS, C, HEAD_DIM] float32
+    for name in CACHE_INPUTS { cache[name] = Data(count: 4 * HEADS * MAX_TARGET_LEN * HEAD_DIM) }
+    return State(cache: cache, encoded: encoded)
+  }
+
+  func step(_ state: State, token: Int32, position: Int32) throws -> (logits: [Float32], state: State) {
+    var inputs = state.encoded.merging(state.cache) { kept, _ in kept }
+    inputs["tokens"] = bytes([token]) // int32 [1]
+    inputs["position"] = bytes([position]) // int32 scalar: 4 bytes
+    try stepRunner.invoke(with: inputs)
+    var cache: [String: Data] = [:]
+    for name in CACHE_INPUTS { cache[name] = try stepRunner.output(named: "new_" + name).data }
+    let logits = try stepRunner.output(named: "logits").data.withUnsafeBytes { Array($0.bindMemory(to: Float32.self)) }
+    return (logits, State(cache: cache, encoded: state.encoded)) // VOCAB_SIZE logits
+  }
+}
+
+func argmax(_ logits: [Float32]) -> Int32 { // the first index on ties
+  var best = 0
+  for i in 1..<logits.count where logits[i] > logits[best] { best = i }
+  return Int32(best)
+}
+
+/// decode.js generate(): greedy (or pass a port of sampleToken as `choose`).
+func generate(_ runtime: LiteRtRuntime, _ sourceIds: [Int32], maxNewTokens: Int? = nil,
+              choose: ([Float32]) -> Int32 = argmax, onToken: ((Int32, [Int32]) -> Void)? = nil,
+              isCancelled: () -> Bool = { false }) throws -> (ids: [Int32], stop: String) {
+  let limit = min(maxNewTokens ?? runtime.maxTargetLen, runtime.maxTargetLen)
+  var state = try runtime.encode(sourceIds)
+  var ids: [Int32] = []
+  var stop = "length"
+  var token = BOS_ID
+  for position in 0..<limit {
+    if isCancelled() { stop = "aborted"; break }
+    let result = try runtime.step(state, token: token, position: Int32(position))
+    state = result.state
+    token = choose(result.logits)
+    if token == EOS_ID { stop = "eos"; break }
+    ids.append(token)
+    onToken?(token, ids)
+  }
+  return (ids, stop)
+}
+
+/// golden/golden.json's first sentence, "@GOLDEN_TEXT@": its source ids, and the greedy ids this model gives.
+func checkGolden(modelDir: URL) throws {
+  let runtime = try LiteRtRuntime(modelPath: modelDir.appendingPathComponent(MODEL_FILE).path)
+  let result = try generate(runtime, [@GOLDEN_SOURCE@])
+  precondition(result.ids == [@GOLDEN_IDS@], "not the golden greedy ids: \(result.ids)")
+}
+'''

@@ -1,0 +1,327 @@
+"""Export packages (`exporters.package`, `studio export --zip`): a zip per target whose manifest lists exactly its
+files, whose model gives the golden ids in Python LiteRT, whose example.py runs as written outside the project and
+decodes as the project's TFLite backend does, whose mobile READMEs name the model's real tensors, whose web site runs
+in Node; bad targets and unwritable destinations fail clearly, leaving no partial zip."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from studio.errors import StudioError
+
+SENTENCE = "너는 영화를 봤어?"  # not one of the golden sentences
+NODE = shutil.which("node")
+ISOLATED = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+# example.py --golden with the project's packages made unimportable: it must need nothing from them
+WITHOUT_PROJECT = ("import runpy, sys; sys.modules.update(studio=None, exporters=None); "
+                   "sys.argv = ['example.py', '--golden']; runpy.run_path('example.py', run_name='__main__')")
+
+
+def quiet(message):
+    pass
+
+
+@pytest.fixture(scope="module")
+def packaged(exported, tmp_path_factory):
+    """(a copy of the exported tiny bundle, {target: its package zip}) for python, android and ios; packaging
+    android exports the batch-1 float16 graph into the copy, which ios reuses."""
+    from exporters.package import package_export
+
+    folder = tmp_path_factory.mktemp("packages")
+    shutil.copytree(exported[0], folder / "chat")
+    zips = {target: package_export(folder / "chat", target, folder / "out" / f"chat-{target}.zip", progress=quiet)
+            for target in ("python", "android", "ios")}
+    return folder / "chat", zips
+
+
+def unzipped(zip_path: Path, where: Path) -> Path:
+    with zipfile.ZipFile(zip_path) as archive:
+        tops = {name.split("/")[0] for name in archive.namelist()}
+        archive.extractall(where)
+    assert tops == {"chat"}, tops  # one top folder, named after the bundle
+    return where / "chat"
+
+
+def files_under(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def project_greedy(bundle_dir: Path, model_file: str, text: str) -> tuple[list[int], list[int], str]:
+    """(source ids, greedy ids, output text) of `text` by the project's own TFLite runtime and text pipeline."""
+    from studio.bundle import load_bundle
+    from studio.generate import DecodeSpec, TokenByToken, decode
+    from studio.runtimes.tflite_runtime import TFLiteRuntime
+
+    bundle = load_bundle(bundle_dir)
+    source_ids, _ = bundle.preprocessor.encode(text)
+    runtime = TFLiteRuntime(bundle_dir / "exports" / model_file, bundle.config.model, threads=1, pool_size=1)
+    ids = decode(runtime, [source_ids], DecodeSpec.for_model(bundle.config.model), TokenByToken())[0]
+    return source_ids, ids, bundle.preprocessor.decode(ids)
+
+
+def printed(stdout: str) -> dict[str, str]:
+    """example.py's (and example.mjs's) `label: value` lines."""
+    return dict(line.split(": ", 1) if ": " in line else (line.rstrip(":"), "") for line in stdout.splitlines())
+
+
+def test_the_python_package_lists_exactly_its_files_with_their_sha256(packaged, tmp_path):
+    bundle_dir, zips = packaged
+    folder = unzipped(zips["python"], tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert set(manifest["files"]) == files_under(folder) - {"manifest.json"}
+    for name, entry in manifest["files"].items():
+        data = (folder / name).read_bytes()
+        assert entry == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}, name
+    expected = {"model.tflite", "example.py", "README.md", "config.json", "tokenizer/shared.spm.model",
+                "golden/golden.json", "golden/step0_logits.f32", "golden/normalization.json"}
+    assert expected <= set(manifest["files"])
+    original = json.loads((bundle_dir / "exports" / "manifest.json").read_text(encoding="utf-8"))
+    for key in ("signatures", "special_ids", "max_source_len", "max_target_len", "batch_1_graph_shapes", "vocab_size"):
+        assert manifest[key] == original[key], key
+    assert manifest["golden"] == "golden/golden.json" and manifest["package"]["model"] == "model.tflite"
+    assert manifest["tokenizer"]["source"] == "tokenizer/shared.spm.model"
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    for name, entry in manifest["files"].items():
+        if name != "README.md":
+            assert f"| `{name}` | {entry['bytes']:,} | `{entry['sha256']}` |" in readme, name
+
+
+def test_the_python_packages_model_gives_the_golden_greedy_ids_in_python_litert(packaged, tmp_path):
+    from studio.bundle import load_bundle
+    from studio.generate import DecodeSpec, TokenByToken, decode
+    from studio.runtimes.tflite_runtime import TFLiteRuntime
+
+    bundle_dir, zips = packaged
+    folder = unzipped(zips["python"], tmp_path)
+    config = load_bundle(bundle_dir).config.model
+    runtime = TFLiteRuntime(folder / "model.tflite", config, threads=1, pool_size=1)
+    golden = json.loads((folder / "golden" / "golden.json").read_text(encoding="utf-8"))
+    spec = DecodeSpec.for_model(config)
+    for sentence in golden["sentences"]:
+        ids = decode(runtime, [sentence["source_ids"]], spec, TokenByToken())[0]
+        assert ids == sentence["greedy_ids_by_file"]["model.tflite"] == sentence["greedy_ids"], sentence["text"]
+
+
+def test_example_py_runs_as_written_outside_the_project_and_decodes_as_its_tflite_backend(packaged, tmp_path):
+    bundle_dir, zips = packaged
+    folder = unzipped(zips["python"], tmp_path)
+    script = (folder / "example.py").read_text(encoding="utf-8")
+    imported = {alias.name.split(".")[0] for node in ast.walk(ast.parse(script)) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(ast.parse(script))
+                 if isinstance(node, ast.ImportFrom) and node.module}
+    assert not imported & {"studio", "exporters"}, imported
+    assert script in (folder / "README.md").read_text(encoding="utf-8")  # the README shows the very script
+
+    result = subprocess.run([sys.executable, "example.py", SENTENCE], cwd=folder, env=ISOLATED, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip()
+    lines = printed(result.stdout)
+    source_ids, ids, text = project_greedy(bundle_dir, "model.tflite", SENTENCE)
+    assert ids  # the tiny model's greedy ids decode to an empty text: the ids carry the comparison
+    assert (lines["source ids"], lines["output ids"], lines["output"]) == (str(source_ids), str(ids), text)
+
+
+def test_example_py_checks_itself_against_the_golden_data(packaged, tmp_path):
+    _, zips = packaged
+    folder = unzipped(zips["python"], tmp_path)
+    result = subprocess.run([sys.executable, "-c", WITHOUT_PROJECT], cwd=folder, env=ISOLATED, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    assert "every sentence and normalization case matches" in result.stdout
+
+    golden_path = folder / "golden" / "golden.json"
+    golden = json.loads(golden_path.read_text(encoding="utf-8"))
+    golden["sentences"][0]["greedy_ids_by_file"]["model.tflite"] = [5, 6, 7]
+    golden["sentences"][1]["source_ids"] = [9, 2]
+    golden_path.write_text(json.dumps(golden, ensure_ascii=False), encoding="utf-8")
+    failed = subprocess.run([sys.executable, "example.py", "--golden"], cwd=folder, env=ISOLATED, capture_output=True,
+                            text=True, timeout=120)
+    assert failed.returncode == 1
+    assert "greedy ids" in failed.stdout and "source ids" in failed.stdout, failed.stdout
+
+
+def test_example_pys_text_steps_are_the_projects_on_hostile_inputs(packaged, tmp_path):
+    """Beyond golden/normalization.json: every hostile input, and characters unassigned in Unicode 14 (Cn)."""
+    import importlib.util
+
+    from hostile import INPUTS
+
+    from studio.text.pipelines import TextPipeline
+    from studio.text.tokenizers import SentencePieceTokenizer
+
+    _, zips = packaged
+    folder = unzipped(zips["python"], tmp_path)
+    spec = importlib.util.spec_from_file_location("packaged_example", folder / "example.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    ours = SentencePieceTokenizer((folder / "tokenizer" / "shared.spm.model").read_bytes())
+    theirs = example.Tokenizer(folder / "tokenizer" / "shared.spm.model")
+    texts = [text for _, text in INPUTS] + ["new \U0001fae8 shaking face, \u0870 Arabic, \U00011f00 Kawi", "“x” ``y''"]
+    for name, (source, output) in example.PIPELINES.items():
+        pipeline = TextPipeline(name)
+        for text in texts:
+            assert (source(text), output(text)) == (pipeline.source(text), pipeline.output(text)), (name, text)
+            ids = ours.encode(pipeline.source(text))
+            assert theirs.encode(source(text)) == ids and theirs.decode(ids + [2, 7]) == ours.decode(ids + [2, 7])
+
+
+def test_a_python_package_of_a_batch1_graph_runs_its_static_shapes(packaged, tmp_path):
+    from exporters.package import package_export
+
+    bundle_dir, _ = packaged  # the android package exported model.b1.float16.tflite
+    zip_path = package_export(bundle_dir, "python", tmp_path / "b1.zip", variant="tflite-b1-float16", progress=quiet)
+    folder = unzipped(zip_path, tmp_path)
+    assert "model.b1.float16.tflite" in files_under(folder) and "model.tflite" not in files_under(folder)
+    checked = subprocess.run([sys.executable, "example.py", "--golden"], cwd=folder, env=ISOLATED,
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, (checked.stdout + checked.stderr)[-2000:]
+    result = subprocess.run([sys.executable, "example.py", SENTENCE], cwd=folder, env=ISOLATED, capture_output=True,
+                            text=True, timeout=120)
+    _, ids, text = project_greedy(bundle_dir, "model.b1.float16.tflite", SENTENCE)
+    assert (printed(result.stdout)["output ids"], printed(result.stdout)["output"]) == (str(ids), text)
+
+
+@pytest.mark.parametrize("target, fence, call", [("android", "```kotlin", "runSignature"),
+                                                  ("ios", "```swift", "signatureRunner(with:")])
+def test_a_mobile_package_holds_the_batch1_model_and_a_readme_with_its_real_tensors(packaged, tmp_path, target,
+                                                                                     fence, call):
+    from ai_edge_litert.interpreter import Interpreter
+
+    _, zips = packaged
+    folder = unzipped(zips[target], tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["package"]["model"] == "model.b1.float16.tflite" and manifest["package"]["batch_1"]
+    assert set(manifest["files"]) == files_under(folder) - {"manifest.json"}
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert fence in readme and call in readme and "Never compiled" in readme
+    interpreter = Interpreter(model_path=str(folder / "model.b1.float16.tflite"))
+    for signature in ("encode", "decode_step"):
+        runner = interpreter.get_signature_runner(signature)
+        for details in (runner.get_input_details(), runner.get_output_details()):
+            for name, tensor in details.items():  # as the graph itself has them: static batch-1 shapes
+                shape = "[" + ", ".join(str(int(n)) for n in tensor["shape_signature"]) + "]"
+                assert f"| `{signature}` | " in readme and f"| `{name}` | `{shape}` |" in readme, (name, shape)
+    golden = json.loads((folder / "golden" / "golden.json").read_text(encoding="utf-8"))
+    first = golden["sentences"][0]
+    assert ", ".join(map(str, first["source_ids"])) in readme
+    assert ", ".join(map(str, first["greedy_ids_by_file"]["model.b1.float16.tflite"])) in readme
+    assert f"MAX_SOURCE_LEN = {manifest['max_source_len']}" in readme and "@" + "MODEL@" not in readme
+
+
+@pytest.fixture
+def web_packages():
+    if NODE is None:
+        pytest.skip("needs Node.js 20+ and npm (the web/ package)")
+    from exporters.web import ensure_web_packages
+
+    try:
+        ensure_web_packages(progress=quiet)
+    except StudioError as error:
+        pytest.skip(f"the web package's dependencies are unavailable: {error}")
+
+
+def test_the_web_package_is_the_site_and_its_node_example_decodes_as_python(packaged, web_packages, tmp_path):
+    from exporters.package import package_export
+
+    bundle_dir, _ = packaged
+    zip_path = package_export(bundle_dir, "web", tmp_path / "web.zip", progress=quiet)
+    folder = unzipped(zip_path, tmp_path)
+    site = json.loads((folder / "site.json").read_text(encoding="utf-8"))
+    model = site["models"][0]["dir"] + site["models"][0]["tflite"]
+    assert model == "chatbot/model.b1.float16.tflite"
+    assert {"index.html", "app.js", "example.mjs", model, "chatbot/tokenizer/shared.spm.model"} <= files_under(folder)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert set(manifest["files"]) == files_under(folder) - {"manifest.json"}
+    assert manifest["package"]["model"] == model
+    assert "python -m http.server" in (folder / "README.md").read_text(encoding="utf-8")
+
+    result = subprocess.run([NODE, "example.mjs", SENTENCE], cwd=folder, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    source_ids, ids, text = project_greedy(bundle_dir, "model.b1.float16.tflite", SENTENCE)
+    lines = printed(result.stdout)
+    assert (json.loads(lines["source ids"]), json.loads(lines["output ids"]), lines["output"]) == (source_ids, ids, text)
+
+
+def test_studio_export_zip_writes_the_package_and_names_a_bad_target(exported_copy, tmp_path):
+    from typer.testing import CliRunner
+
+    from studio.cli import app
+
+    runner = CliRunner()
+    bad = runner.invoke(app, ["export", str(exported_copy), "--zip", str(tmp_path / "x.zip"), "--target", "desktop"])
+    assert bad.exit_code != 0 and isinstance(bad.exception, StudioError)
+    assert "--target desktop" in str(bad.exception) and "android, ios, python, web" in str(bad.exception)
+    alone = runner.invoke(app, ["export", str(exported_copy), "--target", "ios"])
+    assert alone.exit_code != 0 and "--zip" in str(alone.exception)
+    assert not (tmp_path / "x.zip").exists()
+
+    out = tmp_path / "dist" / "chat-python.zip"
+    result = runner.invoke(app, ["export", str(exported_copy), "--quantize", "none", "--onnx-quantize", "none",
+                                 "--no-verify", "--zip", str(out), "--target", "python"])
+    assert result.exit_code == 0, result.output
+    assert str(out) in result.output and f"{out.stat().st_size:,} bytes" in result.output
+    with zipfile.ZipFile(out) as archive:
+        assert {"chat/model.tflite", "chat/example.py", "chat/manifest.json"} <= set(archive.namelist())
+
+
+def test_a_variant_a_target_cannot_ship_is_refused_with_the_choices(packaged, tmp_path):
+    from exporters.package import package_export
+
+    bundle_dir, _ = packaged
+    with pytest.raises(StudioError, match=r"--variant tflite: the android package ships one of tflite-b1, "):
+        package_export(bundle_dir, "android", tmp_path / "a.zip", variant="tflite", progress=quiet)
+    with pytest.raises(StudioError, match="is a folder"):
+        package_export(bundle_dir, "python", tmp_path, progress=quiet)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _tmpfs(where: Path, options: str):
+    """Mount a real tmpfs at `where` for one test (skipped where mounting is not permitted)."""
+    where.mkdir(parents=True, exist_ok=True)
+    mounted = os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+                                                   capture_output=True).returncode == 0
+    if not mounted:
+        pytest.skip("needs permission to mount a tmpfs (root in a container or VM)")
+    yield where
+    subprocess.run(["umount", str(where)], capture_output=True)
+
+
+@pytest.fixture
+def read_only_disk(tmp_path):
+    yield from _tmpfs(tmp_path / "ro", "size=1m,ro")
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """100 KB: less than the tiny python package (about 300 KB)."""
+    yield from _tmpfs(tmp_path / "full", "size=100k")
+
+
+def test_a_read_only_destination_gives_a_clear_error_and_no_file(packaged, read_only_disk):
+    from exporters.package import package_export
+
+    bundle_dir, _ = packaged
+    with pytest.raises(StudioError, match=r"cannot write the package here \(Read-only file system\)"):
+        package_export(bundle_dir, "python", read_only_disk / "chat.zip", progress=quiet)
+    assert list(read_only_disk.iterdir()) == []
+
+
+def test_a_full_disk_gives_a_clear_error_and_leaves_no_partial_zip(packaged, small_disk):
+    from exporters.package import package_export
+
+    bundle_dir, _ = packaged
+    with pytest.raises(StudioError, match=r"writing the package failed \(No space left on device\); no incomplete"):
+        package_export(bundle_dir, "python", small_disk / "chat.zip", progress=quiet)
+    assert list(small_disk.iterdir()) == []
