@@ -91,6 +91,7 @@ class TrainConfig:
     max_minutes: float = 0.0  # stop (checkpointed, resumable) after this much training time; 0 = no limit
     eval_minutes: float = 0.0  # also evaluate on dev every this many training minutes (a learning curve)
     dev_max_pairs: int = 0  # cap the dev split (0 = no cap) to keep evaluation cheap
+    chrf_pairs: int = 0  # after each epoch, greedy chrF on this many dev pairs (the Train tab's curve; 0 = off)
     threads: int = 0  # CPU threads for TensorFlow ops; 0 = all cores
     subword_alpha: float = 0.0  # SentencePiece subword sampling while training (0 = off; ~0.1 typical)
     source_weights: str = ""  # per training file, e.g. "wmt24pp=3,bible_krv_web=0.5" (resampled every epoch)
@@ -166,6 +167,30 @@ def chatbot_preset() -> BundleConfig:
         task=TaskConfig(task="chatbot", source_lang="ko", target_lang="ko", text_pipeline="translator"),
     )
 
+
+
+def chatbot_small_preset() -> BundleConfig:
+    """A chatbot that learns something recognisable in about ten minutes on a 2-core CPU from ChatbotData-sized
+    data (~11k pairs): the chatbot preset at half the width (d_model 128, d_ff 256, 4 heads), a 4k vocabulary,
+    short warm-up, and a 10-minute budget (the Train tab's first choice)."""
+    config = chatbot_preset()
+    config.model = dataclasses.replace(config.model, d_model=128, num_heads=4, d_ff=256)
+    config.tokenizer = dataclasses.replace(config.tokenizer, vocab_size=4000)
+    config.train = dataclasses.replace(config.train, epochs=40, warmup_steps=400, max_minutes=10.0)
+    return config
+
+
+def translator_small_preset() -> BundleConfig:
+    """A translator for a small parallel corpus (a translation memory, a few thousand pairs) on a 2-core CPU: the
+    translator preset's text pipeline and shared vocabulary at d_model 128, 2 layers, an 8k vocabulary, sentences
+    of up to 64 tokens, a 20-minute budget."""
+    config = translator_preset()
+    config.model = dataclasses.replace(config.model, num_layers=2, d_model=128, num_heads=4, d_ff=512,
+                                       max_source_len=64, max_target_len=64)
+    config.tokenizer = dataclasses.replace(config.tokenizer, vocab_size=8000)
+    config.train = dataclasses.replace(config.train, epochs=40, batch_tokens=0, warmup_steps=800, patience=0,
+                                       source_weights="", max_minutes=20.0)
+    return config
 
 def translator_tutorial_preset() -> BundleConfig:
     """The translator tutorial's model: 2 layers, d_model 512, 8 heads, d_ff 2048, dropout 0.3, pre-LN,

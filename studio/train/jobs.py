@@ -22,6 +22,7 @@ import dataclasses
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -60,18 +61,20 @@ def jobs_dir() -> Path:
     return library.data_dir() / "jobs"
 
 
-def write_training_file(pairs: list[Pair], task: str, folder: Path) -> Path:
+def write_training_file(pairs: list[Pair], task: str, folder: Path, name: str = "train") -> Path:
     """The pairs as the trainer reads them: ChatbotData's `Q,A,label` CSV for a chatbot, `ko<TAB>en` for a
-    translator (tabs and line breaks inside a text become spaces: a TSV line is one pair)."""
+    translator (tabs and line breaks inside a text become spaces: a TSV line is one pair). `name`: the file's
+    stem, which the model card and the library show as its training data (e.g. the uploaded file's)."""
     folder.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^\w.\- ]", "_", name).strip(". ") or "train"
     if task == "chatbot":
-        path = folder / "train.csv"
+        path = folder / f"{name}.csv"
         with open(path, "w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(["Q", "A", "label"])
             writer.writerows((p.source, p.target, "0") for p in pairs)
         return path
-    path = folder / "train.tsv"
+    path = folder / f"{name}.tsv"
     flat = lambda text: " ".join(text.split())  # noqa: E731
     path.write_text("".join(f"{flat(p.source)}\t{flat(p.target)}\n" for p in pairs), encoding="utf-8")
     return path
@@ -164,13 +167,14 @@ def _refuse_if_busy() -> None:
                           "one model at a time; stop it or wait until it ends")
 
 
-def create_job(spec: JobSpec, pairs: list[Pair]) -> Job:
-    """A new job folder holding `spec` and the training data; nothing runs yet (`start`)."""
+def create_job(spec: JobSpec, pairs: list[Pair], data_name: str = "train") -> Job:
+    """A new job folder holding `spec` and the training data (a file named `data_name`); nothing runs yet
+    (`start`)."""
     library.check_name(spec.name)
     folder = jobs_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     try:
         folder.mkdir(parents=True)
-        path = write_training_file(pairs, spec.task, folder / "data")
+        path = write_training_file(pairs, spec.task, folder / "data", data_name)
         atomic_write_bytes(folder / "job.json", json.dumps(dataclasses.asdict(spec), ensure_ascii=False).encode())
     except OSError as error:
         shutil.rmtree(folder, ignore_errors=True)

@@ -22,11 +22,12 @@ class TrainingEvent:
     - "signal": a person asked the run to stop (Ctrl-C, SIGTERM): what it does now, in words (`text`)
     - "epoch_start": an epoch begins (`epoch` of `epochs`, `batch` of its `batches` already trained when resumed)
     - "step": a training step is done (`step`, `batch` of `batches`; `losses`: loss and token_accuracy of the
-      epoch so far; `rate`: steps per second)
+      epoch so far, and step_loss, this step's; `rate`: steps per second; `seconds` and `tokens`: training time and target tokens so far)
     - "epoch_stop": the epoch's steps are over, finished or interrupted (a progress bar closes)
     - "dev": a periodic dev evaluation (`losses`: the curve's point; `seconds`: training seconds so far)
     - "epoch": an epoch is finished (`losses`: its record: train and dev losses and accuracies; `improved`)
-    - "samples": the outputs of the task's prompts after an epoch (`samples`: input -> output)
+    - "samples": the outputs of the task's prompts after an epoch (`samples`: input -> output; `losses`: its
+      "dev_chrf" on the first `train.chrf_pairs` dev pairs when that is set)
     """
 
     kind: str
@@ -40,6 +41,7 @@ class TrainingEvent:
     samples: dict = field(default_factory=dict)
     rate: float = 0.0  # steps per second in this epoch
     seconds: float = 0.0  # training seconds so far
+    tokens: int = 0  # target tokens trained on so far (a step's)
     improved: bool = False  # the epoch is the best yet by train.select_by
 
 

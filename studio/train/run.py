@@ -25,7 +25,8 @@ from pathlib import Path
 from rich.console import Console
 
 from studio.bundle import Bundle, load_bundle, save_bundle
-from studio.config import BundleConfig, chatbot_preset, translator_preset, translator_tutorial_preset
+from studio.config import (BundleConfig, chatbot_preset, chatbot_small_preset, translator_preset,
+                           translator_small_preset, translator_tutorial_preset)
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_pairs, split_train_dev
 from studio.data.pipeline import (CURRENT_SPLIT, SampledBatches, check_source_weights, parse_source_weights,
                                   source_name)
@@ -42,7 +43,8 @@ from studio.train.transplant import transplant
 from studio.weights import assign_arrays, load_npz, save_npz, variables_to_arrays
 
 PRESETS = {"chatbot": chatbot_preset, "translator": translator_preset}
-CONFIGS = {"chatbot": chatbot_preset, "translator": translator_preset, "translator-tutorial": translator_tutorial_preset}
+CONFIGS = {"chatbot": chatbot_preset, "translator": translator_preset, "translator-tutorial": translator_tutorial_preset,
+           "chatbot-small": chatbot_small_preset, "translator-small": translator_small_preset}
 # the files a task trains on when given none (`Task.training_data`): f(data_dir, sources) -> paths
 DEFAULT_DATA = {"chatbot_csv": lambda data_dir, sources: [chatbot_csv(data_dir)],
                 "koen_sources": lambda data_dir, sources: koen_source_files(select_sources(sources), data_dir)}
@@ -337,8 +339,14 @@ def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: floa
     prompts = list(task_named(run.task).prompts)
 
     def on_epoch_end(trainer, record):
-        samples = sample_outputs(run.generator(), prompts[:4])
-        run.report("samples", step=trainer.state.step, epoch=record["epoch"], samples=samples)
+        scores, dev_inputs = {}, []
+        if config.train.chrf_pairs and run.dev_pairs:  # a learning curve a person can read (train.chrf_pairs)
+            dev_inputs = [p.source for p in run.dev_pairs[:3]]  # and what it makes of inputs it never trained on
+        samples = sample_outputs(run.generator(), prompts[:4] + dev_inputs)
+        if dev_inputs:
+            scores["dev_chrf"] = record["dev_chrf"] = round(
+                chrf_on(run.generator(), run.dev_pairs[:config.train.chrf_pairs])[0], 2)
+        run.report("samples", step=trainer.state.step, epoch=record["epoch"], samples=samples, losses=scores)
         record["samples"] = samples
         if record.get("improved") or trainer.dev_batches is None:
             save_npz(out / "best.npz", variables_to_arrays(trainer.model.weights))

@@ -252,12 +252,15 @@ class Trainer:
             for index, batch in enumerate(self._batches(self.train_batches, epoch, shuffle=True)):
                 if index < done_before:
                     continue  # resumed mid-epoch: these batches were trained before the interruption
-                sums += self._timed_step(batch, signals, pace)
+                step = self._timed_step(batch, signals, pace)
+                sums += step
                 self.state.batch_in_epoch = index + 1
                 loss, accuracy = sums[0] / max(sums[3], 1), sums[2] / max(sums[3], 1)
                 rate = (index + 1 - done_before) / max(time.monotonic() - epoch_start, 1e-9)
                 self._report("step", step=self.state.step, epoch=epoch + 1, epochs=epochs, batch=index + 1,
-                             batches=steps_per_epoch, losses={"loss": loss, "token_accuracy": accuracy}, rate=rate)
+                             batches=steps_per_epoch, rate=rate, losses={"loss": loss, "token_accuracy": accuracy,
+                                                                         "step_loss": float(step[0] / max(step[3], 1))},
+                             seconds=self.state.train_seconds, tokens=self.state.target_tokens)
                 self._after_step(pace, epoch, (index + 1) / steps_per_epoch, loss, accuracy)
                 if ((max_steps and self.state.step >= max_steps) or signals.stop_requested
                         or (pace.budget and self.state.train_seconds >= pace.budget)):

@@ -18,7 +18,10 @@ from studio.ui.common import AppModel, Limits
 from studio.ui.compare import compare_api, compare_tab
 from studio.ui.decoding import remember_settings
 from studio.ui.explore import explore_tab
+from studio.ui.export import ExportTab
+from studio.ui.models import ModelsTab
 from studio.ui.sessions import keep_sessions_lean
+from studio.ui.train import TrainTab
 from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, remember_glossary, translate_api
 from studio.variants import DEFAULT_BACKEND
 
@@ -26,7 +29,9 @@ SITE_PATH = "/site"  # where `studio launch --site DIR` serves the page `studio 
 
 
 def build_app(chatbot: AppModel, translator: AppModel, default_backend: str = DEFAULT_BACKEND,
-              site: bool = False) -> gr.Blocks:
+              site: bool = False, tools_off: str | None = None) -> gr.Blocks:
+    """`tools_off`: why the Models, Train and Export tabs are off (a public server without a password: a visitor
+    must not start jobs on this machine or download its models), or None."""
     services = {"chatbot": chatbot, "translator": translator}
     # Gradio's own copies of uploads and downloads are deleted after an hour
     with gr.Blocks(title="Transformer Studio", delete_cache=(600, 3600)) as app:
@@ -42,6 +47,13 @@ def build_app(chatbot: AppModel, translator: AppModel, default_backend: str = DE
             compare_tab(services)
         with gr.Tab("Explore"):
             explore_tab(services)
+        tools = {"Models": lambda: ModelsTab(services), "Train": lambda: TrainTab(services), "Export": ExportTab}
+        for name, build in tools.items():
+            with gr.Tab(name):
+                if tools_off:
+                    gr.Markdown(f"The {name} tab is off: {tools_off}", elem_id=f"{name.lower()}-off")
+                else:
+                    build()
         # outside the tabs: a browser state in a tab not yet shown is not read when the page loads
         # v2: Max new tokens' default rose from 64 to the model's capacity, and every saved 64 cut news short
         remember_settings(app, "translate", translate.backend, translate.decoding, version=3)  # 3: sampling defaults
@@ -96,7 +108,10 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     if backend != "tf":  # serve at once; the default backend is exported (first launch) and warmed up meanwhile
         threading.Thread(target=_prepare, args=([s for s in services if s.available], backend, progress),
                          name="prepare-default-backend", daemon=True).start()
-    app = build_app(*services, default_backend=backend, site=site is not None)
+    public = share or host not in ("127.0.0.1", "localhost", "::1")
+    tools_off = ("this server is reachable beyond this computer without a password (start it with --auth to use "
+                 "them)") if public and not auth else None
+    app = build_app(*services, default_backend=backend, site=site is not None, tools_off=tools_off)
     app.studio_services = services  # for tests and benchmarks that look inside (e.g. the schedulers' counts)
     # a batch can only gather the requests the queue lets through at once
     app.queue(default_concurrency_limit=max(concurrency, max_batch))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import html
 import shutil
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -31,12 +32,27 @@ class AppModel:
     def __init__(self, task: str, bundle_path: Path | None, limits: Limits, progress=print, max_batch: int = 1):
         self.task = task
         self.limits = limits
+        self.progress, self.max_batch = progress, max_batch
         self.served = None
         self.unavailable = None  # why this model cannot be used, for the UI to show
         try:  # max_batch > 1: greedy and sampling requests of several users decode together (studio.scheduler)
             self.served = ServedModel.load(task, bundle_path, progress=progress, max_batch=max_batch)
         except StudioError as error:
             self.unavailable = str(error)
+
+    def switch(self, bundle_path: Path) -> None:
+        """Serve another bundle of this task from the next request on (the Models tab's "use"); StudioError, and
+        the current model kept, when it cannot be loaded. Requests already decoding finish on the old model."""
+        served = ServedModel.load(self.task, bundle_path, progress=self.progress, max_batch=self.max_batch)
+        if served.task != self.task:
+            raise StudioError(f"{bundle_path} is a {served.task} model, not a {self.task}")
+        old, self.served, self.unavailable = self.served, served, None
+        if old is not None:  # its schedulers end once the requests they hold are answered
+            threading.Timer(30.0, old.close).start()
+
+    @property
+    def bundle_path(self) -> Path | None:
+        return self.bundle.path if self.bundle else None
 
     @property
     def available(self) -> bool:

@@ -58,7 +58,7 @@ def test_a_job_trains_in_its_own_process_reports_its_events_and_lands_in_the_lib
 
 def test_a_job_stops_with_a_checkpoint_resumes_and_a_second_training_is_refused_meanwhile(data_dir, tiny_bundle):
     spec = jobs.JobSpec("chatbot", "tuned", init_from=str(tiny_bundle),
-                        overrides=settings(**{"train.epochs": "40", "train.lr_scale": "0.5"}))
+                        overrides=settings(**{"train.epochs": "12", "train.lr_scale": "0.5"}))
     job = jobs.create_job(spec, pairs())
     jobs.start(job)
     deadline = time.monotonic() + 240

@@ -1,0 +1,129 @@
+"""The Models tab: the model library (`studio.library`) — the shipped chatbot and translator and every model the
+user trained — with each one's task, size, parameters, data, dev scores and card; which one the Chat, Translate,
+Compare and Explore tabs use (per task); rename and delete (never the shipped ones, never one in use)."""
+
+from __future__ import annotations
+
+import html
+
+import gradio as gr
+
+from studio import library
+from studio.errors import StudioError
+from studio.ui.common import AppModel, inform, warn
+
+COLUMNS = ["in use", "name", "task", "MB", "parameters", "trained on", "dev score"]
+
+
+def library_rows(services: dict[str, AppModel]) -> list[list]:
+    in_use = {task: service.bundle_path for task, service in services.items()}
+    rows = []
+    for e in library.list_models():
+        used = in_use.get(e.task) is not None and in_use[e.task].resolve() == e.path.resolve()
+        origin = "shipped" if e.shipped else (e.data or "?")
+        if e.train_pairs:
+            origin += f" ({e.train_pairs:,} pairs)"
+        rows.append(["▶" if used else "", e.name, e.task, round(e.bytes / 2**20, 1), e.parameters or None, origin,
+                     f"⚠ {e.problem}" if e.problem else e.headline_score()])
+    return rows
+
+
+def details(name: str | None) -> str:
+    """A model's summary and card, as Markdown (its own text escaped: a card is written by whoever trained it)."""
+    if not name:
+        return "Choose a model to see its details."
+    try:
+        e = library.find_model(name)
+    except StudioError as error:
+        return html.escape(str(error))
+    facts = [f"**{html.escape(e.name)}** — {e.task}, {'shipped with the app' if e.shipped else 'yours'}, "
+             f"{e.bytes / 2**20:.1f} MB, {e.parameters:,} parameters", f"Folder: `{e.path}`"]
+    if e.train_pairs:
+        facts.append(f"Trained on {e.train_pairs:,} pairs ({e.dev_pairs:,} held out for its dev split)"
+                     + (f" from {html.escape(e.data)}" if e.data else ""))
+    if e.initialized_from:
+        facts.append(f"Fine-tuned from {html.escape(e.initialized_from)}")
+    for set_name, by_decoding in e.scores.items():
+        for decoding, s in by_decoding.items():
+            if isinstance(s, dict) and "chrf" in s:
+                facts.append(f"{html.escape(set_name)}, {html.escape(decoding)}: chrF {s['chrf']:.2f}"
+                             + (f", BLEU {s['bleu']:.2f}" if "bleu" in s else ""))
+    if e.problem:
+        facts.append(f"⚠ It cannot be used: {html.escape(e.problem)}")
+    return "\n\n".join(facts) + "\n\n---\n\n" + e.card
+
+
+class ModelsTab:
+    def __init__(self, services: dict[str, AppModel]):
+        self.services = services
+        gr.Markdown(f"Every model the app knows: the two it ships with and each one you trained or fine-tuned in the "
+                    f"Train tab (kept on this computer in `{library.models_dir()}`). **Use** makes a model the one the "
+                    "Chat, Translate, Compare and Explore tabs run for its task.")
+        self.table = gr.Dataframe(headers=COLUMNS, value=lambda: library_rows(services), interactive=False,
+                                  wrap=True, elem_id="models-table")
+        with gr.Row():
+            self.choice = gr.Dropdown(label="Model", choices=self.names(), value=None, elem_id="models-choice")
+            refresh = gr.Button("Refresh", size="sm")
+        with gr.Row():
+            use = gr.Button("Use it in its tabs", variant="primary", elem_id="models-use")
+            self.new_name = gr.Textbox(label="New name", max_lines=1, scale=2)
+            rename = gr.Button("Rename", elem_id="models-rename")
+            delete = gr.Button("Delete", variant="stop", elem_id="models-delete")
+        self.details = gr.Markdown(details(None), elem_id="models-details")
+        outputs = [self.table, self.choice, self.details]
+        private = {"api_visibility": "private"}  # page events, not an API: nothing here is for other programs
+        self.choice.change(details, self.choice, self.details, **private)
+        refresh.click(self.refreshed, self.choice, outputs, **private)
+        use.click(self.use, self.choice, outputs, **private)
+        rename.click(self.rename, [self.choice, self.new_name], outputs, **private)
+        delete.click(self.delete, self.choice, outputs, **private)
+
+    @staticmethod
+    def names() -> list[str]:
+        return [e.name for e in library.list_models()]
+
+    def refreshed(self, name: str | None = None):
+        name = name if name in self.names() else None
+        return library_rows(self.services), gr.Dropdown(choices=self.names(), value=name), details(name)
+
+    def _act(self, name, action):
+        if not name:
+            warn("Choose a model first.")
+            return self.refreshed()
+        try:
+            message, name = action(name)
+            inform(message)
+        except StudioError as error:
+            warn(error)
+        return self.refreshed(name)
+
+    def use(self, name: str | None):
+        def act(name):
+            entry = library.find_model(name)
+            service = self.services.get(entry.task)
+            if entry.problem:
+                raise StudioError(f"{name} cannot be used: {entry.problem}")
+            service.switch(entry.path)
+            library.choose(name)
+            return f"The {entry.task} tabs now use {name}.", name
+        return self._act(name, act)
+
+    def rename(self, name: str | None, new_name: str):
+        def act(name):
+            old_path = library.find_model(name).path
+            entry = library.rename(name, new_name or "")
+            for service in self._serving(old_path):  # its tabs follow it to its new folder
+                service.switch(entry.path)
+            return f"Renamed {name} to {entry.name}.", entry.name
+        return self._act(name, act)
+
+    def delete(self, name: str | None):
+        def act(name):
+            in_use = {e.name for e in library.list_models() if self._serving(e.path)}
+            library.delete(name, in_use=in_use)
+            return f"Deleted {name}.", None
+        return self._act(name, act)
+
+    def _serving(self, path) -> list[AppModel]:
+        """The services whose tabs run the bundle at `path` now."""
+        return [s for s in self.services.values() if s.bundle_path and s.bundle_path.resolve() == path.resolve()]

@@ -1,0 +1,303 @@
+"""The Train tab: train a chatbot or a translator from scratch, or fine-tune one, on the user's own data, and watch
+it learn. The data is read by `studio.data.imports` (CSV, TSV, .ko + .en, TMX; a preview before training), the run
+is a `studio.train.jobs` job (`train_task` in a process of its own, one at a time), and this tab only starts,
+stops and resumes jobs and draws what their events say: step, epoch, tokens per second, elapsed and remaining
+time, the loss and dev-loss curves, the dev chrF curve, sample outputs, and at the end the new model against
+its base."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import gradio as gr
+import pandas as pd
+
+from studio import library
+from studio.data.imports import ColumnsNeeded, read_training_upload
+from studio.data.sources import chatbot_csv
+from studio.errors import DataError, StudioError
+from studio.tasks import TASKS
+from studio.train import jobs
+from studio.ui.common import AppModel, inform, upload_of, warn
+
+SCRATCH, FINE_TUNE = "From scratch", "Fine-tune a model"
+PRESETS = {"small (about 10 minutes on 2 cores)": "{task}-small", "full (hours)": "{task}"}
+CHRF_PAIRS = 64  # dev pairs scored after each epoch for the chrF curve
+ADVANCED = {"model.d_model": "d_model", "model.num_layers": "encoder layers", "model.num_heads": "attention heads",
+            "model.d_ff": "feed-forward size", "model.dropout": "dropout", "tokenizer.vocab_size": "vocabulary size"}
+
+
+def fine_tunable(task: str) -> list[str]:
+    """The models of `task` a fine-tune can start from: one model each (an ensemble, like the shipped chatbot,
+    is several)."""
+    names = []
+    for e in library.list_models():
+        if e.task == task and not e.problem:
+            try:
+                members = int(json.loads((e.path / "config.json").read_text())["model"].get("members", 1))
+            except (OSError, ValueError, KeyError):
+                continue
+            if members == 1:
+                names.append(e.name)
+    return names
+
+
+def read_data(task: str, files, use_shared: bool, question_column, answer_column, swap: bool):
+    """(pairs, report markdown) of the upload, or of the shared ChatbotData for `use_shared`."""
+    if use_shared:
+        if task != "chatbot":
+            raise StudioError("the shared data is ChatbotData, a chatbot's: upload the translator's pairs")
+        imported = read_training_upload([chatbot_csv(None)], task)
+        return imported.pairs, imported.report.as_markdown()
+    if not files:
+        raise StudioError("upload training data first (CSV, TSV, .ko and .en, or TMX), or use the shared data")
+    paths = [upload_of(f)[0] for f in files]
+    columns = (question_column, answer_column) if question_column and answer_column else None
+    imported = read_training_upload(paths, task, columns=columns, swap=swap)
+    names = {str(upload_of(f)[0]): upload_of(f)[1] for f in files}
+    report = imported.report.as_markdown()
+    for temp, original in names.items():  # Gradio's copies have other folder names: show the user's
+        report = report.replace(temp, original)
+    return imported.pairs, report
+
+
+def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: dict) -> dict:
+    settings = {"train.chrf_pairs": str(CHRF_PAIRS)}
+    if minutes:
+        settings["train.max_minutes"] = str(float(minutes))
+    if epochs:
+        settings["train.epochs"] = str(int(epochs))
+    if batch_size:
+        settings["train.batch_size"] = str(int(batch_size))
+    if mode == FINE_TUNE:
+        settings["train.lr_scale"] = str(float(lr_scale))
+    else:
+        settings.update({key: str(value) for key, value in advanced.items() if value not in (None, "")})
+    return settings
+
+
+def job_status(job: jobs.Job | None) -> tuple[str, pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
+    """(status markdown, loss curve, chrF curve, samples, comparison markdown) of `job`."""
+    empty = pd.DataFrame({"step": [], "value": [], "curve": []})
+    if job is None:
+        return "No training yet.", empty, pd.DataFrame({"epoch": [], "chrF": []}), pd.DataFrame(), ""
+    events, state = job.events(), job.state()
+    return (status_text(job, state, events), loss_curve(events), chrf_curve(events), sample_rows(events),
+            comparison_text(job, state))
+
+
+def status_text(job: jobs.Job, state: dict, events: list[dict]) -> str:
+    spec = job.spec
+    what = f"fine-tuning {html.escape(str(spec.init_from))}" if spec.fine_tunes else "from scratch"
+    lines = [f"**{html.escape(spec.name)}** ({spec.task}, {what}): **{state['state']}**"]
+    if state.get("reason") and state["state"] in ("stopped", "failed", "stopping"):
+        lines.append(html.escape(str(state["reason"])))
+    steps = [e for e in events if e["kind"] == "step"]
+    if steps:
+        last = steps[-1]
+        tokens_per_second = last["tokens"] / last["seconds"] if last.get("seconds") else 0
+        lines.append(f"step {last['step']:,} · epoch {last['epoch']} of {last['epochs']} (batch {last['batch']} of "
+                     f"{last['batches']}) · {last['rate']:.1f} steps/s · {tokens_per_second:,.0f} tokens/s · "
+                     f"loss {last['losses']['loss']:.3f}")
+        running = state["state"] in ("starting", "running")
+        lines.append(f"trained {minutes(last['seconds'])}" + (remaining(job, last) if running else ""))
+    messages = [e["text"] for e in events if e["kind"] in ("info", "warning", "signal")]
+    if messages:
+        lines.append("Last message: " + html.escape(messages[-1]))
+    return "\n\n".join(lines)
+
+
+def minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+
+def remaining(job: jobs.Job, last: dict) -> str:
+    """The time left: to the last epoch at the current pace, or to the minutes budget when that comes first."""
+    budget = float(job.spec.overrides.get("train.max_minutes") or 0) * 60
+    steps_left = (last["epochs"] - last["epoch"]) * last["batches"] + last["batches"] - last["batch"]
+    estimates = [steps_left / last["rate"]] if last.get("rate") else []
+    if budget:
+        estimates.append(budget - last["seconds"])
+    return f" · about {minutes(max(min(estimates), 0))} left" if estimates else ""
+
+
+def loss_curve(events: list[dict], points: int = 300, smoothing: float = 0.95) -> pd.DataFrame:
+    """The training loss (each step's, exponentially smoothed as TensorBoard does) and the dev loss after each
+    epoch, at most `points` points of the first."""
+    steps = [e for e in events if e["kind"] == "step"]
+    smoothed, value = [], None
+    for e in steps:
+        loss = e["losses"].get("step_loss", e["losses"]["loss"])
+        value = loss if value is None else smoothing * value + (1 - smoothing) * loss
+        smoothed.append((e["step"], value))
+    every = max(1, len(smoothed) // points)
+    rows = [(step, value, "training loss") for step, value in smoothed[::every]]
+    rows += [(e["step"], e["losses"]["dev_loss"], "dev loss") for e in events
+             if e["kind"] == "epoch" and "dev_loss" in e.get("losses", {})]
+    return pd.DataFrame(rows, columns=["step", "value", "curve"])
+
+
+def chrf_curve(events: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame([(e["epoch"], e["losses"]["dev_chrf"]) for e in events
+                         if e["kind"] == "samples" and "dev_chrf" in e.get("losses", {})], columns=["epoch", "chrF"])
+
+
+def sample_rows(events: list[dict], epochs: int = 3) -> pd.DataFrame:
+    """The sample outputs of the last few epochs, newest first."""
+    samples = [e for e in events if e["kind"] == "samples"][-epochs:][::-1]
+    return pd.DataFrame([(e["epoch"], source, output) for e in samples for source, output in e["samples"].items()],
+                        columns=["epoch", "input", "output"])
+
+
+def comparison_text(job: jobs.Job, state: dict) -> str:
+    result = job.comparison() if state["state"] == "finished" else None
+    if not result:
+        return ""
+    lines = [f"**{html.escape(state.get('model', job.spec.name))} is in your models** (Models tab). On "
+             f"{result['pairs']} pairs of its dev split (greedy):", "", "| model | chrF | BLEU |", "|---|---|---|"]
+    for label, m in result["models"].items():
+        name = "before (the base model)" if label == "base" else "after (the new model)"
+        lines.append(f"| {name} | {m['chrf']:.2f} | {m['bleu']:.2f} |")
+    columns = [k for k in ("source", "reference", "base", "new") if result["samples"] and k in result["samples"][0]]
+    lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in result["samples"]:
+        lines.append("| " + " | ".join(html.escape(str(row[k])).replace("|", "\\|") for k in columns) + " |")
+    return "\n".join(lines)
+
+
+def current_job() -> jobs.Job | None:
+    """The running job, else the newest one: what the tab shows after a reload or a restart."""
+    return jobs.running_job() or next(iter(jobs.list_jobs()), None)
+
+
+class TrainTab:
+    def __init__(self, services: dict[str, AppModel]):
+        self.services = services
+        gr.Markdown("Train a model on your own data, or fine-tune one, and watch it learn. Your data stays on this "
+                    "computer. The training runs in the background, one at a time: you can close the page and "
+                    "come back; Stop saves a checkpoint and Resume goes on from it. The new model lands in the "
+                    "Models tab.")
+        with gr.Row():
+            self.task = gr.Radio(list(TASKS), value="chatbot", label="Task", elem_id="train-task")
+            self.mode = gr.Radio([SCRATCH, FINE_TUNE], value=SCRATCH, label="Start", elem_id="train-mode")
+            self.preset = gr.Dropdown(list(PRESETS), value=next(iter(PRESETS)), label="Size (from scratch)")
+            self.base = gr.Dropdown(fine_tunable("chatbot"), value=None, label="Model to fine-tune", visible=False,
+                                    info="the shipped chatbot is an ensemble of three: fine-tune a model of your own")
+        with gr.Row():
+            self.files = gr.File(file_count="multiple", label="Training data: CSV (question, answer), TSV or CSV "
+                                 "(Korean, English), .ko + .en line files, or TMX", elem_id="train-files",
+                                 file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
+            with gr.Column():
+                self.shared = gr.Checkbox(label="Use ChatbotData (the chatbot tutorials' data, already here)")
+                self.question = gr.Dropdown([], label="Question / Korean column", visible=False)
+                self.answer = gr.Dropdown([], label="Answer / English column", visible=False)
+                self.swap = gr.Checkbox(label="The columns are the other way round", visible=False)
+                preview = gr.Button("Preview the data", elem_id="train-preview")
+        self.report = gr.Markdown(elem_id="train-report")
+        with gr.Row():
+            self.name = gr.Textbox(label="Name of the new model", value=lambda: library.unique_name("my chatbot"),
+                                   max_lines=1, elem_id="train-name")
+            self.minutes = gr.Number(label="Minutes (0: the preset's)", value=0, minimum=0, precision=1)
+            self.epochs = gr.Number(label="Epochs (0: the preset's)", value=0, minimum=0, precision=0)
+            self.lr_scale = gr.Slider(0.05, 2.0, value=0.5, step=0.05, label="Learning-rate scale (fine-tuning)")
+            self.batch = gr.Number(label="Batch size (0: the preset's)", value=0, minimum=0, precision=0)
+        with gr.Accordion("Advanced: the model's shape (from scratch)", open=False):
+            with gr.Row():
+                self.advanced = [gr.Number(label=label, value=None, precision=None if "dropout" in key else 0)
+                                 for key, label in ADVANCED.items()]
+        with gr.Row():
+            start = gr.Button("Train", variant="primary", elem_id="train-start")
+            stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
+            resume = gr.Button("Resume", elem_id="train-resume")
+        self.status = gr.Markdown(elem_id="train-status")
+        with gr.Row():
+            self.losses = gr.LinePlot(x="step", y="value", color="curve", label="Loss", elem_id="train-loss")
+            self.chrf = gr.LinePlot(x="epoch", y="chrF", label="dev chrF", elem_id="train-chrf")
+        self.samples = gr.Dataframe(headers=["epoch", "input", "output"], label="Sample outputs after each epoch",
+                                    interactive=False, wrap=True, elem_id="train-samples")
+        self.comparison = gr.Markdown(elem_id="train-comparison")
+        shown = [self.status, self.losses, self.chrf, self.samples, self.comparison]
+        private = {"api_visibility": "private"}  # page events, not an API: nothing here is for other programs
+        timer = gr.Timer(2.0)
+        timer.tick(lambda: job_status(current_job()), None, shown, show_progress="hidden", **private)
+        self.task.change(self.task_changed, [self.task, self.mode], [self.base, self.name, self.shared], **private)
+        self.mode.change(self.mode_changed, self.mode, [self.base, self.preset], **private)
+        previewed = [self.report, self.question, self.answer, self.swap]
+        preview.click(self.preview, self.inputs(), previewed, **private)
+        self.files.upload(self.preview, self.inputs(), previewed, **private)  # what was read, at once
+        start.click(self.start, [*self.inputs(), self.mode, self.preset, self.base, self.name, self.minutes,
+                                 self.epochs, self.lr_scale, self.batch, *self.advanced], shown, **private)
+        stop.click(self.stop, None, shown, **private)
+        resume.click(self.resume, None, shown, **private)
+
+    def inputs(self) -> list:
+        return [self.task, self.files, self.shared, self.question, self.answer, self.swap]
+
+    @staticmethod
+    def task_changed(task: str, mode: str):
+        return (gr.Dropdown(choices=fine_tunable(task), value=None, visible=mode == FINE_TUNE),
+                library.unique_name(f"my {task}"), gr.Checkbox(value=False, visible=task == "chatbot"))
+
+    @staticmethod
+    def mode_changed(mode: str):
+        return gr.Dropdown(visible=mode == FINE_TUNE), gr.Dropdown(visible=mode == SCRATCH)
+
+    def preview(self, task, files, shared, question, answer, swap):
+        hidden = gr.Dropdown(visible=False)
+        try:
+            _, report = read_data(task, files, shared, question, answer, swap)
+            return report, gr.Dropdown(visible=bool(question)), gr.Dropdown(visible=bool(answer)), gr.Checkbox()
+        except ColumnsNeeded as error:
+            choices = error.columns
+            return (html.escape(str(error)), gr.Dropdown(choices=choices, value=None, visible=True),
+                    gr.Dropdown(choices=choices, value=None, visible=True), gr.Checkbox())
+        except (DataError, StudioError) as error:
+            swapped = "swap" in str(error)
+            return html.escape(str(error)), hidden, hidden, gr.Checkbox(visible=swapped or bool(swap))
+
+    def start(self, task, files, shared, question, answer, swap, mode, preset, base, name, minutes_, epochs,
+              lr_scale, batch, *advanced):
+        try:
+            if mode == FINE_TUNE and not base:
+                raise StudioError("choose the model to fine-tune (or train from scratch)")
+            pairs, _ = read_data(task, files, shared, question, answer, swap)
+            settings = overrides_for(mode, minutes_, epochs, lr_scale, batch, dict(zip(ADVANCED, advanced)))
+            spec = jobs.JobSpec(task, library.check_name(name or ""),
+                                preset=PRESETS[preset].format(task=task) if mode == SCRATCH else None,
+                                init_from=str(library.find_model(base).path) if mode == FINE_TUNE else None,
+                                overrides=settings)
+            if any(e.name.lower() == spec.name.lower() for e in library.list_models()):
+                raise StudioError(f"a model named {spec.name!r} exists already: choose another name")
+            jobs._refuse_if_busy()
+            data_name = "ChatbotData" if shared else Path(upload_of(files[0])[1]).stem + ("" if len(files) == 1
+                                                                                         else f" and {len(files) - 1} more")
+            jobs.start(jobs.create_job(spec, pairs, data_name))
+            inform(f"Training {spec.name}: it runs in the background; this tab follows it.")
+        except (DataError, StudioError) as error:
+            warn(error)
+        return job_status(current_job())
+
+    def stop(self):
+        job = jobs.running_job()
+        try:
+            if job is None:
+                raise StudioError("no training is running")
+            jobs.stop(job)
+            inform("Stopping after this step: a checkpoint is saved, and Resume goes on from it.")
+        except StudioError as error:
+            warn(error)
+        return job_status(current_job())
+
+    def resume(self):
+        job = current_job()
+        try:
+            if job is None or job.state()["state"] != "stopped":
+                raise StudioError("there is no stopped training to resume"
+                                  + (f" ({job.spec.name} is {job.state()['state']})" if job else ""))
+            jobs.start(job, resume=True)
+            inform(f"Resuming {job.spec.name} from its last checkpoint.")
+        except StudioError as error:
+            warn(error)
+        return job_status(current_job())

@@ -1,0 +1,118 @@
+"""The Train and Models tabs in headless Chromium (marked `browser`): a new user uploads a tiny CSV, sees what was
+read, trains a tiny model in the background, watches its curve and samples, stops it, resumes it, finds it in
+the Models tab, uses it, and chats with it. The app runs here with a data folder of its own (the library and the
+jobs), so nothing of another test's or the user's is seen."""
+
+import os
+import re
+
+import pytest
+from helpers import chromium, free_port, generated_pairs
+
+from studio import library
+from studio.inference import TextGenerator
+from studio.train import jobs
+
+pytestmark = pytest.mark.browser
+
+MESSAGE = "나는 커피를 좋아해?"
+TINY_SHAPE = {"d_model": "32", "encoder layers": "2", "attention heads": "4", "feed-forward size": "64",
+              "vocabulary size": "300"}
+
+
+@pytest.fixture(scope="module")
+def app(exported, tmp_path_factory):
+    from studio.ui.app import launch
+
+    folder = tmp_path_factory.mktemp("studio-data")
+    before = os.environ.get("STUDIO_DATA_DIR")
+    os.environ["STUDIO_DATA_DIR"] = str(folder)  # read at each call: this module's server and its jobs use it
+    server = launch(exported[0], exported[0], port=free_port(), backend="tf", prevent_thread_lock=True,
+                    progress=lambda _: None)
+    yield server.local_url
+    server.close()
+    running = jobs.running_job()
+    if running is not None:
+        jobs.stop(running)
+    os.environ["STUDIO_DATA_DIR"] = before
+
+
+@pytest.fixture(scope="module")
+def page(app):
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 1400})
+        page = context.new_page()
+        page.goto(app)
+        page.get_by_role("tab", name="Train").wait_for()
+        yield page
+        context.close()
+
+
+def status(page) -> str:
+    return page.locator("#train-status").inner_text()
+
+
+def wait_for_status(page, pattern: str, timeout_s: float = 240) -> str:
+    page.wait_for_function("(pattern) => new RegExp(pattern).test(document.querySelector('#train-status')"
+                           "?.innerText ?? '')", arg=pattern, timeout=timeout_s * 1000)
+    return status(page)
+
+
+def test_a_new_user_trains_stops_resumes_and_chats_with_a_model_of_their_own(page, tmp_path):
+    data = tmp_path / "faq.csv"
+    data.write_text("question,answer\n" + "".join(f"{q},{a}\n" for q, a, _ in generated_pairs(60)), encoding="utf-8")
+    page.get_by_role("tab", name="Train").click()
+    page.locator("#train-files input[type=file]").set_input_files(str(data))
+    page.wait_for_function("document.querySelector('#train-report')?.innerText.includes('Pairs kept')")
+    report = page.locator("#train-report").inner_text()
+    assert "faq.csv" in report and re.search(r"Pairs kept\s+\d+", report) and "duplicate pair" in report
+
+    page.locator("#train-name textarea, #train-name input").first.fill("web bot")
+    page.get_by_label("Epochs (0: the preset's)").fill("12")
+    page.get_by_label("Batch size (0: the preset's)").fill("8")
+    page.get_by_text("Advanced: the model's shape").click()
+    for label, value in TINY_SHAPE.items():
+        page.get_by_label(label, exact=True).fill(value)
+    page.locator("#train-start").click()
+    wait_for_status(page, r"step \d")  # the page follows the job's events
+    assert "web bot" in status(page) and "tokens/s" in status(page)
+
+    page.locator("#train-stop").click()
+    stopped = wait_for_status(page, r": stopped")
+    assert "resume continues from the last checkpoint" in stopped
+    page.locator("#train-resume").click()
+    wait_for_status(page, r": running")
+    finished = wait_for_status(page, r": finished", timeout_s=400)
+    assert "epoch" in finished
+    assert page.locator("#train-samples").inner_text().count(MESSAGE[:2]) >= 0  # the table is drawn
+    assert "is in your models" in page.locator("#train-comparison").inner_text()
+    assert page.locator("#train-loss").is_visible() and page.locator("#train-chrf").is_visible()
+
+    page.get_by_role("tab", name="Models").click()
+    page.get_by_role("button", name="Refresh").click()
+    page.wait_for_function("document.querySelector('#models-table')?.innerText.includes('web bot')")
+    page.locator("#models-choice input").fill("web bot")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#models-details')?.innerText.includes('yours')")
+    page.locator("#models-use").click()
+    page.get_by_text("The chatbot tabs now use web bot").wait_for()
+    assert library.chosen_name("chatbot") == "web bot"
+    # the chatbot's tabs run it now (this app's translator tabs run the tiny test bundle, not a library model)
+    cells = [cell.strip() for cell in page.locator("#models-table").inner_text().split("\n") if cell.strip()]
+    assert cells.count("▶") == 1 and cells[cells.index("▶") + 1] == "web bot"
+
+    expected = TextGenerator.from_path(library.models_dir() / "web bot", "tf")(MESSAGE)
+    page.get_by_role("tab", name="Chat").click()
+    page.locator("#chat-input textarea").fill(MESSAGE)
+    page.locator("#chat-input textarea").press("Enter")
+    page.wait_for_function("(text) => document.querySelector('#chat-window')?.innerText.includes(text)",
+                           arg=expected, timeout=60_000)
+
+
+def test_the_library_refuses_to_delete_the_model_in_use_from_the_page(page):
+    page.get_by_role("tab", name="Models").click()
+    page.locator("#models-choice input").fill("web bot")
+    page.keyboard.press("Enter")
+    page.locator("#models-delete").click()
+    page.get_by_text("choose another chatbot model first").wait_for()
+    assert "web bot" in [e.name for e in library.list_models()]
