@@ -49,11 +49,14 @@ def build_app(chatbot: AppModel, translator: AppModel, default_backend: str = DE
             explore_tab(services)
         tools = {"Models": lambda: ModelsTab(services), "Train": lambda: TrainTab(services), "Export": ExportTab}
         for name, build in tools.items():
-            with gr.Tab(name):
+            with gr.Tab(name) as tab:
                 if tools_off:
                     gr.Markdown(f"The {name} tab is off: {tools_off}", elem_id=f"{name.lower()}-off")
-                else:
-                    build()
+                    continue
+                built = build()
+            # the library changes while the page is open (a training finishes, a model is renamed): a tab
+            # lists the models anew each time it is shown
+            tab.select(built.shown, built.shown_from, built.listing, show_progress="hidden", api_visibility="private")
         # outside the tabs: a browser state in a tab not yet shown is not read when the page loads
         # v2: Max new tokens' default rose from 64 to the model's capacity, and every saved 64 cut news short
         remember_settings(app, "translate", translate.backend, translate.decoding, version=3)  # 3: sampling defaults

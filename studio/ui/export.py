@@ -92,6 +92,16 @@ class ExportTab:
         go.click(self.export, [self.model, self.target, self.variant], [self.progress, self.result, self.download],
                  **private)
 
+    @property
+    def listing(self) -> list:
+        return [self.model]
+
+    shown_from: list = []
+
+    @staticmethod
+    def shown():
+        return gr.Dropdown(choices=[e.name for e in library.list_models()])
+
     def export(self, name, target_label, variant):
         """Yields (progress, result, download) as the export goes on."""
         if not name:

@@ -78,6 +78,18 @@ class ModelsTab:
         rename.click(self.rename, [self.choice, self.new_name], outputs, **private)
         delete.click(self.delete, self.choice, outputs, **private)
 
+    @property
+    def listing(self) -> list:
+        return [self.table, self.choice, self.details]
+
+    @property
+    def shown_from(self) -> list:
+        return [self.choice]
+
+    def shown(self, name: str | None):
+        """The library as it is now (`listing`'s values), the chosen model kept."""
+        return self.refreshed(name)
+
     @staticmethod
     def names() -> list[str]:
         return [e.name for e in library.list_models()]

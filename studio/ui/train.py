@@ -232,6 +232,19 @@ class TrainTab:
         stop.click(self.stop, None, shown, **private)
         resume.click(self.resume, None, shown, **private)
 
+    @property
+    def listing(self) -> list:
+        return [self.base]
+
+    @property
+    def shown_from(self) -> list:
+        return [self.task]
+
+    @staticmethod
+    def shown(task: str):
+        """The models a fine-tune can start from, as the library is now."""
+        return gr.Dropdown(choices=fine_tunable(task))
+
     def inputs(self) -> list:
         return [self.task, self.files, self.shared, self.question, self.answer, self.swap]
 
