@@ -1,7 +1,9 @@
 """Screenshots of each tab for the README: start `studio launch --port 7862`, then run
 `python docs/take_screenshots.py http://127.0.0.1:7862/` (needs Debian chromium and a CJK font,
 e.g. `apt-get install chromium fonts-noto-cjk`). The web page (`studio web site/`, served on port 8000):
-`python docs/take_screenshots.py --web http://127.0.0.1:8000/`."""
+`python docs/take_screenshots.py --web http://127.0.0.1:8000/`. The Models, Train and Export tabs, on an app whose
+library holds a trained model and whose Train tab shows its run (e.g. after the ChatbotData demo of
+docs/train-and-export.md): `python docs/take_screenshots.py --tools http://127.0.0.1:7862/ MODEL`."""
 
 import sys
 import time
@@ -76,8 +78,40 @@ def web(url: str) -> None:
         browser.close()
 
 
+def tools(url: str, model: str) -> None:
+    """Models (with `model`'s card), Train (its run's curves and samples) and Export (the translator packaged for
+    Python, with its parity and speed)."""
+    OUT.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1200, "height": 1000})
+        page.goto(url)
+        page.get_by_role("tab", name="Models").click()
+        page.locator("#models-choice input").fill(model)
+        page.keyboard.press("Enter")
+        page.wait_for_function("m => document.querySelector('#models-details')?.innerText.includes(m)", arg=model)
+        time.sleep(1)
+        page.screenshot(path=str(OUT / "models.png"), full_page=True)
+        page.get_by_role("tab", name="Train").click()
+        page.wait_for_function("document.querySelector('#train-status')?.innerText.includes('step')",
+                               timeout=30_000)
+        time.sleep(3)
+        page.screenshot(path=str(OUT / "train.png"), full_page=True)
+        page.get_by_role("tab", name="Export").click()
+        page.locator("#export-model input").fill("translator")
+        page.keyboard.press("Enter")
+        page.locator("#export-go").click()
+        page.wait_for_function("document.querySelector('#export-result')?.innerText.includes('Measured here')",
+                               timeout=600_000)
+        time.sleep(1)
+        page.screenshot(path=str(OUT / "export.png"), full_page=True)
+        browser.close()
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--web"]:
+    if sys.argv[1:2] == ["--tools"]:
+        tools(sys.argv[2], sys.argv[3])
+    elif sys.argv[1:2] == ["--web"]:
         web(sys.argv[2] if len(sys.argv) > 2 else "http://127.0.0.1:8000/")
     else:
         main(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:7862/")

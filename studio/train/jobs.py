@@ -265,14 +265,15 @@ def add_to_library(job: Job) -> library.ModelEntry:
 
 
 def compare_with_base(job: Job, bundle: Path, limit: int = 200, rows: int = 5) -> dict:
-    """chrF and BLEU of the new model and (for a fine-tune) its base on up to `limit` pairs of the run's dev
-    split, greedy, with a few sample rows; written to comparison.json."""
+    """chrF and BLEU of the new model and (for a fine-tune) its base on up to `limit` pairs spread over the run's
+    dev split, greedy, with a few sample rows; written to comparison.json."""
     from studio.data.readers import read_tsv_pairs
     from studio.evaluate import decode_all, score
     from studio.generate import DecodeOptions
     from studio.inference import TextGenerator
+    from studio.train.run import spread
 
-    dev = read_tsv_pairs(job.run_dir / "dev.tsv")[:limit]
+    dev = spread(read_tsv_pairs(job.run_dir / "dev.tsv"), limit)
     models = {"base": job.spec.init_from, "new": str(bundle)} if job.spec.fine_tunes else {"new": str(bundle)}
     result = {"pairs": len(dev), "decoding": "greedy", "models": {}, "samples": []}
     outputs = {}

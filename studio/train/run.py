@@ -95,6 +95,14 @@ def _tokenizers_for(config: BundleConfig, train_pairs: list[Pair]) -> TokenizerP
                          train_tokenizer(tk.kind, targets, tk.vocab_size, **options))
 
 
+def spread(pairs: list, count: int) -> list:
+    """`count` pairs spread evenly over `pairs`: a corpus in topic order (ChatbotData is sorted by its labels)
+    would make its first pairs a biased sample."""
+    if len(pairs) <= count:
+        return list(pairs)
+    return [pairs[i * len(pairs) // count] for i in range(count)]
+
+
 def chrf_on(generator, pairs: list[Pair], batch_size: int = 64) -> tuple[float, str]:
     """Greedy chrF of `generator` on `pairs` (`studio.evaluate.score`), and its sacrebleu signature."""
     hypotheses = []
@@ -341,11 +349,11 @@ def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: floa
     def on_epoch_end(trainer, record):
         scores, dev_inputs = {}, []
         if config.train.chrf_pairs and run.dev_pairs:  # a learning curve a person can read (train.chrf_pairs)
-            dev_inputs = [p.source for p in run.dev_pairs[:3]]  # and what it makes of inputs it never trained on
+            dev_inputs = [p.source for p in spread(run.dev_pairs, 3)]  # what it makes of inputs it never trained on
         samples = sample_outputs(run.generator(), prompts[:4] + dev_inputs)
         if dev_inputs:
             scores["dev_chrf"] = record["dev_chrf"] = round(
-                chrf_on(run.generator(), run.dev_pairs[:config.train.chrf_pairs])[0], 2)
+                chrf_on(run.generator(), spread(run.dev_pairs, config.train.chrf_pairs))[0], 2)
         run.report("samples", step=trainer.state.step, epoch=record["epoch"], samples=samples, losses=scores)
         record["samples"] = samples
         if record.get("improved") or trainer.dev_batches is None:
@@ -453,4 +461,4 @@ def config_from_args(overrides: list[str]) -> dict:
 
 
 __all__ = ["train_task", "TrainingRun", "prepare_run", "read_data", "build_tokenizers", "make_batches", "fit",
-           "select_weights", "write_bundle", "apply_overrides", "config_from_args", "chrf_on"]
+           "select_weights", "write_bundle", "apply_overrides", "config_from_args", "chrf_on", "spread"]

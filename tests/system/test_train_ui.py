@@ -165,3 +165,19 @@ def test_the_new_model_is_exported_from_the_page_and_its_zip_runs_as_its_readme_
     source_ids = load_bundle(library.models_dir() / "web bot").preprocessor.encode(MESSAGE)[0]
     expected = decode(runtime, [source_ids], DecodeSpec.for_model(model_config), TokenByToken())[0]
     assert f"source ids: {source_ids}" in run.stdout and f"output ids: {expected}" in run.stdout  # plain greedy
+
+
+def test_the_tools_are_off_on_a_public_server_without_a_password(exported):
+    """`launch` on a non-loopback host (or --share) without --auth builds the Models, Train and Export tabs as a
+    notice only: a visitor can neither start a job nor download a model."""
+    from studio.ui.app import build_app
+    from studio.ui.common import AppModel, Limits
+
+    services = [AppModel(task, exported[0], Limits()) for task in ("chatbot", "translator")]
+    public = build_app(*services, tools_off="this server is reachable beyond this computer without a password")
+    ids = {block.elem_id for block in public.blocks.values() if getattr(block, "elem_id", None)}
+    assert {"models-off", "train-off", "export-off"} <= ids
+    assert not ids & {"train-start", "train-files", "models-delete", "export-go", "export-download"}
+    private = build_app(*services)
+    assert {"train-start", "models-delete", "export-go"} <= {b.elem_id for b in private.blocks.values()
+                                                           if getattr(b, "elem_id", None)}

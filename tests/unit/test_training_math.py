@@ -39,3 +39,12 @@ def test_label_smoothing_mixes_in_the_uniform_cross_entropy():
     assert float(smoothed) == pytest.approx(expected, rel=1e-5)
     assert float(nll) == pytest.approx(-logp[1], rel=1e-5)
     assert (float(correct), float(count)) == (0.0, 1.0)
+
+
+def test_a_sample_of_the_dev_split_is_spread_over_all_of_it():
+    from studio.train.run import spread
+
+    pairs = list(range(566))  # e.g. ChatbotData's held-out questions, in its topic order
+    chosen = spread(pairs, 200)
+    assert len(chosen) == 200 == len(set(chosen)) and chosen[0] == 0 and chosen[-1] > 560
+    assert spread(pairs[:5], 200) == pairs[:5] and spread([], 3) == []
