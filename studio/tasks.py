@@ -96,8 +96,9 @@ CHATBOT = Task(
     held_out_set="chatbot_dev",
     training_data="chatbot_csv",
     reply_fluency=True,
-    weakness="A small model trained on ~11k chit-chat pairs: replies are short, generic, and can ignore the question; "
-             "it has no memory of earlier turns and no factual knowledge.",
+    # said of any chatbot the app trains (ChatbotData's or a user's own pairs), so no corpus is named
+    weakness="A small model that knows only its training pairs: replies are short, generic, and can ignore the "
+             "question; it has no memory of earlier turns and no factual knowledge.",
 )
 TRANSLATOR = Task(
     name="translator",
