@@ -6,6 +6,7 @@ import os
 import random
 import shutil
 import socket
+import subprocess
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -145,3 +146,17 @@ def translate_document(generator, document, options=None, batch_size=32, on_prog
     if report is not None:
         report += result.report
     return result.document, result.warnings
+
+
+def tmpfs(where: Path, options: str):
+    """Mount a real tmpfs at `where` for one test (skipped where mounting is not permitted): a generator for
+    fixtures (`yield from tmpfs(...)`), unmounted when the fixture ends."""
+    import pytest
+
+    where.mkdir(parents=True, exist_ok=True)
+    mounted = os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+                                                   capture_output=True).returncode == 0
+    if not mounted:
+        pytest.skip("needs permission to mount a tmpfs (root in a container or VM)")
+    yield where
+    subprocess.run(["umount", str(where)], capture_output=True)

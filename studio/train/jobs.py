@@ -160,7 +160,7 @@ def running_job() -> Job | None:
     return next((job for job in list_jobs() if job.state()["state"] in ("starting", "running", "stopping")), None)
 
 
-def _refuse_if_busy() -> None:
+def refuse_if_busy() -> None:
     busy = running_job()
     if busy is not None:
         raise StudioError(f"a training is running already ({busy.spec.name}, {busy.spec.task}): this machine trains "
@@ -186,7 +186,7 @@ def create_job(spec: JobSpec, pairs: list[Pair], data_name: str = "train") -> Jo
 
 def start(job: Job, resume: bool = False) -> subprocess.Popen:
     """Run `job` in a process of its own session (an app that ends or is interrupted leaves it running)."""
-    _refuse_if_busy()
+    refuse_if_busy()
     job._write_state("starting", pid=None)
     log = open(job.folder / "process.log", "ab")
     command = [sys.executable, "-m", "studio.train.jobs", str(job.folder)] + (["--resume"] if resume else [])

@@ -32,10 +32,7 @@ CHOICES = {"python": ["tflite", "tflite-float16", "tflite-int8", "tflite-b1", "t
 
 
 def variant_choices(target_label: str):
-    target = TARGETS[target_label]
-    return gr.Dropdown(choices=[(f"{VARIANTS[v].description} ({v})", v) for v in CHOICES[target]],
-                       value=DEFAULT_VARIANTS[target] if DEFAULT_VARIANTS[target] in CHOICES[target]
-                       else CHOICES[target][0])
+    return gr.Dropdown(**_dropdown(target_label))
 
 
 def measured(bundle, variant: str, repeats: int = 3) -> dict:
@@ -146,6 +143,7 @@ class ExportTab:
 
 
 def _dropdown(target_label: str) -> dict:
+    """The graphs a target can ship, its default chosen."""
     target = TARGETS[target_label]
     return {"choices": [(f"{VARIANTS[v].description} ({v})", v) for v in CHOICES[target]],
-            "value": DEFAULT_VARIANTS[target]}
+            "value": DEFAULT_VARIANTS[target] if DEFAULT_VARIANTS[target] in CHOICES[target] else CHOICES[target][0]}

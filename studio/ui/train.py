@@ -283,7 +283,7 @@ class TrainTab:
                                 overrides=settings)
             if any(e.name.lower() == spec.name.lower() for e in library.list_models()):
                 raise StudioError(f"a model named {spec.name!r} exists already: choose another name")
-            jobs._refuse_if_busy()
+            jobs.refuse_if_busy()
             data_name = "ChatbotData" if shared else Path(upload_of(files[0])[1]).stem + ("" if len(files) == 1
                                                                                          else f" and {len(files) - 1} more")
             jobs.start(jobs.create_job(spec, pairs, data_name))

@@ -3,13 +3,12 @@ read-only disk during export (training killed with SIGKILL: tests/system/test_pr
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import FAULTS, damage
+from helpers import FAULTS, damage, tmpfs
 
 from studio.bundle import load_bundle
 from studio.errors import BundleError, StudioError
@@ -77,26 +76,15 @@ def test_a_damaged_export_is_rebuilt_on_demand_and_then_agrees_with_tf(exported_
 
 # ---------------------------------------------------------------- disk full / read-only
 
-def _tmpfs(where: Path, options: str):
-    """Mount a real tmpfs at `where` for one test (skipped where mounting is not permitted)."""
-    where.mkdir(parents=True, exist_ok=True)
-    mounted = os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
-                                                   capture_output=True).returncode == 0
-    if not mounted:
-        pytest.skip("needs permission to mount a tmpfs (root in a container or VM)")
-    yield where
-    subprocess.run(["umount", str(where)], capture_output=True)
-
-
 @pytest.fixture
 def small_disk(tmp_path):
     """A real 300 KB filesystem: room for the first graph of an export (~260 KB), not the second."""
-    yield from _tmpfs(tmp_path / "full", "size=300k")
+    yield from tmpfs(tmp_path / "full", "size=300k")
 
 
 @pytest.fixture
 def read_only_disk(tmp_path):
-    yield from _tmpfs(tmp_path / "ro", "size=1m,ro")
+    yield from tmpfs(tmp_path / "ro", "size=1m,ro")
 
 
 def test_a_full_disk_during_export_gives_a_clear_error_and_leaves_no_partial_file(exported, small_disk):
@@ -127,7 +115,7 @@ def test_bench_on_a_read_only_bundle_builds_its_models_in_the_user_cache(exporte
     worker, where exporting reuses the graphs already traced from these weights."""
     from studio.latency.bench import run_benchmark
 
-    disk = next(_tmpfs(tmp_path / "installed", "size=8m"))
+    disk = next(tmpfs(tmp_path / "installed", "size=8m"))
     shutil.copytree(exported[0], disk / "bundle", ignore=shutil.ignore_patterns("checkpoints", "exports"))
     assert subprocess.run(["mount", "-o", "remount,ro", str(disk)], capture_output=True).returncode == 0
     try:

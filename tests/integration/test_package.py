@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import tmpfs
 
 from studio.errors import StudioError
 
@@ -287,26 +288,15 @@ def test_a_variant_a_target_cannot_ship_is_refused_with_the_choices(packaged, tm
     assert list(tmp_path.iterdir()) == []
 
 
-def _tmpfs(where: Path, options: str):
-    """Mount a real tmpfs at `where` for one test (skipped where mounting is not permitted)."""
-    where.mkdir(parents=True, exist_ok=True)
-    mounted = os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
-                                                   capture_output=True).returncode == 0
-    if not mounted:
-        pytest.skip("needs permission to mount a tmpfs (root in a container or VM)")
-    yield where
-    subprocess.run(["umount", str(where)], capture_output=True)
-
-
 @pytest.fixture
 def read_only_disk(tmp_path):
-    yield from _tmpfs(tmp_path / "ro", "size=1m,ro")
+    yield from tmpfs(tmp_path / "ro", "size=1m,ro")
 
 
 @pytest.fixture
 def small_disk(tmp_path):
     """100 KB: less than the tiny python package (about 300 KB)."""
-    yield from _tmpfs(tmp_path / "full", "size=100k")
+    yield from tmpfs(tmp_path / "full", "size=100k")
 
 
 def test_a_read_only_destination_gives_a_clear_error_and_no_file(packaged, read_only_disk):
