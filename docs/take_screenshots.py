@@ -80,7 +80,7 @@ def web(url: str) -> None:
 
 def tools(url: str, model: str) -> None:
     """Models (with `model`'s card), Train (its run's curves and samples) and Export (the translator packaged for
-    Python, with its parity and speed)."""
+    Python, with its parity and speed, then every graph of the target compared)."""
     OUT.mkdir(exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"])
@@ -103,6 +103,9 @@ def tools(url: str, model: str) -> None:
         page.locator("#export-go").click()
         page.wait_for_function("document.querySelector('#export-result')?.innerText.includes('Measured here')",
                                timeout=600_000)
+        page.locator("#export-compare").click()  # every graph of the target, exported and timed side by side
+        page.wait_for_function("document.querySelector('#export-progress')?.innerText.includes('graphs measured')",
+                               timeout=1_200_000)
         time.sleep(1)
         page.screenshot(path=str(OUT / "export.png"), full_page=True)
         browser.close()

@@ -1,13 +1,15 @@
 """Export packages: one zip per target (`studio export BUNDLE --zip OUT.zip --target python|android|ios|web`) that
 hands a model to someone building an app with it. Under one top folder named after the bundle it holds:
 
-    model file(s)      python: a .tflite with signatures (`PYTHON_VARIANT`); android/ios: a batch-1 .tflite;
+    model file(s)      python: a .tflite with signatures (`PYTHON_VARIANT`) or encode/decode_step .onnx (ONNX
+                       Runtime); android/ios: a batch-1 .tflite;
                        web: the static site of `exporters.web.build_site`, its model in `<task>/`
     tokenizer/         the bundle's tokenizer files (manifest `tokenizer.files`), and config.json (its text pipeline)
     golden/            golden.json and the files it references: what a port must compute (`exporters.golden`)
     manifest.json      the export manifest's names, shapes, ids and lengths, listing exactly the files of the zip
     README.md          generated from the manifest: the files, the tensors, the text steps and working code
-    example.py         python: a complete script (Python LiteRT + sentencepiece, nothing from this project)
+    example.py         python: a complete script (Python LiteRT or ONNX Runtime + sentencepiece, nothing from
+                       this project)
     example.mjs        web: the same in Node, with the page's own modules and its copy of LiteRT.js
 
 The zip is written under a temporary name beside its destination and renamed into place once complete."""
@@ -41,6 +43,7 @@ PYTHON_VARIANT = "tflite"
 MOBILE_VARIANT = "tflite-b1-float16"  # static shapes, half the fp32 size, the same ids as fp32 on the golden data
 DEFAULT_VARIANTS = {"python": PYTHON_VARIANT, "android": MOBILE_VARIANT, "ios": MOBILE_VARIANT, "web": WEB_VARIANT}
 GOLDEN_FILES = ("golden.json", "step0_logits.f32", "normalization.json")
+RUNTIMES = {"tflite": "LiteRT", "onnx": "ONNX Runtime"}
 
 
 def check_target(target: str) -> str:
@@ -53,7 +56,9 @@ def package_variant(target: str, variant: str | None = None) -> str:
     """The variant a `target` package ships: `variant`, or the target's default; StudioError for one it cannot."""
     check_target(target)
     chosen = variant or DEFAULT_VARIANTS[target]
-    usable = [name for name, v in VARIANTS.items() if v.format == "tflite" and (target == "python" or v.batch == 1)]
+    usable = [name for name, v in VARIANTS.items()
+              if (v.format == "tflite" and (target == "python" or v.batch == 1))
+              or (v.format == "onnx" and target == "python")]
     if chosen not in usable:
         raise StudioError(f"--variant {str(chosen)[:40]}: the {target} package ships one of {', '.join(usable)}")
     return chosen
@@ -100,7 +105,8 @@ def _current_export(bundle, variant: str, export_dir, progress) -> tuple[Path, d
     """The export folder with `variant` current, and golden data that holds its ids; (folder, manifest)."""
     directory = ensure_exported(bundle, ["tflite", variant], export_dir, progress)  # golden/ needs the fp32 graph
     manifest = read_manifest(directory)
-    model = VARIANTS[variant].files[0]
+    # golden.json holds the ids of every .tflite; an ONNX graph is checked against the fp32 .tflite's
+    model = VARIANTS[variant].files[0] if VARIANTS[variant].format == "tflite" else VARIANTS["tflite"].files[0]
     try:
         golden = json.loads((directory / GOLDEN).read_text(encoding="utf-8"))
         current = bool(manifest.get("golden")) and all(model in s["greedy_ids_by_file"] for s in golden["sentences"])
@@ -123,8 +129,9 @@ def _bundle_files(bundle, manifest: dict) -> dict[str, Path]:
 def _model_payload(bundle, variant: str, export_dir, progress) -> tuple[dict, dict, str]:
     """(files of a python/android/ios package by their path in it, the export manifest, the model's path)."""
     directory, manifest = _current_export(bundle, variant, export_dir, progress)
-    model = VARIANTS[variant].files[0]
-    payload: dict[str, Path | bytes] = {model: directory / model}
+    graphs = VARIANTS[variant].files[:2]  # .tflite: one file; ONNX: encode and decode_step (not decode_rows)
+    model = graphs[0]
+    payload: dict[str, Path | bytes] = {name: directory / name for name in graphs}
     payload.update(_bundle_files(bundle, manifest))
     payload.update({f"golden/{name}": directory / "golden" / name for name in GOLDEN_FILES})
     return payload, manifest, model
@@ -180,7 +187,9 @@ def package_manifest(export_manifest: dict, bundle, target: str, variant: str, m
     manifest = {"format": FORMAT, **{key: export_manifest[key] for key in keep if key in export_manifest}}
     manifest["package"] = {"target": target, "bundle": bundle.path.name, "variant": variant, "model": model,
                            "quantization": VARIANTS[variant].quantization,
-                           "batch_1": VARIANTS[variant].batch == 1}
+                           "batch_1": VARIANTS[variant].batch == 1, "runtime": RUNTIMES[VARIANTS[variant].format]}
+    if VARIANTS[variant].format == "onnx":
+        manifest["package"]["decode_step"] = VARIANTS[variant].files[1]
     manifest["text_pipeline"] = {"name": pipeline.name, "lowercase_target": pipeline.lowercase_target,
                                  "config": f"{prefix}config.json", "description": pipeline.describe()}
     manifest["tokenizer"] = {**export_manifest["tokenizer"],
@@ -252,12 +261,22 @@ def _readme_intro(manifest: dict) -> str:
     package = manifest["package"]
     kind = ("batch 1, static shapes" if package["batch_1"]
             else "dynamic shapes: any batch, source length and cache length")
-    return (f"# {package['bundle']}: the {manifest['task']} for {TARGET_TITLES[package['target']]}\n\n"
+    model = (f"`{package['model']}` and `{package['decode_step']}`" if "decode_step" in package
+             else f"`{package['model']}`")
+    parts = ("two graphs, `encode` and `decode_step`" if "decode_step" in package
+             else "two signatures, `encode` and `decode_step`")
+    return (f"# {package['bundle']}: the {manifest['task']} for {_target_title(package)}\n\n"
             f"An encoder-decoder Transformer exported by Transformer Studio (`studio export --zip --target "
-            f"{package['target']}`). The model is `{package['model']}` ({package['variant']}: "
+            f"{package['target']} --variant {package['variant']}`). The model is {model} ({package['variant']}: "
             f"{package['quantization']} weights, {kind}); it decodes one token at a time with a key/value cache "
-            f"through two signatures, `encode` and `decode_step`. Everything below is read from `manifest.json`, "
+            f"through {parts}. Everything below is read from `manifest.json`, "
             f"which lists every file of this folder with its size and sha256.")
+
+
+def _target_title(package: dict) -> str:
+    if package.get("runtime") == "ONNX Runtime":
+        return "Python (ONNX Runtime)"
+    return TARGET_TITLES[package["target"]]
 
 
 TARGET_TITLES = {"python": "Python (LiteRT)", "android": "Android (LiteRT, Kotlin)", "ios": "iOS (TensorFlow Lite, "
@@ -337,11 +356,13 @@ def _text_section(manifest: dict) -> str:
 def _golden_section(manifest: dict) -> str:
     model = manifest["package"]["model"].rpartition("/")[2]
     golden = manifest["golden"]
+    own = ("" if model.endswith(".onnx") else
+           f", `greedy_ids_by_file[\"{model}\"]` (this model's greedy ids)")
     return "\n".join([
         "## Testing your port", "",
         f"`{golden}` lists the golden sentences with `text`, `normalized`, `source_ids` (ending in `</s>`), "
-        f"`greedy_ids` (Python LiteRT on `model.tflite`), `greedy_ids_by_file[\"{model}\"]` (this model's greedy "
-        "ids), `beam_ids` and `output` (the text shown for `greedy_ids`). `step0_logits.f32` holds the fp32 graph's "
+        f"`greedy_ids` (Python LiteRT on `model.tflite`{'; the ids an fp32 ONNX model must give' if own == '' else ''})"
+        f"{own}, `beam_ids` and `output` (the text shown for `greedy_ids`). `step0_logits.f32` holds the fp32 graph's "
         "logits for `<s>` at position 0 (little-endian float32, one row of V per sentence); `normalization.json` "
         "pairs hard strings with what each pipeline makes of them.", "",
         "Must match exactly: the normalization, `source_ids`, the greedy ids of an fp32 or float16 model, and the "
@@ -351,13 +372,14 @@ def _golden_section(manifest: dict) -> str:
 def _python_code(manifest: dict, golden: dict) -> str:
     model = manifest["package"]["model"]
     sentence = golden["sentences"][0]["text"]
+    runtime = "onnxruntime" if model.endswith(".onnx") else "ai-edge-litert"
     return "\n".join([
         "## Python", "",
-        "`example.py` (below, and in this folder) needs only `pip install ai-edge-litert sentencepiece numpy`:", "",
+        f"`example.py` (below, and in this folder) needs only `pip install {runtime} sentencepiece numpy`:", "",
         "```sh", f'python example.py "{sentence}"   # prints the normalized text, the ids and the output',
         "python example.py --golden            # checks the script against golden/ (exit status 1 if not)", "```", "",
         f"It reads `manifest.json` for the model (`{model}`), tokenizer, special ids and lengths, so it runs any "
-        "`model*.tflite` of this bundle: a batch-1 graph (static shapes, with its source buckets) or one of any batch "
+        "`model*.tflite` or pair of `.onnx` graphs of this bundle: a batch-1 graph (static shapes, with its source buckets) or one of any batch "
         "size (sources padded to a multiple of 16, a cache that grows 16 slots at a time, as the project's Python "
         "runtime does). It decodes greedily; the app adds a length cap and a retry of an output caught in a loop.",
         "", "```python", EXAMPLE_PY.rstrip(), "```"])
@@ -442,10 +464,11 @@ CODE_SECTIONS = {"python": _python_code, "android": _android_code, "ios": _ios_c
 # ---------------------------------------------------------------- the code the packages carry
 
 EXAMPLE_PY = r'''#!/usr/bin/env python3
-"""Run this folder's model with Python LiteRT: read a sentence as the bundle's text pipeline does, decode it
-greedily with the graph's cached `encode` / `decode_step` signatures, and print the output.
+"""Run this folder's model with Python LiteRT (a .tflite) or ONNX Runtime (encode and decode_step .onnx): read a
+sentence as the bundle's text pipeline does, decode it greedily with the cached `encode` / `decode_step` graphs,
+and print the output.
 
-    pip install ai-edge-litert sentencepiece numpy
+    pip install ai-edge-litert sentencepiece numpy     # or onnxruntime instead of ai-edge-litert for .onnx
     python example.py "영화 볼래?"      # the normalized text, the source ids, the output ids, the output
     python example.py --golden         # check this script against golden/ (exit status 1 on a mismatch)
 
@@ -463,7 +486,15 @@ from pathlib import Path
 
 import numpy as np
 import sentencepiece as spm
-from ai_edge_litert.interpreter import Interpreter
+
+try:
+    from ai_edge_litert.interpreter import Interpreter
+except ImportError:  # an ONNX package needs only onnxruntime
+    Interpreter = None
+try:
+    import onnxruntime
+except ImportError:  # a .tflite package needs only ai-edge-litert
+    onnxruntime = None
 
 HERE = Path(__file__).resolve().parent
 STEP = 16  # graphs of any batch size: sources padded to a multiple of this; the cache grows this many slots at a time
@@ -559,13 +590,46 @@ class Tokenizer:
         return self.sp.decode(kept).replace("\ufffd", "")  # broken byte sequences
 
 
+class OnnxGraph:
+    """An ONNX graph called like a LiteRT signature runner: inputs by name in, a dict of outputs out."""
+
+    def __init__(self, path: Path, threads: int | None = None):
+        if onnxruntime is None:
+            sys.exit("this package's model is ONNX: pip install onnxruntime")
+        options = onnxruntime.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        self.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.outputs = [output.name for output in self.session.get_outputs()]
+        self.inputs = {graph_input.name for graph_input in self.session.get_inputs()}
+
+    def __call__(self, **inputs):
+        feed = {name: value for name, value in inputs.items() if name in self.inputs}
+        return dict(zip(self.outputs, self.session.run(self.outputs, feed)))
+
+    def get_input_details(self) -> dict:
+        return {i.name: {"shape_signature": [d if isinstance(d, int) else -1 for d in i.shape]}
+                for i in self.session.get_inputs()}
+
+
+def signature_runners(path: Path, manifest: dict, threads: int | None) -> dict:
+    """{"encode": ..., "decode_step": ..., ...}: a .tflite's signature runners, or the package's two ONNX graphs."""
+    if path.suffix == ".onnx":
+        step = path.with_name(manifest["package"]["decode_step"])
+        return {"encode": OnnxGraph(path, threads), "decode_step": OnnxGraph(step, threads)}
+    if Interpreter is None:
+        sys.exit("this package's model is a .tflite: pip install ai-edge-litert")
+    interpreter = Interpreter(model_path=str(path), num_threads=threads)
+    return {name: interpreter.get_signature_runner(name) for name in interpreter.get_signature_list()}
+
+
 class Model:
-    """A .tflite with signatures `encode` and `decode_step`: a batch-1 graph (static shapes; it may also hold
-    `encode_<L>`/`decode_step_<L>` for sources of at most L ids) or one of any batch size (dynamic shapes)."""
+    """A .tflite with signatures `encode` and `decode_step` (or those two as ONNX graphs): a batch-1 graph (static
+    shapes; it may also hold `encode_<L>`/`decode_step_<L>` for sources of at most L ids) or one of any batch size
+    (dynamic shapes)."""
 
     def __init__(self, path: Path, manifest: dict, threads: int | None = None):
-        interpreter = Interpreter(model_path=str(path), num_threads=threads)
-        self.runners = {name: interpreter.get_signature_runner(name) for name in interpreter.get_signature_list()}
+        self.runners = signature_runners(path, manifest, threads)
         self.pad, self.bos, self.eos = (manifest["special_ids"][key] for key in ("pad", "bos", "eos"))
         self.max_source_len, self.max_target_len = manifest["max_source_len"], manifest["max_target_len"]
         inputs = self.runners["decode_step"].get_input_details()

@@ -50,6 +50,7 @@ class ModelEntry:
     scores: dict = field(default_factory=dict)  # {set: {decoding: {"chrf": x, "bleu": y}}} from metrics.json
     initialized_from: str = ""
     problem: str = ""  # why it cannot be used ("" when it can)
+    members: int = 1  # models averaged at each step (an ensemble, like the shipped chatbot: more than one)
 
     @property
     def card(self) -> str:
@@ -74,7 +75,8 @@ def read_entry(path: Path, name: str, shipped: bool = False) -> ModelEntry:
     try:
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
         task = config["task"]["task"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+        members = int((config.get("model") or {}).get("members", 1))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         return ModelEntry(name, path, "?", shipped, problem=f"config.json unreadable ({error})")
     try:
         metrics = json.loads((path / "metrics.json").read_text(encoding="utf-8"))
@@ -89,7 +91,7 @@ def read_entry(path: Path, name: str, shipped: bool = False) -> ModelEntry:
         "weights.npz or checksums.json is missing"
     return ModelEntry(name, path, task, shipped, _folder_bytes(path), int(metrics.get("parameters") or 0),
                       int(metrics.get("train_pairs") or 0), int(metrics.get("dev_pairs") or 0), data, scores,
-                      str(metrics.get("initialized_from") or ""), problem)
+                      str(metrics.get("initialized_from") or ""), problem, members)
 
 
 def list_models() -> list[ModelEntry]:

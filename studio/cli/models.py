@@ -30,12 +30,16 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
           sources: Optional[str] = typer.Option(None, help="Translator mix: all, commercial-safe, or names (kss,korsts,...)"),
           resume: bool = typer.Option(False, help="Continue the run in --out from its last checkpoint"),
           preset: Optional[str] = typer.Option(None, help="Configuration preset: chatbot, chatbot-small, translator, "
-                                                                 "translator-small, translator-tutorial"),
+                                                                 "translator-small, translator-tutorial; with "
+                                                                 "--init-from on a small set: chatbot-finetune, "
+                                                                 "translator-finetune"),
           init_from: Optional[Path] = typer.Option(None, help="Start from this bundle's weights and tokenizer "
                                                                "(e.g. continue training a shipped model); with another "
                                                                "text pipeline or --tokenizer, its embeddings are re-indexed"),
           tokenizer: Optional[Path] = typer.Option(None, help="Use this tokenizer folder (a bundle's tokenizer/) "
                                                               "instead of training one"),
+          dev: Optional[list[Path]] = typer.Option(None, help="Dev pairs from these files instead of a split of the "
+                                                              "data (pairs in both are left out of training)"),
           epochs: Optional[int] = typer.Option(None, help="Epochs [default: the task's preset]"),
           strategy: Optional[str] = typer.Option(None, help="tf.distribute strategy: default, mirrored, multiworker"),
           max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (a budget in steps; "
@@ -54,7 +58,7 @@ def train(task: str = typer.Argument(..., help="chatbot or translator"),
     metrics = train_task(task, out, data_dir=data_dir, resume=resume, sources=sources, data_files=data,
                          overrides=overrides, max_steps=max_steps, console=console,
                          checkpoint_minutes=checkpoint_minutes, preset=preset, init_from=init_from,
-                         tokenizer_dir=tokenizer)
+                         tokenizer_dir=tokenizer, dev_files=dev)
     summary = {k: metrics[k] for k in ("dev_loss", "dev_token_accuracy", "dev_chrf") if k in metrics}
     console.print(f"Done: {summary}")
 

@@ -128,13 +128,13 @@ class Run:
         return list(zip(self.model.trainable_variables, trainable)) + list(
             zip(self.model.non_trainable_variables, non_trainable))
 
-    def compile(self, warmup: int, lr_scale: float, smoothing: float):
+    def compile(self, warmup: int, lr_scale: float, smoothing: float, constant: float = 0.0):
         """The learning rate is an input of the compiled step (`self.learning_rate(step)`), not a constant in
         it: runs that differ only in their schedule (a warm start's lower rate) compile the same programs, so
         with JAX's persistent compilation cache a later run of a lease starts training without compiling."""
         jax, model, pad = self.jax, self.model, self.config.model.pad_id
         d_model = self.config.model.d_model
-        self.learning_rate = lambda step: np.float32(transformer_lr(step + 1, d_model, warmup, lr_scale))
+        self.learning_rate = lambda step: np.float32(transformer_lr(step + 1, d_model, warmup, lr_scale, constant))
         self.optimizer = keras.optimizers.Adam(1.0, **ADAM)  # 1.0: replaced by the step's input
         self.optimizer.build(model.trainable_variables)
         rate = next(i for i, v in enumerate(self.optimizer.variables) if v.name == "learning_rate")
@@ -227,7 +227,8 @@ def train(args) -> None:
     corpus = _Corpus.read(args, data, encoder)
     config.train.source_weights, config.train.subword_alpha = args.weights, args.alpha  # recorded in the bundle
     dev_sets = _dev_sets(args, data, encoder, config)
-    run.compile(config.train.warmup_steps, config.train.lr_scale, config.train.label_smoothing)
+    run.compile(config.train.warmup_steps, config.train.lr_scale, config.train.label_smoothing,
+                config.train.learning_rate)
     loop = _Loop(run, dev_sets, out, args)
     state = loop.train(corpus, config)
     chosen, scored = loop.choose(state)

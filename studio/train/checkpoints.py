@@ -2,7 +2,8 @@
 
 Each checkpoint is a directory `ckpt-<step>/` (model.npz, optimizer.npz, state.json) written under a
 temporary name and renamed into place; `latest.json` (also written atomically) names the newest complete
-one. A SIGKILL mid-save leaves at worst a stray temporary directory, never a half checkpoint in use.
+one. A SIGKILL mid-save leaves at worst a stray temporary directory, never a half checkpoint in use; a save that
+fails (a full disk) removes its partial copy and raises CheckpointError, the last complete checkpoint kept.
 """
 
 from __future__ import annotations
@@ -16,8 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
+from studio.errors import StudioError
 from studio.files import atomic_write_bytes
 from studio.weights import assign_arrays, load_npz, save_npz
+
+
+class CheckpointError(StudioError):
+    """A checkpoint could not be written; the newest complete one (if any) is untouched."""
 
 
 @dataclass
@@ -44,6 +50,17 @@ class CheckpointStore:
         self.keep = keep
 
     def save(self, model, optimizer, state: TrainState) -> Path:
+        try:
+            return self._save(model, optimizer, state)
+        except OSError as error:
+            kept = self.latest()
+            raise CheckpointError(
+                f"could not save the checkpoint of step {state.step} in {self.directory} "
+                f"({error.strerror or error}); "
+                + (f"the last complete one ({kept.name}) is kept: free some space and resume" if kept
+                   else "no earlier checkpoint exists")) from None
+
+    def _save(self, model, optimizer, state: TrainState) -> Path:
         self.directory.mkdir(parents=True, exist_ok=True)
         final = self.directory / f"ckpt-{state.step:08d}"
         temp = Path(tempfile.mkdtemp(dir=self.directory, prefix=".tmp-ckpt-"))

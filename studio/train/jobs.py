@@ -4,6 +4,7 @@ a reload or an app restart. One training at a time on this machine: a second sta
 
     <user data dir>/jobs/<id>/job.json      what to train (`JobSpec`)
                              data/          the training data, written when the job is made
+                             dev/           the user's dev pairs, if given (else the run splits data/)
                              run/           the training run (`studio train --out`): checkpoints, then the bundle
                              events.jsonl   every `TrainingEvent`, one JSON object a line, as the run reports it
                              state.json     running / stopped / finished / failed, the process id, the reason
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import errno
 import fcntl
 import json
 import os
@@ -37,6 +39,7 @@ from studio import library
 from studio.data.readers import Pair
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes
+from studio.train.checkpoints import CheckpointError
 from studio.train.progress import TrainingEvent
 
 LOCK = "training.lock"
@@ -104,8 +107,7 @@ class Job:
         except (OSError, ValueError):
             state = {"state": "starting", "pid": None}
         if state.get("state") in ("starting", "running", "stopping") and not _alive(state.get("pid")):
-            resumable = any((self.run_dir / "checkpoints").glob("ckpt-*")) if self.run_dir.is_dir() else False
-            state = {**state, "state": "stopped" if resumable else "failed",
+            state = {**state, "state": "stopped" if _has_checkpoint(self) else "failed",
                      "reason": state.get("reason") or "the training process ended without saying why"}
         return state
 
@@ -132,6 +134,11 @@ class Job:
     def _write_state(self, state: str, **details) -> None:
         record = {"state": state, "pid": os.getpid(), "updated": time.time(), **details}
         atomic_write_bytes(self.folder / "state.json", json.dumps(record).encode())
+
+
+def _has_checkpoint(job: Job) -> bool:
+    folder = job.run_dir / "checkpoints"
+    return folder.is_dir() and any((path / "state.json").is_file() for path in folder.glob("ckpt-*"))
 
 
 def _alive(pid) -> bool:
@@ -167,14 +174,17 @@ def refuse_if_busy() -> None:
                           "one model at a time; stop it or wait until it ends")
 
 
-def create_job(spec: JobSpec, pairs: list[Pair], data_name: str = "train") -> Job:
-    """A new job folder holding `spec` and the training data (a file named `data_name`); nothing runs yet
-    (`start`)."""
+def create_job(spec: JobSpec, pairs: list[Pair], data_name: str = "train",
+               dev_pairs: list[Pair] | None = None) -> Job:
+    """A new job folder holding `spec`, the training data (a file named `data_name`) and the dev pairs if given
+    (else the run holds out its own); nothing runs yet (`start`)."""
     library.check_name(spec.name)
     folder = jobs_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     try:
         folder.mkdir(parents=True)
         path = write_training_file(pairs, spec.task, folder / "data", data_name)
+        if dev_pairs:
+            write_training_file(dev_pairs, spec.task, folder / "dev", "dev")
         atomic_write_bytes(folder / "job.json", json.dumps(dataclasses.asdict(spec), ensure_ascii=False).encode())
     except OSError as error:
         shutil.rmtree(folder, ignore_errors=True)
@@ -224,8 +234,10 @@ def run_job(job: Job, resume: bool = False) -> None:
         from studio.train.run import train_task  # deferred: it imports TensorFlow, the job's process only
 
         data = sorted((job.folder / "data").iterdir())
+        dev = sorted((job.folder / "dev").iterdir()) if (job.folder / "dev").is_dir() else None
         train_task(spec.task, job.run_dir, resume=resume, data_files=data, overrides=spec.overrides,
-                   preset=spec.preset, init_from=spec.init_from, max_steps=spec.max_steps, progress=listen)
+                   preset=spec.preset, init_from=spec.init_from, max_steps=spec.max_steps, progress=listen,
+                   dev_files=dev)
         if stopped:
             job._write_state("stopped", reason="stopped by the user: resume continues from the last checkpoint")
             return
@@ -233,7 +245,15 @@ def run_job(job: Job, resume: bool = False) -> None:
         compare_with_base(job, entry.path)
         job._write_state("finished", model=entry.name)
     except BaseException as error:  # noqa: BLE001 - the tab must learn why, whatever it was
-        job._write_state("failed", reason=f"{type(error).__name__}: {error}")
+        reason = str(error) if isinstance(error, StudioError) else f"{type(error).__name__}: {error}"
+        # a full disk: the job can go on from its last checkpoint (Resume) once space is freed; anything else
+        # would fail again the same way
+        resumable = (isinstance(error, CheckpointError) or getattr(error, "errno", None) == errno.ENOSPC) \
+            and _has_checkpoint(job)
+        try:
+            job._write_state("stopped" if resumable else "failed", reason=reason)
+        except OSError:  # a disk too full even for state.json: the tab infers the state from the checkpoints
+            pass
         raise
     finally:
         events.close()
@@ -271,11 +291,16 @@ def compare_with_base(job: Job, bundle: Path, limit: int = 200, rows: int = 5) -
     from studio.evaluate import decode_all, score
     from studio.generate import DecodeOptions
     from studio.inference import TextGenerator
-    from studio.train.run import spread
+    from studio.train.run import STARTING_MODEL, spread
 
     dev = spread(read_tsv_pairs(job.run_dir / "dev.tsv"), limit)
     models = {"base": job.spec.init_from, "new": str(bundle)} if job.spec.fine_tunes else {"new": str(bundle)}
-    result = {"pairs": len(dev), "decoding": "greedy", "models": {}, "samples": []}
+    try:
+        weights = json.loads((Path(bundle) / "metrics.json").read_text(encoding="utf-8")).get("weights", "")
+    except (OSError, ValueError):
+        weights = ""
+    result = {"pairs": len(dev), "decoding": "greedy", "models": {}, "samples": [],
+              "kept_starting_model": str(weights).startswith(STARTING_MODEL)}
     outputs = {}
     for label, path in models.items():
         started = time.monotonic()

@@ -25,10 +25,11 @@ from pathlib import Path
 from rich.console import Console
 
 from studio.bundle import Bundle, load_bundle, save_bundle
-from studio.config import (BundleConfig, chatbot_preset, chatbot_small_preset, translator_preset,
-                           translator_small_preset, translator_tutorial_preset)
+from studio.config import (BundleConfig, chatbot_fine_tune_preset, chatbot_preset, chatbot_small_preset,
+                           translator_fine_tune_preset, translator_preset, translator_small_preset,
+                           translator_tutorial_preset)
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_pairs, split_train_dev
-from studio.data.pipeline import (CURRENT_SPLIT, SampledBatches, check_source_weights, parse_source_weights,
+from studio.data.pipeline import (CURRENT_SPLIT, SPLIT_KEYS, SampledBatches, check_source_weights, parse_source_weights,
                                   source_name)
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
@@ -38,19 +39,25 @@ from studio.tasks import task_named
 from studio.text import TokenizerPair, pipeline_for, train_tokenizer
 from studio.text.preprocess import Preprocessor
 from studio.train.card import model_card, sample_outputs
+from studio.train.cleaning import least_likely, pair_scores
 from studio.train.progress import ConsoleProgress, Listener, TrainingEvent
 from studio.train.transplant import transplant
 from studio.weights import assign_arrays, load_npz, save_npz, variables_to_arrays
 
 PRESETS = {"chatbot": chatbot_preset, "translator": translator_preset}
 CONFIGS = {"chatbot": chatbot_preset, "translator": translator_preset, "translator-tutorial": translator_tutorial_preset,
-           "chatbot-small": chatbot_small_preset, "translator-small": translator_small_preset}
+           "chatbot-small": chatbot_small_preset, "translator-small": translator_small_preset,
+           "chatbot-finetune": chatbot_fine_tune_preset, "translator-finetune": translator_fine_tune_preset}
 # the files a task trains on when given none (`Task.training_data`): f(data_dir, sources) -> paths
 DEFAULT_DATA = {"chatbot_csv": lambda data_dir, sources: [chatbot_csv(data_dir)],
                 "koen_sources": lambda data_dir, sources: koen_source_files(select_sources(sources), data_dir)}
+SELECT_BY = ("dev_loss", "dev_token_accuracy", "dev_chrf")
+CHRF_SELECT_PAIRS = 100
+STARTING_MODEL = "the starting model (no fine-tuned weights beat it on dev)"
+LEFT_OUT = "left_out.tsv"
 # train.* settings a resumed run cannot change: they decide an epoch's batches
 FIXED_ON_RESUME = ("train.source_weights", "train.subword_alpha", "train.seed", "train.split_seed",
-                   "train.batch_tokens", "train.batch_size", "train.bucket_width")
+                   "train.batch_tokens", "train.batch_size", "train.bucket_width", "train.filter_share")
 
 
 def apply_overrides(config: BundleConfig, overrides: dict) -> BundleConfig:
@@ -103,6 +110,12 @@ def spread(pairs: list, count: int) -> list:
     return [pairs[i * len(pairs) // count] for i in range(count)]
 
 
+def chrf_pairs(run: "TrainingRun") -> list[Pair]:
+    """The dev pairs chrF is measured on during a run: `train.chrf_pairs` of them (`CHRF_SELECT_PAIRS` when chrF
+    selects the weights and no number is set), spread over the dev split."""
+    return spread(run.dev_pairs, run.config.train.chrf_pairs or CHRF_SELECT_PAIRS)
+
+
 def chrf_on(generator, pairs: list[Pair], batch_size: int = 64) -> tuple[float, str]:
     """Greedy chrF of `generator` on `pairs` (`studio.evaluate.score`), and its sacrebleu signature."""
     hypotheses = []
@@ -127,6 +140,7 @@ class TrainingRun:
     tokenizer_dir: Path | None = None  # --tokenizer: a tokenizer folder to use instead of training one
     # prepare_run
     files: list[str] = field(default_factory=list)  # the data files read
+    dev_files: list[str] = field(default_factory=list)  # the dev pairs' files, when given (else a split of `files`)
     pairs: list[Pair] = field(default_factory=list)  # after cleaning and dedup
     train_pairs: list[Pair] = field(default_factory=list)
     dev_pairs: list[Pair] = field(default_factory=list)
@@ -159,9 +173,10 @@ class TrainingRun:
 def prepare_run(task: str, out: str | Path, resume: bool = False, overrides: dict | None = None,
                 preset: str | None = None, init_from: str | Path | None = None,
                 tokenizer_dir: str | Path | None = None, data_dir=None, sources: str | None = None,
-                data_files=None, progress: Listener | None = None) -> TrainingRun:
+                data_files=None, progress: Listener | None = None, dev_files=None) -> TrainingRun:
     """A run's settings (a preset with `overrides`, the run in `out` when resuming, the architecture of
-    `init_from`) and its data, read, cleaned and split into train and dev pairs."""
+    `init_from`) and its data, read, cleaned and split into train and dev pairs (or the dev pairs read from
+    `dev_files`)."""
     progress = progress or ConsoleProgress()
     if task not in PRESETS:
         raise StudioError(f"unknown task {task!r}; choose chatbot or translator")
@@ -173,8 +188,8 @@ def prepare_run(task: str, out: str | Path, resume: bool = False, overrides: dic
         raise StudioError(f"{out} already holds a training run; pass --resume to continue it, or choose another --out")
     initial = _initial_bundle(Path(init_from)) if init_from and not resuming else None
     if resuming:
-        config, data_files = _resumed_config(out, overrides or {})
-        run = TrainingRun(task, out, config, progress, resuming=True)
+        config, data_files, dev_files = _resumed_config(out, overrides or {})
+        run = TrainingRun(task, out, config, progress, resuming=True, initial=_started_from(out))
         sources = None
     else:
         config, transplanting = _new_config(task, preset, overrides or {}, initial, tokenizer_dir)
@@ -183,8 +198,20 @@ def prepare_run(task: str, out: str | Path, resume: bool = False, overrides: dic
     from studio.model.ensemble import refuse_training  # Keras: loaded when a run starts, not on import
 
     refuse_training(config.model)
-    read_data(run, data_dir, sources, data_files)
+    read_data(run, data_dir, sources, data_files, dev_files)
     return run
+
+
+def _started_from(out: Path) -> Bundle | None:
+    """A resumed fine-tune's starting model (still a candidate for the shipped weights, and what scores the
+    pairs it leaves out), when run.json names one that loads and its embeddings were not re-indexed."""
+    run = json.loads((out / "run.json").read_text())
+    if not run.get("initialized_from") or run.get("embeddings_reindexed"):
+        return None
+    try:
+        return _initial_bundle(Path(run["initialized_from"]))
+    except StudioError:
+        return None
 
 
 def _initial_bundle(path: Path) -> Bundle:
@@ -197,9 +224,9 @@ def _initial_bundle(path: Path) -> Bundle:
     return initial
 
 
-def _resumed_config(out: Path, overrides: dict) -> tuple[BundleConfig, list[str]]:
+def _resumed_config(out: Path, overrides: dict) -> tuple[BundleConfig, list[str], list[str]]:
     """The settings of the run in `out`, with the `overrides` a resumed run may take (its run.json updated),
-    and the data files it was built from."""
+    and the data files (train, then dev) it was built from."""
     run = json.loads((out / "run.json").read_text())
     config = BundleConfig.from_dict(run["config"])
     requested = apply_overrides(BundleConfig.from_dict(run["config"]), overrides)
@@ -212,7 +239,7 @@ def _resumed_config(out: Path, overrides: dict) -> tuple[BundleConfig, list[str]
                           "values); only train.* settings that do not decide the batches can change")
     run["config"] = requested.to_dict()  # e.g. a larger time budget or more epochs
     (out / "run.json").write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n")
-    return requested, run["data_files"]
+    return requested, run["data_files"], run.get("dev_files", [])
 
 
 def _new_config(task: str, preset: str | None, overrides: dict, initial: Bundle | None,
@@ -225,6 +252,8 @@ def _new_config(task: str, preset: str | None, overrides: dict, initial: Bundle 
                           f"{', '.join(k for k in CONFIGS if k.startswith(task))}")
     config = apply_overrides(CONFIGS[chosen](), overrides)
     if initial is None:
+        if chosen.endswith("-finetune"):
+            raise StudioError(f"--preset {chosen} fine-tunes a trained model: give it with --init-from")
         return config, False
     # the architecture comes from the bundle; max lengths may change (no weights depend on them)
     requested_model = config.model
@@ -247,15 +276,26 @@ def _new_config(task: str, preset: str | None, overrides: dict, initial: Bundle 
     return config, transplanting
 
 
-def read_data(run: TrainingRun, data_dir=None, sources: str | None = None, data_files=None) -> None:
-    """The run's pairs: read, cleaned by its text pipeline, deduplicated and split into train and dev."""
+def read_data(run: TrainingRun, data_dir=None, sources: str | None = None, data_files=None,
+              dev_files=None) -> None:
+    """The run's pairs: read, cleaned by its text pipeline, deduplicated and split into train and dev; with
+    `dev_files`, dev is theirs and train is every pair whose source is not in dev."""
     config = run.config
     raw_pairs, run.files = read_task_pairs(run.task, data_dir, sources, data_files)
     run.pairs = clean_pairs(raw_pairs, pipeline_for(config.task))
     if not run.resuming:
         config.train.dev_split = CURRENT_SPLIT  # a resumed run keeps the split it was built with
-    run.train_pairs, run.dev_pairs = split_train_dev(run.pairs, config.train.dev_fraction, config.train.split_seed,
-                                                     config.train.dev_split)
+    if dev_files:
+        dev_raw, run.dev_files = read_task_pairs(run.task, data_files=dev_files)
+        run.dev_pairs = clean_pairs(dev_raw, pipeline_for(config.task))
+        if not run.dev_pairs:
+            raise StudioError(f"no usable pairs in the dev file(s) {', '.join(Path(f).name for f in dev_files)}")
+        key = SPLIT_KEYS[config.train.dev_split]  # as the automatic split keeps near-duplicates on one side
+        held_out = {key(p.source) for p in run.dev_pairs}
+        run.train_pairs = [p for p in run.pairs if key(p.source) not in held_out]
+    else:
+        run.train_pairs, run.dev_pairs = split_train_dev(run.pairs, config.train.dev_fraction,
+                                                         config.train.split_seed, config.train.dev_split)
     if config.train.dev_max_pairs:
         run.dev_pairs = run.dev_pairs[: config.train.dev_max_pairs]
     run.report("info", text=f"{len(raw_pairs):,} pairs read from {len(run.files)} file(s); {len(run.pairs):,} after "
@@ -297,6 +337,7 @@ def build_tokenizers(run: TrainingRun) -> TokenizerPair:
                         if run.initial else {})
         (out / "run.json").write_text(json.dumps({"config": config.to_dict(),
                                                   "data_files": [str(Path(f).resolve()) for f in run.files],
+                                                  "dev_files": [str(Path(f).resolve()) for f in run.dev_files],
                                                   **started_from},
                                                  indent=2, ensure_ascii=False) + "\n")
     (out / "dev.tsv").write_text("".join(f"{p.source}\t{p.target}\n" for p in run.dev_pairs), encoding="utf-8")
@@ -335,6 +376,31 @@ def make_batches(run: TrainingRun) -> None:
                        if run.dev_examples else None)
 
 
+def leave_out_unlikely_pairs(run: TrainingRun) -> None:
+    """A fine-tune with `train.filter_share` leaves out that share of its training pairs: those the starting
+    model finds least likely (`studio.train.cleaning`), written to left_out.tsv with their scores; a resumed
+    run leaves out the same pairs."""
+    share, listed = run.config.train.filter_share, run.out / LEFT_OUT
+    flat = lambda text: " ".join(text.split())  # noqa: E731
+    if run.resuming and listed.is_file():
+        gone = {tuple(line.split("\t")[:2]) for line in listed.read_text(encoding="utf-8").splitlines()[1:]}
+        run.train_pairs = [p for p in run.train_pairs if (flat(p.source), flat(p.target)) not in gone]
+        return
+    if not share or run.initial is None or run.transplanting or not run.train_pairs:
+        return  # (a resumed run that stopped before the list was written scores the pairs now, as it would have)
+    started = time.monotonic()
+    generator = TextGenerator.open(run.initial, "tf")
+    scores = pair_scores(generator, run.train_pairs, run.tokenizers.target, run.config.model.max_target_len)
+    by_pair = dict(zip(run.train_pairs, scores))
+    run.train_pairs, dropped = least_likely(run.train_pairs, scores, share)
+    listed.write_text("source\ttarget\tmean log-probability\n" + "".join(
+        f"{flat(p.source)}\t{flat(p.target)}\t{by_pair[p]:.3f}\n" for p in dropped), encoding="utf-8")
+    run.report("info", text=f"Left out {len(dropped):,} of {len(dropped) + len(run.train_pairs):,} training pairs: "
+                            f"the {share:.0%} the starting model finds least likely, most often misaligned "
+                            f"(a partial or another sentence's translation); listed in {listed.name} "
+                            f"({time.monotonic() - started:.0f} s)")
+
+
 # ---- training ------------------------------------------------------------------------------------
 def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: float = 10.0):
     """Train (from scratch, from --init-from's weights, or on from the last checkpoint) until the epochs, the
@@ -346,22 +412,25 @@ def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: floa
     config, out = run.config, run.out
     prompts = list(task_named(run.task).prompts)
 
+    def dev_chrf(trainer) -> dict:  # a learning curve a person can read (train.chrf_pairs), or what selects
+        return {"dev_chrf": round(chrf_on(run.generator(), chrf_pairs(run))[0], 2)} if run.dev_pairs else {}
+
     def on_epoch_end(trainer, record):
         scores, dev_inputs = {}, []
-        if config.train.chrf_pairs and run.dev_pairs:  # a learning curve a person can read (train.chrf_pairs)
+        if config.train.chrf_pairs and run.dev_pairs:
             dev_inputs = [p.source for p in spread(run.dev_pairs, 3)]  # what it makes of inputs it never trained on
         samples = sample_outputs(run.generator(), prompts[:4] + dev_inputs)
-        if dev_inputs:
-            scores["dev_chrf"] = record["dev_chrf"] = round(
-                chrf_on(run.generator(), spread(run.dev_pairs, config.train.chrf_pairs))[0], 2)
+        if "dev_chrf" in record:
+            scores["dev_chrf"] = record["dev_chrf"]
         run.report("samples", step=trainer.state.step, epoch=record["epoch"], samples=samples, losses=scores)
         record["samples"] = samples
         if record.get("improved") or trainer.dev_batches is None:
             save_npz(out / "best.npz", variables_to_arrays(trainer.model.weights))
             save_bundle(out, config, run.tokenizers, trainer.model, model_card=model_card(config, {}, run.files))
 
+    scoring = config.train.chrf_pairs or config.train.select_by == "dev_chrf"
     trainer = run.trainer = Trainer(config, run.train_batches, run.dev_batches, out, None, on_epoch_end,
-                                    checkpoint_minutes, progress=run.progress)
+                                    checkpoint_minutes, progress=run.progress, scorer=dev_chrf if scoring else None)
     run.report("info", text=f"Model: {trainer.model.parameter_count():,} parameters; {len(run.train_batches)} "
                             "batches per epoch")
     if run.resuming:
@@ -375,8 +444,8 @@ def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: floa
         else:
             assign_arrays(trainer.model.weights, run.initial.weights)
             run.report("info", text=f"Starting from the weights of {run.initial.path}")
-    if config.train.select_by not in ("dev_loss", "dev_token_accuracy"):
-        raise StudioError(f"train.select_by must be dev_loss or dev_token_accuracy, not {config.train.select_by!r}")
+    if config.train.select_by not in SELECT_BY:
+        raise StudioError(f"train.select_by must be one of {', '.join(SELECT_BY)}, not {config.train.select_by!r}")
     return trainer.fit(max_steps=max_steps)
 
 
@@ -385,9 +454,12 @@ def select_weights(run: TrainingRun) -> str:
 
     Whichever of the current weights, the best epoch on dev, and the mean of the last checkpoints scores best on
     dev by `train.select_by` (averaging usually wins: it smooths the last updates' noise; the current weights can
-    win when a time budget stopped training mid-epoch)."""
+    win when a time budget stopped training mid-epoch). A fine-tune chosen by dev chrF also weighs the model it
+    started from: when no trained weights beat it on the user's dev pairs, the bundle keeps it, and says so."""
     trainer, t = run.trainer, run.config.train
     candidates = {"last weights": {w.path: w.numpy() for w in trainer.model.weights}}
+    if t.select_by == "dev_chrf" and run.initial is not None and not run.transplanting:
+        candidates[STARTING_MODEL] = run.initial.weights
     if (run.out / "best.npz").is_file():
         candidates["best epoch"] = load_npz(run.out / "best.npz")
     count = min(t.average_last, len(trainer.checkpoints.all()))
@@ -398,7 +470,8 @@ def select_weights(run: TrainingRun) -> str:
         scores = {}
         for name, weights in candidates.items():
             assign_arrays(trainer.model.weights, weights)
-            scores[name] = trainer.evaluate()[t.select_by]
+            scores[name] = (chrf_on(run.generator(), chrf_pairs(run))[0] if t.select_by == "dev_chrf"
+                            else trainer.evaluate()[t.select_by])
         chosen = (min if t.select_by == "dev_loss" else max)(scores, key=scores.get)
         assign_arrays(trainer.model.weights, candidates[chosen])
         chosen += (f" ({t.select_by.replace('_', ' ')} "
@@ -437,14 +510,15 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
                data_files=None, overrides: dict | None = None, max_steps: int | None = None,
                console: Console | None = None, checkpoint_minutes: float = 10.0, preset: str | None = None,
                init_from: str | Path | None = None, tokenizer_dir: str | Path | None = None,
-               progress: Listener | None = None) -> dict:
+               progress: Listener | None = None, dev_files=None) -> dict:
     """A whole training run, its progress shown on `console` unless a `progress` listener is given; returns
-    the bundle's metrics."""
+    the bundle's metrics. `dev_files`: the dev pairs (default: a split of the data)."""
     progress = progress or ConsoleProgress(console or Console(stderr=True))
     run = prepare_run(task, out, resume=resume, overrides=overrides, preset=preset, init_from=init_from,
                       tokenizer_dir=tokenizer_dir, data_dir=data_dir, sources=sources, data_files=data_files,
-                      progress=progress)
+                      progress=progress, dev_files=dev_files)
     build_tokenizers(run)
+    leave_out_unlikely_pairs(run)
     make_batches(run)
     state = fit(run, max_steps, checkpoint_minutes)
     return write_bundle(run, state, select_weights(run))

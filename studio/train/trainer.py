@@ -90,8 +90,10 @@ class Trainer:
     def __init__(self, config: BundleConfig, train_batches: BucketedBatches, dev_batches: BucketedBatches | None,
                  out_dir: Path, console: Console | None = None,
                  on_epoch_end: Callable[["Trainer", dict], None] | None = None,
-                 checkpoint_minutes: float = 10.0, progress: Listener | None = None):
-        """`progress` hears what the training does (`TrainingEvent`s); by default it is shown on `console`."""
+                 checkpoint_minutes: float = 10.0, progress: Listener | None = None,
+                 scorer: Callable[["Trainer"], dict] | None = None):
+        """`progress` hears what the training does (`TrainingEvent`s); by default it is shown on `console`.
+        `scorer`: more dev figures at each epoch's end (e.g. greedy chrF), which `train.select_by` may name."""
         self.config = config
         self.train_batches = train_batches
         self.dev_batches = dev_batches
@@ -99,6 +101,7 @@ class Trainer:
         self.console = console or Console(stderr=True)
         self.progress = progress or ConsoleProgress(self.console)
         self.on_epoch_end = on_epoch_end
+        self.scorer = scorer
         self.checkpoint_seconds = checkpoint_minutes * 60
         if config.train.threads:
             try:
@@ -111,7 +114,8 @@ class Trainer:
         keras.utils.set_random_seed(config.train.seed)  # same seed, same initial weights and dropout masks
         with self.strategy.scope():
             self.model = Transformer(config.model).build_weights()
-            self.optimizer = make_optimizer(config.model.d_model, config.train.warmup_steps, config.train.lr_scale)
+            self.optimizer = make_optimizer(config.model.d_model, config.train.warmup_steps, config.train.lr_scale,
+                                            config.train.learning_rate)
             self.optimizer.build(self.model.trainable_variables)
         self.checkpoints = CheckpointStore(self.out_dir / "checkpoints", config.train.keep_checkpoints)
         self.state = TrainState()
@@ -313,6 +317,8 @@ class Trainer:
                   "train_token_accuracy": float(sums[2] / max(sums[3], 1)),
                   "epoch_seconds": round(time.monotonic() - epoch_start, 1)}
         record.update(self.evaluate())
+        if self.scorer is not None and self.dev_batches is not None:
+            record.update(self.scorer(self))
         improved = self._improves(record)
         if "dev_loss" in record:
             self.state.best_dev_loss = min(self.state.best_dev_loss, record["dev_loss"])

@@ -65,6 +65,24 @@ class DecodingControls:
             lambda chosen: [gr.update(interactive=USED_BY[name] == chosen) for name in USED_BY],
             self.components["strategy"], dependent, queue=False, show_progress="hidden", api_visibility="private")
 
+    def follow_capacity(self, app: gr.Blocks, tab: gr.Tab, capacity) -> None:
+        """When the page loads and when `tab` is shown, fit Max new tokens to `capacity()`, the capacity of the
+        model served now (the Models tab may have switched it): a slider left at the old model's whole capacity
+        moves to the new one's, a lower choice is kept (within the new capacity)."""
+        slider = self.components["max_new_tokens"]
+        shown = gr.State(int(slider.value))  # the capacity the slider was last fitted to, per page
+
+        def fit(value, old: int):
+            new = capacity()
+            if new == old:  # the same model's capacity: the user's choice (or a restored one) stays as it is
+                return gr.skip(), gr.skip()
+            chosen = new if value is None or value >= old else min(int(value), new)
+            return gr.Slider(maximum=max(new, 64), value=chosen), new
+
+        for event in (app.load, tab.select):
+            event(fit, [slider, shown], [slider, shown], queue=False, show_progress="hidden",
+                  api_visibility="private")
+
     def listed(self) -> list:
         """The controls, to follow an event's own inputs (see the module's docstring)."""
         return list(self.components.values())
@@ -120,9 +138,14 @@ def _in_range(slider: gr.Slider) -> str:
     """JS that puts a typed value in the slider's range, on its steps (Gradio refuses 999 for a 1-64 slider
     with an error the page does not show, and the box kept showing 999)."""
     low, high, step = slider.minimum, slider.maximum, slider.step or 1
-    return (f"(v) => {{ const n = Number(v); if (v === null || v === '' || !Number.isFinite(n)) return {slider.value}; "
-            f"const s = Math.round((Math.min(Math.max(n, {low}), {high}) - {low}) / {step}) * {step} + {low}; "
-            f"return Math.min(Number(s.toFixed(6)), {high}); }}")
+    # the range's maximum as the page has it now (Max new tokens follows the model served: `follow_capacity`)
+    current = (f"const r = document.querySelector('#{slider.elem_id} input[type=range]'); "
+               f"const high = r && Number.isFinite(Number(r.max)) ? Number(r.max) : {high}; ") if slider.elem_id \
+        else f"const high = {high}; "
+    return (f"(v) => {{ {current}const n = Number(v); "
+            f"if (v === null || v === '' || !Number.isFinite(n)) return {slider.value}; "
+            f"const s = Math.round((Math.min(Math.max(n, {low}), high) - {low}) / {step}) * {step} + {low}; "
+            f"return Math.min(Number(s.toFixed(6)), high); }}")
 
 
 def _fits(control, value) -> bool:

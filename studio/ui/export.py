@@ -2,7 +2,8 @@
 its tokenizer, a manifest with sha256s, golden data to test a port, and a README with working code
 (`exporters.package`, the same as `studio export --zip`). After the export the tab shows, for the file it
 packed, its size, its parity with TensorFlow (the export's verification) and its latency measured here
-(a short `studio bench`), so the choice between fp32, float16 and int8 is made with numbers."""
+(a short `studio bench`), so the choice between fp32, float16 and int8 is made with numbers; "Compare every
+graph" does that for each graph the target can ship, timed side by side in one run."""
 
 from __future__ import annotations
 
@@ -25,9 +26,10 @@ from studio.latency.bench import run_benchmark
 from studio.ui.common import remove_old_files, warn
 from studio.variants import VARIANTS, export_dir_for, read_manifest
 
-TARGETS = {"Python (LiteRT)": "python", "Android (Kotlin)": "android", "iOS (Swift)": "ios",
+TARGETS = {"Python (LiteRT or ONNX Runtime)": "python", "Android (Kotlin)": "android", "iOS (Swift)": "ios",
            "Web page (LiteRT.js, offline)": "web"}
-CHOICES = {"python": ["tflite", "tflite-float16", "tflite-int8", "tflite-b1", "tflite-b1-float16", "tflite-b1-int8"],
+CHOICES = {"python": ["tflite", "tflite-float16", "tflite-int8", "tflite-b1", "tflite-b1-float16", "tflite-b1-int8",
+                      "onnx", "onnx-int8"],
            **{t: ["tflite-b1-float16", "tflite-b1", "tflite-b1-int8"] for t in ("android", "ios", "web")}}
 
 
@@ -51,15 +53,42 @@ def parity(bundle, variant: str) -> dict:
     return check or verify_exports(bundle, export_dir, [variant])[variant]
 
 
+def file_megabytes(bundle, variant: str) -> float:
+    """The size of the graph file(s) a package of `variant` ships (ONNX: encode and decode_step)."""
+    files = read_manifest(export_dir_for(bundle.path))["files"]
+    return sum(files[name]["bytes"] for name in VARIANTS[variant].files[:2] if name in files) / 2**20
+
+
+def comparison_rows(bundle, variants: list[str], progress) -> list[list]:
+    """One row per variant: size, parity with TensorFlow and latency here, all timed side by side in one run."""
+    ensure_exported(bundle, ["tflite", *variants], progress=progress)
+    progress("Timing every graph, side by side...")
+    timings = {row["runtime"]: row for row in run_benchmark(bundle, variants, lengths=(16,), repeats=3, threads=2,
+                                                            progress=progress)}
+    rows = []
+    for variant in variants:
+        check = parity(bundle, variant)
+        timing = timings[variant]
+        rows.append([variant, VARIANTS[variant].description, round(file_megabytes(bundle, variant), 1),
+                     f"{check['max_abs_logit_diff']:.1e}" if check else "-",
+                     f"{check['greedy_match_rate']:.0%}" if check else "-",
+                     round(timing["ms_per_token_p50"], 2), round(timing["first_token_ms_p50"], 1),
+                     f"{timing['outputs_match_tf']:.0%}"])
+    return rows
+
+
+COMPARISON_HEADERS = ["graph", "what it is", "MB", "largest logit difference", "greedy = TF (verification)",
+                      "ms/token", "first token ms", "greedy = TF (bench)"]
+
+
 def summary(bundle, variant: str, zip_path: Path, check: dict, timing: dict) -> str:
-    manifest = read_manifest(export_dir_for(bundle.path))
-    file = VARIANTS[variant].files[0]
+    file = " + ".join(VARIANTS[variant].files[:2]) if VARIANTS[variant].format == "onnx" else VARIANTS[variant].files[0]
     parity = (f"largest logit difference {check['max_abs_logit_diff']:.1e}, greedy outputs identical on "
               f"{check['greedy_match_rate']:.0%} of {check['samples']} inputs") if check else \
         "see the greedy outputs below (batch-1 graphs: the zip's golden data checks a port)"
     lines = [f"| {html.escape(bundle.path.name)} | {variant} |", "|---|---|",
              f"| Package | `{html.escape(zip_path.name)}`, {zip_path.stat().st_size / 2**20:.1f} MB |",
-             f"| Model file | `{file}`, {manifest['files'][file]['bytes'] / 2**20:.1f} MB |",
+             f"| Model file | `{file}`, {file_megabytes(bundle, variant):.1f} MB |",
              f"| Parity with TensorFlow | {parity} |",
              f"| Measured here (batch 1, 2 threads) | {timing['ms_per_token_p50']:.2f} ms/token, first token "
              f"{timing['first_token_ms_p50']:.1f} ms; greedy outputs = TensorFlow's: "
@@ -78,16 +107,22 @@ class ExportTab:
             refresh = gr.Button("Refresh", size="sm")
             self.target = gr.Radio(list(TARGETS), value=next(iter(TARGETS)), label="For", elem_id="export-target")
             self.variant = gr.Dropdown(label="Graph", elem_id="export-variant", **_dropdown(next(iter(TARGETS))))
-        go = gr.Button("Export and package", variant="primary", elem_id="export-go")
+        with gr.Row():
+            go = gr.Button("Export and package", variant="primary", elem_id="export-go")
+            compare = gr.Button("Compare every graph for this target", elem_id="export-compare")
         self.progress = gr.Markdown(elem_id="export-progress")
         self.result = gr.Markdown(elem_id="export-result")
         self.download = gr.File(label="Download", interactive=False, elem_id="export-download")
+        self.table = gr.Dataframe(headers=COMPARISON_HEADERS, label="Every graph, measured here (batch 1, 16 tokens, "
+                                  "2 threads, side by side)", interactive=False, visible=False,
+                                  elem_id="export-comparison")
         private = {"api_visibility": "private"}
         refresh.click(lambda: gr.Dropdown(choices=[e.name for e in library.list_models()]), None, self.model,
                       **private)
         self.target.change(variant_choices, self.target, self.variant, **private)
         go.click(self.export, [self.model, self.target, self.variant], [self.progress, self.result, self.download],
                  **private)
+        compare.click(self.compare_graphs, [self.model, self.target], [self.progress, self.table], **private)
 
     @property
     def listing(self) -> list:
@@ -105,23 +140,41 @@ class ExportTab:
             warn("Choose a model first.")
             yield "", "", None
             return
-        messages: queue.Queue = queue.Queue()
         outcome: dict = {}
-        target = TARGETS[target_label]
-        thread = threading.Thread(target=self._work, args=(name, target, variant, messages, outcome), daemon=True)
-        thread.start()
-        lines: list[str] = []
-        while thread.is_alive() or not messages.empty():
-            try:
-                lines.append(html.escape(messages.get(timeout=0.5)))
-                yield "\n\n".join(lines[-6:]), "", None
-            except queue.Empty:
-                continue
+        for lines in _in_background(self._work, name, TARGETS[target_label], variant, outcome=outcome):
+            yield lines, "", None
         if "error" in outcome:
             warn(outcome["error"])
-            yield "\n\n".join(lines[-6:]), f"**The export failed:** {html.escape(outcome['error'])}", None
+            yield lines, f"**The export failed:** {html.escape(outcome['error'])}", None
             return
-        yield "\n\n".join(lines[-3:]), outcome["summary"], str(outcome["zip"])
+        yield lines, outcome["summary"], str(outcome["zip"])
+
+    def compare_graphs(self, name, target_label):
+        """Yields (progress, table) while every graph of the target is exported, checked and timed."""
+        hidden = gr.Dataframe(visible=False)
+        if not name:
+            warn("Choose a model first.")
+            yield "", hidden
+            return
+        outcome: dict = {}
+        for lines in _in_background(self._compare_work, name, TARGETS[target_label], outcome=outcome):
+            yield lines, hidden
+        if "error" in outcome:
+            warn(outcome["error"])
+            yield f"**The comparison failed:** {html.escape(outcome['error'])}", hidden
+            return
+        yield lines, gr.Dataframe(value=outcome["rows"], headers=COMPARISON_HEADERS, visible=True)
+
+    @staticmethod
+    def _compare_work(name, target, messages, outcome) -> None:
+        try:
+            bundle = load_bundle(library.find_model(name).path)
+            outcome["rows"] = comparison_rows(bundle, CHOICES[target], messages.put)
+            messages.put(f"Done: {len(outcome['rows'])} graphs measured")
+        except (StudioError, OSError) as error:
+            outcome["error"] = str(error)
+        except Exception as error:  # noqa: BLE001 - a converter's or runtime's own error: said, not raised
+            outcome["error"] = f"{type(error).__name__}: {error}"
 
     def _work(self, name, target, variant, messages, outcome) -> None:
         try:
@@ -140,6 +193,23 @@ class ExportTab:
             messages.put(f"Done: {out.name}")
         except (StudioError, OSError) as error:
             outcome["error"] = str(error)
+        except Exception as error:  # noqa: BLE001 - a converter's or runtime's own error: said, not raised
+            outcome["error"] = f"{type(error).__name__}: {error}"
+
+
+def _in_background(work, *args, outcome: dict):
+    """Run `work(*args, messages, outcome)` in a thread; yields the last progress lines (markdown) as they come."""
+    messages: queue.Queue = queue.Queue()
+    thread = threading.Thread(target=work, args=(*args, messages, outcome), daemon=True)
+    thread.start()
+    lines: list[str] = []
+    while thread.is_alive() or not messages.empty():
+        try:
+            lines.append(html.escape(messages.get(timeout=0.5)))
+            yield "\n\n".join(lines[-6:])
+        except queue.Empty:
+            continue
+    yield "\n\n".join(lines[-3:])
 
 
 def _dropdown(target_label: str) -> dict:

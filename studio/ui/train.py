@@ -8,13 +8,13 @@ its base."""
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 import gradio as gr
 import pandas as pd
 
 from studio import library
+from studio.config import FINE_TUNE_FILTER, FINE_TUNE_RATE
 from studio.data.imports import ColumnsNeeded, read_training_upload
 from studio.data.sources import chatbot_csv
 from studio.errors import DataError, StudioError
@@ -32,16 +32,7 @@ ADVANCED = {"model.d_model": "d_model", "model.num_layers": "encoder layers", "m
 def fine_tunable(task: str) -> list[str]:
     """The models of `task` a fine-tune can start from: one model each (an ensemble, like the shipped chatbot,
     is several)."""
-    names = []
-    for e in library.list_models():
-        if e.task == task and not e.problem:
-            try:
-                members = int(json.loads((e.path / "config.json").read_text())["model"].get("members", 1))
-            except (OSError, ValueError, KeyError):
-                continue
-            if members == 1:
-                names.append(e.name)
-    return names
+    return [e.name for e in library.list_models() if e.task == task and not e.problem and e.members == 1]
 
 
 def read_data(task: str, files, use_shared: bool, question_column, answer_column, swap: bool):
@@ -63,7 +54,19 @@ def read_data(task: str, files, use_shared: bool, question_column, answer_column
     return imported.pairs, report
 
 
-def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: dict) -> dict:
+def read_dev_data(task: str, files, question_column, answer_column, swap: bool) -> list | None:
+    """The uploaded dev pairs (read like the training data), or None when none were uploaded."""
+    if not files:
+        return None
+    columns = (question_column, answer_column) if question_column and answer_column else None
+    try:
+        return read_training_upload([upload_of(f)[0] for f in files], task, columns=columns, swap=swap,
+                                    min_pairs=1).pairs
+    except (DataError, StudioError) as error:
+        raise StudioError(f"the dev file: {error}") from None
+
+
+def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: dict, filter_share=None) -> dict:
     settings = {"train.chrf_pairs": str(CHRF_PAIRS)}
     if minutes:
         settings["train.max_minutes"] = str(float(minutes))
@@ -73,6 +76,8 @@ def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: di
         settings["train.batch_size"] = str(int(batch_size))
     if mode == FINE_TUNE:
         settings["train.lr_scale"] = str(float(lr_scale))
+        if filter_share is not None:
+            settings["train.filter_share"] = str(float(filter_share))
     else:
         settings.update({key: str(value) for key, value in advanced.items() if value not in (None, "")})
     return settings
@@ -157,6 +162,10 @@ def comparison_text(job: jobs.Job, state: dict) -> str:
         return ""
     lines = [f"**{html.escape(state.get('model', job.spec.name))} is in your models** (Models tab). On "
              f"{result['pairs']} pairs of its dev split (greedy):", "", "| model | chrF | BLEU |", "|---|---|---|"]
+    if result.get("kept_starting_model"):
+        lines[:0] = ["**No fine-tuned weights translated your dev pairs better than the model it started from**, so "
+                     "the new model keeps that model's weights. More pairs, cleaner pairs, or a lower learning "
+                     "rate may help.", ""]
     for label, m in result["models"].items():
         name = "before (the base model)" if label == "base" else "after (the new model)"
         lines.append(f"| {name} | {m['chrf']:.2f} | {m['bleu']:.2f} |")
@@ -189,6 +198,9 @@ class TrainTab:
             self.files = gr.File(file_count="multiple", label="Training data: CSV (question, answer), TSV or CSV "
                                  "(Korean, English), .ko + .en line files, or TMX", elem_id="train-files",
                                  file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
+            self.dev_files = gr.File(file_count="multiple", label="Dev pairs (optional, the same format): what the "
+                                     "run scores and stops on; without them it holds out a share of the data",
+                                     elem_id="train-dev-files", file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
             with gr.Column():
                 self.shared = gr.Checkbox(label="Use ChatbotData (the chatbot tutorials' data, already here)")
                 self.question = gr.Dropdown([], label="Question / Korean column", visible=False)
@@ -201,8 +213,12 @@ class TrainTab:
                                    max_lines=1, elem_id="train-name")
             self.minutes = gr.Number(label="Minutes (0: the preset's)", value=0, minimum=0, precision=1)
             self.epochs = gr.Number(label="Epochs (0: the preset's)", value=0, minimum=0, precision=0)
-            self.lr_scale = gr.Slider(0.05, 2.0, value=0.5, step=0.05, label="Learning-rate scale (fine-tuning)")
+            self.lr_scale = gr.Slider(0.1, 4.0, value=1.0, step=0.1, label="Learning-rate scale (fine-tuning)",
+                                      info=f"× {FINE_TUNE_RATE:g}, flat after a short warm-up")
             self.batch = gr.Number(label="Batch size (0: the preset's)", value=0, minimum=0, precision=0)
+            self.filter = gr.Slider(0, 0.5, value=FINE_TUNE_FILTER, step=0.05, elem_id="train-filter",
+                                    label="Leave out the least likely pairs (fine-tuning)",
+                                    info="the share the model finds least likely: most often misaligned pairs")
         with gr.Accordion("Advanced: the model's shape (from scratch)", open=False):
             with gr.Row():
                 self.advanced = [gr.Number(label=label, value=None, precision=None if "dropout" in key else 0)
@@ -227,8 +243,9 @@ class TrainTab:
         previewed = [self.report, self.question, self.answer, self.swap]
         preview.click(self.preview, self.inputs(), previewed, **private)
         self.files.upload(self.preview, self.inputs(), previewed, **private)  # what was read, at once
-        start.click(self.start, [*self.inputs(), self.mode, self.preset, self.base, self.name, self.minutes,
-                                 self.epochs, self.lr_scale, self.batch, *self.advanced], shown, **private)
+        start.click(self.start, [*self.inputs(), self.dev_files, self.mode, self.preset, self.base, self.name,
+                                 self.minutes, self.epochs, self.lr_scale, self.batch, self.filter, *self.advanced],
+                    shown, **private)
         stop.click(self.stop, None, shown, **private)
         resume.click(self.resume, None, shown, **private)
 
@@ -270,15 +287,17 @@ class TrainTab:
             swapped = "swap" in str(error)
             return html.escape(str(error)), hidden, hidden, gr.Checkbox(visible=swapped or bool(swap))
 
-    def start(self, task, files, shared, question, answer, swap, mode, preset, base, name, minutes_, epochs,
-              lr_scale, batch, *advanced):
+    def start(self, task, files, shared, question, answer, swap, dev_files, mode, preset, base, name, minutes_,
+              epochs, lr_scale, batch, filter_share, *advanced):
         try:
             if mode == FINE_TUNE and not base:
                 raise StudioError("choose the model to fine-tune (or train from scratch)")
             pairs, _ = read_data(task, files, shared, question, answer, swap)
-            settings = overrides_for(mode, minutes_, epochs, lr_scale, batch, dict(zip(ADVANCED, advanced)))
+            dev_pairs = read_dev_data(task, dev_files, question, answer, swap)
+            settings = overrides_for(mode, minutes_, epochs, lr_scale, batch, dict(zip(ADVANCED, advanced)),
+                                     filter_share)
             spec = jobs.JobSpec(task, library.check_name(name or ""),
-                                preset=PRESETS[preset].format(task=task) if mode == SCRATCH else None,
+                                preset=PRESETS[preset].format(task=task) if mode == SCRATCH else f"{task}-finetune",
                                 init_from=str(library.find_model(base).path) if mode == FINE_TUNE else None,
                                 overrides=settings)
             if any(e.name.lower() == spec.name.lower() for e in library.list_models()):
@@ -286,7 +305,7 @@ class TrainTab:
             jobs.refuse_if_busy()
             data_name = "ChatbotData" if shared else Path(upload_of(files[0])[1]).stem + ("" if len(files) == 1
                                                                                          else f" and {len(files) - 1} more")
-            jobs.start(jobs.create_job(spec, pairs, data_name))
+            jobs.start(jobs.create_job(spec, pairs, data_name, dev_pairs))
             inform(f"Training {spec.name}: it runs in the background; this tab follows it.")
         except (DataError, StudioError) as error:
             warn(error)

@@ -194,6 +194,32 @@ def test_a_python_package_of_a_batch1_graph_runs_its_static_shapes(packaged, tmp
     assert (printed(result.stdout)["output ids"], printed(result.stdout)["output"]) == (str(ids), text)
 
 
+@pytest.mark.parametrize("variant, graphs", [("onnx", ("encode.onnx", "decode_step.onnx")),
+                                             ("onnx-int8", ("encode.int8.onnx", "decode_step.int8.onnx"))])
+def test_a_python_package_of_onnx_graphs_runs_with_onnx_runtime_alone(packaged, tmp_path, variant, graphs):
+    from exporters.package import package_export
+
+    bundle_dir, _ = packaged  # `exported` holds the ONNX graphs
+    zip_path = package_export(bundle_dir, "python", tmp_path / f"{variant}.zip", variant=variant, progress=quiet)
+    folder = unzipped(zip_path, tmp_path)
+    files = files_under(folder)
+    assert set(graphs) <= files and not any(name.endswith(".tflite") or "decode_rows" in name for name in files)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert (manifest["package"]["model"], manifest["package"]["decode_step"]) == graphs
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert "Python (ONNX Runtime)" in readme and "pip install onnxruntime sentencepiece numpy" in readme
+    without_litert = WITHOUT_PROJECT.replace("exporters=None", "exporters=None, ai_edge_litert=None")
+    checked = subprocess.run([sys.executable, "-c", without_litert], cwd=folder, env=ISOLATED, capture_output=True,
+                             text=True, timeout=120)
+    assert checked.returncode == 0, (checked.stdout + checked.stderr)[-2000:]
+    result = subprocess.run([sys.executable, "example.py", SENTENCE], cwd=folder, env=ISOLATED, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    if variant == "onnx":  # fp32: the ids and text of the fp32 .tflite (verified equal to TensorFlow's)
+        _, ids, text = project_greedy(bundle_dir, "model.tflite", SENTENCE)
+        assert (printed(result.stdout)["output ids"], printed(result.stdout)["output"]) == (str(ids), text)
+
+
 @pytest.mark.parametrize("target, fence, call", [("android", "```kotlin", "runSignature"),
                                                   ("ios", "```swift", "signatureRunner(with:")])
 def test_a_mobile_package_holds_the_batch1_model_and_a_readme_with_its_real_tensors(packaged, tmp_path, target,

@@ -127,6 +127,47 @@ def test_training_can_start_from_a_bundles_weights(tiny_bundle, chat_csv, tmp_pa
     assert continued["dev_loss"] < scratch["dev_loss"]
 
 
+def test_a_fine_tune_that_makes_the_model_worse_keeps_the_starting_model(tiny_bundle, chat_csv, tmp_path):
+    """The fine-tune presets choose the shipped weights by greedy dev chrF, the starting model among them: a
+    learning rate that wrecks the model leaves a bundle with the starting model's weights, and says so."""
+    import numpy as np
+
+    from helpers import TINY
+    from studio.bundle import load_bundle
+    from studio.train.run import STARTING_MODEL, train_task
+
+    settings = dict(TINY, **{"train.epochs": 1, "task.text_pipeline": "tutorial", "train.learning_rate": 3.0,
+                             "train.warmup_steps": 1, "train.jit_compile": "false"})
+    metrics = train_task("chatbot", tmp_path / "tuned", data_files=[chat_csv], overrides=settings, console=QUIET,
+                         init_from=tiny_bundle, preset="chatbot-finetune")
+    assert metrics["weights"].startswith(STARTING_MODEL), metrics["weights"]
+    assert "(dev chrf " in metrics["weights"]
+    start, kept = load_bundle(tiny_bundle).weights, load_bundle(tmp_path / "tuned").weights
+    assert all(np.array_equal(start[name], kept[name]) for name in start)
+
+
+def test_a_fine_tune_leaves_out_the_pairs_its_starting_model_finds_least_likely(tiny_bundle, tmp_path):
+    """Misaligned pairs (another sentence's answer) score far below the rest under the starting model: the
+    filter leaves them out, lists them, and a resumed run leaves out the same."""
+    import csv
+
+    from helpers import TINY, generated_pairs
+    from studio.train.run import LEFT_OUT, train_task
+
+    rows = [(q, a) for q, a, _ in generated_pairs(60, seed=3)]
+    misaligned = [(q, "¿qué? xylophone quantum zebra !!") for q, _, _ in generated_pairs(6, seed=11)]
+    data = tmp_path / "pairs.csv"
+    with open(data, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows([("Q", "A", "label"), *((q, a, 0) for q, a in rows + misaligned)])
+    settings = dict(TINY, **{"train.epochs": 1, "task.text_pipeline": "tutorial", "train.filter_share": 0.1,
+                             "train.jit_compile": "false", "train.select_by": "dev_loss"})
+    train_task("chatbot", tmp_path / "tuned", data_files=[data], overrides=settings, console=QUIET,
+               init_from=tiny_bundle, preset="chatbot-finetune", max_steps=1)
+    listed = (tmp_path / "tuned" / LEFT_OUT).read_text(encoding="utf-8").splitlines()[1:]
+    left_out = [line.split("\t")[1] for line in listed]
+    assert len(left_out) >= 4 and sum("xylophone" in target for target in left_out) >= 4, listed
+
+
 def test_a_chatbot_ships_the_weights_with_the_best_dev_token_accuracy(tiny_bundle):
     """Its replies keep improving after its dev loss turns up (docs/chatbot-training.md): the chatbot preset
     chooses among the last weights, the best epoch and the checkpoint mean by dev token accuracy."""

@@ -2,15 +2,19 @@
 a file the Train tab reads, stop with a checkpoint and resume from it, finish into the model library, and one
 at a time: a second start is refused with the reason."""
 
+import shutil
 import time
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
-from helpers import TINY, generated_pairs
+from helpers import TINY, generated_pairs, tmpfs
 
 from studio import library
 from studio.data.readers import Pair
 from studio.errors import StudioError
 from studio.train import jobs
+from studio.train.checkpoints import CheckpointError, CheckpointStore, TrainState
 
 
 @pytest.fixture
@@ -38,29 +42,16 @@ def wait_for(job, states, timeout=240):
                          + (job.folder / "process.log").read_text(errors="replace")[-3000:])
 
 
-def test_a_job_trains_in_its_own_process_reports_its_events_and_lands_in_the_library(data_dir):
-    job = jobs.create_job(jobs.JobSpec("chatbot", "my first bot", overrides=settings()), pairs())
+def test_a_job_trains_in_its_own_process_stops_resumes_and_lands_in_the_library(data_dir, tiny_bundle):
+    """One fine-tune job through its whole life (a job from scratch is the browser test's): its own process, its
+    events, a second training refused meanwhile, Stop with a checkpoint, Resume, the library, the comparison."""
+    spec = jobs.JobSpec("chatbot", "tuned", init_from=str(tiny_bundle),
+                        overrides=settings(**{"train.epochs": "12", "train.lr_scale": "0.5"}))
+    dev = [Pair(q, a) for q, a, _ in generated_pairs(12, seed=7)]  # the user's own dev pairs
+    job = jobs.create_job(spec, pairs(), dev_pairs=dev)
     assert (job.folder / "data" / "train.csv").read_text(encoding="utf-8").startswith("Q,A,label\n")
     process = jobs.start(job)
     assert process.pid != jobs.os.getpid()
-    state = wait_for(job, {"finished", "failed"})
-    assert state["state"] == "finished", state
-    kinds = [e["kind"] for e in job.events()]
-    assert {"info", "epoch_start", "step", "epoch", "samples"} <= set(kinds)
-    assert job.events(since=len(kinds) - 1) == job.events()[-1:]
-    entry = library.find_model("my first bot")
-    assert not entry.shipped and entry.task == "chatbot" and not entry.problem
-    assert not (entry.path / "checkpoints").exists() and (job.run_dir / "checkpoints").is_dir()
-    comparison = job.comparison()
-    assert set(comparison["models"]) == {"new"} and comparison["pairs"] > 0  # from scratch: no base to compare
-    assert 0 <= comparison["models"]["new"]["chrf"] <= 100 and len(comparison["samples"]) <= 5
-
-
-def test_a_job_stops_with_a_checkpoint_resumes_and_a_second_training_is_refused_meanwhile(data_dir, tiny_bundle):
-    spec = jobs.JobSpec("chatbot", "tuned", init_from=str(tiny_bundle),
-                        overrides=settings(**{"train.epochs": "12", "train.lr_scale": "0.5"}))
-    job = jobs.create_job(spec, pairs())
-    jobs.start(job)
     deadline = time.monotonic() + 240
     while not any(e["kind"] == "step" for e in job.events()):
         assert time.monotonic() < deadline and job.state()["state"] in ("starting", "running"), job.state()
@@ -76,18 +67,27 @@ def test_a_job_stops_with_a_checkpoint_resumes_and_a_second_training_is_refused_
         jobs.stop(job)
     jobs.start(job, resume=True)
     assert wait_for(job, {"finished", "failed"}, timeout=400)["state"] == "finished"
+    kinds = [e["kind"] for e in job.events()]
+    assert {"info", "epoch_start", "step", "epoch", "samples"} <= set(kinds)
+    assert job.events(since=len(kinds) - 1) == job.events()[-1:]
     assert any("Resum" in e.get("text", "") for e in job.events())
+    entry = library.find_model("tuned")
+    assert not entry.shipped and entry.task == "chatbot" and not entry.problem
+    assert not (entry.path / "checkpoints").exists() and (job.run_dir / "checkpoints").is_dir()
     comparison = job.comparison()
     assert set(comparison["models"]) == {"base", "new"}  # a fine-tune is compared with the model it started from
+    assert comparison["pairs"] == len((job.run_dir / "dev.tsv").read_text(encoding="utf-8").splitlines()) == len({p.source for p in dev})
     assert comparison["samples"][0].keys() >= {"source", "reference", "base", "new"}
+    assert 0 <= comparison["models"]["new"]["chrf"] <= 100 and len(comparison["samples"]) <= 5
 
 
 def test_a_job_whose_process_died_is_resumable_from_its_checkpoint_or_failed(data_dir):
     job = jobs.create_job(jobs.JobSpec("chatbot", "ghost", overrides=settings()), pairs())
     job._write_state("running", pid=2 ** 22 + 12345)  # a process that does not exist
     assert job.state()["state"] == "failed" and "ended without saying why" in job.state()["reason"]
-    (job.run_dir / "checkpoints").mkdir(parents=True)
-    (job.run_dir / "checkpoints" / "ckpt-00000010.index").write_text("", encoding="utf-8")
+    (job.run_dir / "checkpoints" / "ckpt-00000010").mkdir(parents=True)
+    assert job.state()["state"] == "failed"  # a checkpoint without its state.json is not one
+    (job.run_dir / "checkpoints" / "ckpt-00000010" / "state.json").write_text("{}", encoding="utf-8")
     assert job.state()["state"] == "stopped"
     assert jobs.running_job() is None and jobs.list_jobs()[0].id == job.id
 
@@ -96,3 +96,39 @@ def test_a_job_needs_a_name_the_library_can_hold(data_dir):
     with pytest.raises(StudioError, match="cannot name a model"):
         jobs.create_job(jobs.JobSpec("chatbot", "../escape"), pairs())
     assert not jobs.list_jobs()
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    yield from tmpfs(tmp_path / "full", "size=400k")
+
+
+def test_a_full_disk_while_checkpointing_stops_the_job_with_the_reason_and_keeps_the_last_checkpoint(
+        small_disk, monkeypatch):
+    """The job's own folder fills up: the checkpoint that does not fit is removed, the one before it stays, and
+    the job is stopped (resumable once space is freed) with the disk's reason, not a traceback."""
+    import studio.train.run
+
+    monkeypatch.setenv("STUDIO_DATA_DIR", str(small_disk))
+    weights = SimpleNamespace(path="w", numpy=lambda: np.ones(15_000, np.float32))  # 60 KB
+    model, optimizer = SimpleNamespace(weights=[weights]), SimpleNamespace(variables=[weights])
+    job = jobs.create_job(jobs.JobSpec("chatbot", "full disk", overrides=settings()), pairs())
+    saved = []
+
+    def train_task(task, out, **options):
+        store = CheckpointStore(out / "checkpoints")
+        saved.append(store.save(model, optimizer, TrainState(step=1)))
+        free = shutil.disk_usage(small_disk).free
+        (small_disk / "filler").write_bytes(b"\0" * (free - 64 * 1024))  # room for state.json, not a checkpoint
+        store.save(model, optimizer, TrainState(step=2))
+
+    monkeypatch.setattr(studio.train.run, "train_task", train_task)
+    with pytest.raises(CheckpointError):
+        jobs.run_job(job)
+    state = job.state()
+    assert state["state"] == "stopped", state
+    assert "could not save the checkpoint of step 2" in state["reason"] and "No space left" in state["reason"]
+    assert "ckpt-00000001) is kept: free some space and resume" in state["reason"]
+    store = CheckpointStore(job.run_dir / "checkpoints")
+    assert store.latest() == saved[0] and store.all() == saved  # no partial checkpoint left behind
+    assert not list(store.directory.glob(".tmp-ckpt-*"))
