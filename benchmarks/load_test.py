@@ -17,11 +17,23 @@ keeps one session, as a browser tab or gradio_client does), or gradio_client (`-
 client CPU a call on this machine: it measures the client). Prints per level and setting: throughput, p50/
 p95/p99 latency as the client sees it (queueing included), errors, outputs that differ from the serial ones,
 the floor's throughput, and the ratio of batching on to off. Loopback only.
+
+`--paths gradio,rest` compares instead, on one server (`--max-batch` the first `--batching` value), the two ways
+a program can ask for a translation: Gradio's queue (`/gradio_api/call/translate`, then its event stream) and
+the LibreTranslate-compatible REST API (`POST /translate`, which calls the batching scheduler directly). The mix
+is the translate prompts (greedy, or `--strategy beam`: the translator's default decoding), the client a light
+asyncio one (raw HTTP/1.1, one keep-alive connection per simulated user, the same for both paths), each level
+run on both paths one after the other, every answer compared with its serial one; then
+`--memory-requests` REST requests sample the server's RSS.
+
+    python benchmarks/load_test.py --paths gradio,rest --levels 1,8,32,64 --requests 400 \
+        --memory-requests 10000 --out docs/bench/rest-load.json
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import socket
@@ -74,6 +86,185 @@ def raw_predict(url: str, endpoint: str, text: str, backend: str, session: str |
         raise RuntimeError(f"{kind}: {data}")
     output = json.loads(data)[0]
     return output[0] if isinstance(output, list) else output  # a gr.api function's (text, latency) is one value
+
+
+class AsyncHttp:
+    """One keep-alive HTTP/1.1 connection to the server, as light a client as asyncio allows."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.reader = self.writer = None
+
+    async def request(self, method: str, path: str, body: bytes = b"", content_type: str = "application/json"):
+        """(status, body) of one request; the connection is opened on first use and again after the server
+        closes it (an idle keep-alive connection the server closed meanwhile: sent once more, on a new one)."""
+        for attempt in (1, 2):
+            try:
+                return await self._exchange(method, path, body, content_type)
+            except (ConnectionError, asyncio.IncompleteReadError, IndexError):
+                self.close()
+                if attempt == 2:
+                    raise
+
+    async def _exchange(self, method: str, path: str, body: bytes, content_type: str):
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n")
+        self.writer.write(head.encode("latin-1") + body)
+        await self.writer.drain()
+        status = int((await self.reader.readline()).split()[1])
+        headers = {}
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":  # it wins over a Content-Length
+            chunks = []
+            while (size := int((await self.reader.readline()).split(b";")[0], 16)) > 0:
+                chunks.append(await self.reader.readexactly(size + 2))
+            while (await self.reader.readline()) not in (b"\r\n", b""):  # trailer fields, then the empty line
+                pass
+            data = b"".join(chunk[:-2] for chunk in chunks)
+        elif "content-length" in headers:
+            data = await self.reader.readexactly(int(headers["content-length"]))
+        else:
+            data = await self.reader.read()
+            headers["connection"] = "close"
+        if headers.get("connection", "").lower() == "close":
+            self.writer.close()
+            self.reader = self.writer = None
+        return status, data
+
+    async def translate(self, path: str, text: str, strategy: str) -> str:
+        """The translation of `text` by `path`: "rest" (POST /translate) or "gradio" (its queue's two calls)."""
+        if path == "rest":
+            body = json.dumps({"q": text, "source": "ko", "target": "en", "strategy": strategy}).encode("utf-8")
+            status, data = await self.request("POST", "/translate", body)
+            if status != 200:
+                raise RuntimeError(f"{status}: {data[:200]!r}")
+            return json.loads(data)["translatedText"]
+        body = json.dumps({"data": [text, "tflite", strategy, 4, "", True]}).encode("utf-8")
+        status, data = await self.request("POST", "/gradio_api/call/translate", body)
+        if status != 200:
+            raise RuntimeError(f"{status}: {data[:200]!r}")
+        _, stream = await self.request("GET", f"/gradio_api/call/translate/{json.loads(data)['event_id']}")
+        lines = stream.decode("utf-8").splitlines()
+        kind = [line[7:] for line in lines if line.startswith("event: ")][-1]
+        payload = [line[6:] for line in lines if line.startswith("data: ")][-1]
+        if kind != "complete":
+            raise RuntimeError(f"{kind}: {payload[:200]}")
+        return json.loads(payload)[0][0]
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+async def run_path(port: int, path: str, texts: list[str], clients: int, strategy: str,
+                   on_done=None) -> tuple[float, list]:
+    """`texts` translated by `clients` simulated users over `path`: (wall seconds, [(ms, output, error)])."""
+    queue: asyncio.Queue = asyncio.Queue()
+    for index, text in enumerate(texts):
+        queue.put_nowait((index, text))
+    results: list = [None] * len(texts)
+
+    async def user():
+        connection = AsyncHttp(port)
+        try:
+            while not queue.empty():
+                index, text = queue.get_nowait()
+                started = time.perf_counter()
+                try:
+                    output, error = await connection.translate(path, text, strategy), None
+                except Exception as failure:  # noqa: BLE001 - every failure is counted and shown
+                    output, error = None, f"{type(failure).__name__}: {failure}"
+                    connection.close()
+                    connection = AsyncHttp(port)
+                results[index] = ((time.perf_counter() - started) * 1000, output, error)
+                if on_done is not None:
+                    on_done()
+        finally:
+            connection.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(user() for _ in range(clients)))
+    return time.perf_counter() - started, results
+
+
+def compare_paths(args, paths: list[str]) -> None:
+    """--paths: the Gradio queue and the REST API side by side on one server, level by level (the server runs
+    TFLite, which both paths are asked for)."""
+    unknown = set(paths) - {"gradio", "rest"}
+    if unknown:
+        raise SystemExit(f"--paths: unknown {', '.join(sorted(unknown))}; choose gradio and rest")
+    port = free_port()
+    max_batch = int(args.batching.split(",")[0])
+    print(f"Starting studio launch on port {port} (--max-batch {max_batch})...")
+    server = start_server(port, args.concurrency, [*args.server_args.split(), "--max-batch", str(max_batch)])
+    rows, memory_run = [], None
+    try:
+        serial, serial_ms = {}, []
+        for text in TRANSLATE:  # the reference: each prompt alone, through the app's own queue
+            wall, [(ms, output, error)] = asyncio.run(run_path(port, "gradio", [text], 1, args.strategy))
+            if error:
+                raise SystemExit(f"serial request {text!r} failed: {error}")
+            serial[text], _ = output, serial_ms.append(ms)
+        for path in paths:  # warm both paths up
+            asyncio.run(run_path(port, path, TRANSLATE, 1, args.strategy))
+        for clients in [int(n) for n in args.levels.split(",")]:
+            texts = [TRANSLATE[i % len(TRANSLATE)] for i in range(args.requests)]
+            row = {"clients": clients}
+            for path in paths:
+                wall, outcome = asyncio.run(run_path(port, path, texts, clients, args.strategy))
+                requests = [("/translate", text, "tflite") for text in texts]
+                by_request = {("/translate", text, "tflite"): output for text, output in serial.items()}
+                row[path] = level_row(clients, requests, wall, outcome, by_request)
+            ratio = round(row[paths[-1]]["requests_per_second"] / row[paths[0]]["requests_per_second"], 2)
+            row["throughput_ratio"] = ratio
+            rows.append(row)
+            print(f"N={clients:>2}: " + "  |  ".join(
+                f"{path} {row[path]['requests_per_second']:6.2f} req/s p50 {row[path]['p50_ms']} ms p99 "
+                f"{row[path]['p99_ms']} ms errors {row[path]['errors']} differing {row[path]['outputs_differing']}"
+                for path in paths) + f"  ->  {paths[-1]}/{paths[0]} = {ratio:.2f}x")
+        if args.memory_requests:
+            memory_run = rest_memory_run(args, port, server, serial)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    summary = {"url": "loopback", "client": "asyncio, raw HTTP/1.1 keep-alive", "paths": paths,
+               "max_batch": max_batch, "server_args": args.server_args, "strategy": args.strategy,
+               "mix": f"{len(TRANSLATE)} translate prompts on tflite", "serial_p50_ms": round(statistics.median(serial_ms), 1),
+               "levels": rows, "memory_run": memory_run, "cpu_count": os.cpu_count()}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"Wrote {args.out}")
+    failed = sum(row[path]["errors"] + row[path]["outputs_differing"] for row in rows for path in paths)
+    sys.exit(1 if failed or (memory_run and memory_run["errors"] + memory_run["outputs_differing"]) else 0)
+
+
+def rest_memory_run(args, port: int, server, serial: dict) -> dict:
+    """`--memory-requests` REST requests at `--memory-clients`, the server's RSS sampled every 250."""
+    print(f"Memory run: {args.memory_requests} REST requests at {args.memory_clients} clients...")
+    memory = [{"requests": 0, "rss_mib": round(rss_mib(server.pid), 1)}]
+    done = [0]
+
+    def sample():
+        done[0] += 1
+        if done[0] % 250 == 0:
+            memory.append({"requests": done[0], "rss_mib": round(rss_mib(server.pid), 1)})
+
+    texts = [TRANSLATE[i % len(TRANSLATE)] for i in range(args.memory_requests)]
+    wall, outcome = asyncio.run(run_path(port, "rest", texts, args.memory_clients, args.strategy, sample))
+    requests = [("/translate", text, "tflite") for text in texts]
+    row = level_row(args.memory_clients, requests, wall, outcome,
+                    {("/translate", text, "tflite"): output for text, output in serial.items()})
+    warm = min(1000, args.memory_requests // 5)
+    slope = slope_per_1000(memory, warm)
+    print(f"  {row['requests_per_second']:.1f} req/s, errors {row['errors']}, differing {row['outputs_differing']}; "
+          f"RSS {memory[0]['rss_mib']} -> {memory[-1]['rss_mib']} MiB, slope after {warm} requests: {slope} MiB "
+          "per 1,000 requests")
+    return {**row, "rss": memory, "warm_up_requests": warm, "slope_mib_per_1000_requests": slope}
 
 
 def free_port() -> int:
@@ -227,8 +418,13 @@ def main():
                         help="how every request decodes (beam: 4 beams, the translator's default decoding)")
     parser.add_argument("--client", choices=["gradio", "raw"], default="raw",
                         help="plain HTTP requests, or gradio_client (each call costs the client ~100 ms)")
+    parser.add_argument("--paths", default="", help="gradio,rest: compare Gradio's queue with the REST API "
+                                                     "(translate prompts) on one server instead")
     args = parser.parse_args()
     use_strategy(args.strategy)
+    if args.paths:
+        compare_paths(args, args.paths.split(","))
+        return
 
     mix = request_mix(args.backends.split(","))
     levels = [int(n) for n in args.levels.split(",")]

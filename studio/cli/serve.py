@@ -31,8 +31,12 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
            yes_public: bool = typer.Option(False, "--yes-public",
                                            help="Serve --share or a non-loopback --host without a password anyway"),
            mcp: bool = typer.Option(False, "--mcp", help="Also serve `translate` and `chat` as MCP tools at "
-                                    "/gradio_api/mcp/ (needs pip install '.\\[mcp]' in a checkout)")):
-    """Open the web app: Chat, Translate, Compare and Explore tabs on the shipped models."""
+                                    "/gradio_api/mcp/ (needs pip install '.\\[mcp]' in a checkout)"),
+           api_keys: Optional[Path] = typer.Option(None, "--api-keys", help="Keys of the LibreTranslate API (/translate): "
+                                                   "one a line, optionally with its requests per minute (default "
+                                                   "60); required from other computers")):
+    """Open the web app (Chat, Translate, Compare, Explore; Models, Train, Export) on the shipped models, and a
+    LibreTranslate-compatible API (/translate, /languages, /detect, /translate_file) on the same port."""
     from studio.ui.app import launch as launch_app  # deferred: Gradio takes ~3 s to import, the other commands 0
 
     credentials = []
@@ -55,4 +59,5 @@ def launch(host: str = typer.Option("127.0.0.1", help="Interface to listen on (l
             raise StudioError("refusing to serve publicly without a password. Pass --auth user:password (or "
                               "--auth-file FILE), or --yes-public to accept that anyone can use it.")
     launch_app(chatbot, translator, host, port, share, credentials or None, backend, max_input_chars, concurrency,
-               progress=lambda message: console.print(message, highlight=False), max_batch=max_batch, mcp=mcp, site=site)
+               progress=lambda message: console.print(message, highlight=False), max_batch=max_batch, mcp=mcp, site=site,
+               api_keys=api_keys)

@@ -17,7 +17,7 @@ from studio.cli.common import (BACKENDS, EXPORT_MISSING, GLOSSARY, NO_REPEAT, PR
                                TOP_P, advancing, app, beam_option, check_writable, console, decode_options,
                                length_penalty_option, load_generator, progress_bar, protector_from, show_protection,
                                show_warnings, tolerate_bad_bytes_on_stdin, typed_lines)
-from studio.errors import StudioError
+from studio.errors import DataError, StudioError
 from studio.files import atomic_write_bytes
 from studio.formats import FORMATS, FormatLimits, output_name, read_document, same_format
 from studio.formats import listed as document_types
@@ -64,6 +64,9 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
               backend: str = typer.Option(DEFAULT_BACKEND, help=BACKENDS),
               file: Optional[Path] = typer.Option(None, "--file", help="Translate this document: "
                                                                     f"{document_types(how=True)}"),
+              format_: Optional[str] = typer.Option(None, "--format", help="Read --file as this format (txt, srt, "
+                                                    "md, html, docx) whatever its name [default: by its suffix; "
+                                                    "another suffix (.ko, .log) is read as text, line by line]"),
               out: Optional[Path] = typer.Option(None, "--out", help="Write the translation here (with --file; "
                                                                   "- for stdout) [default: FILE.en.EXT beside FILE; "
                                                                   "with --scores or --alternatives FILE.en.jsonl]"),
@@ -85,8 +88,8 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     """Translate Korean to English."""
     options = decode_options("translator", beam, length_penalty, sample, temperature=temperature, top_k=top_k,
                              top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, no_repeat_ngram=no_repeat_ngram)
-    out = _check_request(text, file, out, scores, alternatives, sample, beam)
-    document = _read_document(file) if file is not None else None  # a file's fault is named before a model loads
+    out = _check_request(text, file, out, scores, alternatives, sample, beam, format_)
+    document = _read_document(file, format_) if file is not None else None  # a file's fault is named before a model loads
     protector = protector_from(glossary, protect)
     generator = load_generator(bundle, "translator", backend, export_missing)
     if document is not None and not (scores or alternatives):
@@ -109,7 +112,8 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
     _write_translations(generator, lines, options, protector, scores, out, shown=file is not None)
 
 
-def _check_request(text, file, out, scores: bool, alternatives: int, sample: bool, beam) -> Optional[Path]:
+def _check_request(text, file, out, scores: bool, alternatives: int, sample: bool, beam,
+                   format_: Optional[str] = None) -> Optional[Path]:
     """Refuses, before any model loads, what `studio translate` cannot do as asked; returns the --out to write
     (a file's default name beside it when not given)."""
     if out is not None and file is None:
@@ -126,15 +130,22 @@ def _check_request(text, file, out, scores: bool, alternatives: int, sample: boo
             raise StudioError(f"{file}: is a folder; give a file ({', '.join(FORMATS)})")
         if not file.exists():
             raise StudioError(f"{file}: file not found")
-        if file.suffix.lower() not in FORMATS:
-            raise StudioError(f"{file}: cannot translate {file.suffix or 'files without a suffix'}; "
-                              f"choose one of {', '.join(FORMATS)}")
-        if (scores or alternatives) and file.suffix.lower() != ".txt":
+        if format_ is not None and "." + format_.lower().lstrip(".") not in FORMATS:
+            raise StudioError(f"--format {format_[:20]}: not a document format; choose one of "
+                              f"{', '.join(suffix.lstrip('.') for suffix in FORMATS)}")
+        if (scores or alternatives) and _format_of(file, format_) != ".txt":
             raise StudioError(f"{file}: --scores and --alternatives write one JSON object per line; with --file "
                               "they take a .txt (one input per line)")
-        out = out or file.with_name(_default_output(file, bool(scores or alternatives)))
-        _check_output(file, out, json_lines=bool(scores or alternatives))
+        out = out or file.with_name(_default_output(file, bool(scores or alternatives), format_))
+        _check_output(file, out, json_lines=bool(scores or alternatives), format_=format_)
     return out
+
+
+def _format_of(file: Path, format_: Optional[str]) -> str:
+    """The format --file is read as: --format's, its suffix's, or plain text for a suffix no format has."""
+    if format_ is not None:
+        return same_format("." + format_.lower().lstrip("."))
+    return same_format(file.suffix) if file.suffix.lower() in FORMATS else ".txt"
 
 
 def _write_alternatives(generator, lines: list[str], n: int, options, protector, out) -> None:
@@ -196,28 +207,34 @@ def _looks_like_a_document(text: str) -> bool:
         return False
 
 
-def _check_output(file: Path, out: Path, json_lines: bool) -> None:
+def _check_output(file: Path, out: Path, json_lines: bool, format_: Optional[str] = None) -> None:
     """Refuses an --out that would overwrite the document being translated, write a Word document's bytes into a
     terminal, or give a file the suffix of another format."""
+    read_as = _format_of(file, format_)
     if str(out) == "-":
-        kind = FORMATS.get(file.suffix.lower())
+        kind = FORMATS.get(read_as)
         if kind is not None and kind.binary and not json_lines and sys.stdout.isatty():
             raise StudioError(f"{file}: a {kind.description} is binary; give --out FILE{kind.suffix}, or pipe the "
                               "output (--out - into a file or a program)")
         return
     if out.exists() and os.path.samefile(out, file):
         raise StudioError(f"--out {out}: is the file being translated; its Korean would be lost. Give another name "
-                          f"(by default {file.with_name(_default_output(file, json_lines)).name})")
+                          f"(by default {file.with_name(_default_output(file, json_lines, format_)).name})")
     check_writable(out, "--out")
-    wanted = [".jsonl", ".json", ".txt"] if json_lines else [file.suffix.lower()]
+    wanted = [".jsonl", ".json", ".txt"] if json_lines else [read_as]
+    if not json_lines and read_as == ".txt" and out.suffix.lower() not in FORMATS:
+        return  # plain text under any name ("test.ko" -> "test.en")
     if same_format(out.suffix) not in [same_format(suffix) for suffix in wanted]:
-        raise StudioError(f"--out {out}: the translation is written as {'JSON lines' if json_lines else file.suffix}; "
+        raise StudioError(f"--out {out}: the translation is written as {'JSON lines' if json_lines else read_as}; "
                           f"give a name ending in {' or '.join(wanted)}")
 
 
-def _default_output(file: Path, json_lines: bool) -> str:
-
-    default = output_name(file.name)
+def _default_output(file: Path, json_lines: bool, format_: Optional[str] = None) -> str:
+    """FILE.en.EXT beside FILE, EXT the format it is read as when --format says (notes.txt --format md:
+    notes.en.md); `test.ko`, a line file, gives `test.en`."""
+    read_as = _format_of(file, format_)
+    known = file.suffix.lower() in FORMATS or format_ is not None
+    default = output_name(file.stem + read_as if known and same_format(file.suffix) != read_as else file.name)
     return str(Path(default).with_suffix(".jsonl")) if json_lines else default
 
 
@@ -316,12 +333,27 @@ def _stopped_by_ctrl_c():
         signal.signal(signal.SIGINT, previous)
 
 
-def _read_document(file: Path):
-    """`file` read as its suffix says (`studio.formats.read_document`: the app's reader too), with no limit on
-    its size or its number of segments (the app's limits guard a shared server; here the file is the user's own)."""
+def _read_document(file: Path, format_: Optional[str] = None):
+    """`file` read as its suffix says, or as --format says (`studio.formats.read_document`: the app's reader
+    too); a suffix no format has (a corpus's `.ko`) is read as plain text, line by line, when it is text. No limit
+    on its size or its number of segments (the app's limits guard a shared server; here the file is the user's
+    own)."""
 
     try:
         data = file.read_bytes()
     except OSError as error:
         raise StudioError(f"{file}: cannot read it ({error.strerror or error})") from None
-    return read_document(str(file), data, FormatLimits(max_bytes=max(len(data), 1), max_segments=sys.maxsize))
+    guessed = format_ is None and file.suffix.lower() not in FORMATS
+    limits = FormatLimits(max_bytes=max(len(data), 1), max_segments=sys.maxsize)
+    try:
+        document = read_document(str(file), data, limits, format=".txt" if guessed else format_)
+    except DataError as error:
+        if not guessed:
+            raise
+        raise StudioError(f"{file}: cannot translate {file.suffix or 'a file without a suffix'}: it is no document "
+                          f"format ({', '.join(FORMATS)}) and does not read as text ({str(error).split(': ', 1)[-1]}); "
+                          "--format chooses one") from None
+    if guessed:
+        document.warnings.insert(0, f"{file.name}: read as plain text, one paragraph per line "
+                                    f"({file.suffix or 'no suffix'} is no document format; --format chooses one)")
+    return document

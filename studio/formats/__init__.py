@@ -91,11 +91,18 @@ def suffix_of(name: str) -> str:
     return PurePath(str(name)).suffix.lower()
 
 
-def read_document(name: str, data: bytes, limits: FormatLimits | None = None) -> Document:
-    """The document in `data`, read as its `name`'s suffix says; DataError for anything wrong with it."""
+def read_document(name: str, data: bytes, limits: FormatLimits | None = None, format: str | None = None) -> Document:
+    """The document in `data`, read as its `name`'s suffix says (or as `format`, a suffix such as ".txt" or
+    "txt", whatever the name says); DataError for anything wrong with it."""
     name = str(name)
     limits = limits or FormatLimits()
     suffix = suffix_of(name)
+    if format is not None:
+        wanted = "." + str(format).lower().lstrip(".")
+        if wanted not in FORMATS:
+            raise DataError(name, f"--format {str(format)[:20]}: not a document format; choose one of "
+                                  f"{', '.join(f.suffix.lstrip('.') for f in DOCUMENT_FORMATS)}")
+        suffix = wanted
     document_format = FORMATS.get(suffix)
     if document_format is None:
         found = f"'{suffix}' files are" if suffix else "a file without a suffix is"
@@ -119,6 +126,8 @@ def output_name(name: str, language: str = "en") -> str:
     ("notes.ko.md" -> "notes.en.md")."""
     path = PurePath(str(name))
     stem, suffix = path.stem, path.suffix
+    if suffix.lower() == ".ko":  # a corpus's line file ("test.ko"): its translation is "test.en"
+        return str(path.with_name(f"{stem}.{language}"))
     if stem.lower().endswith(".ko"):
         stem = stem[:-3]
     return str(path.with_name(f"{stem}.{language}{suffix}"))

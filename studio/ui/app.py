@@ -22,6 +22,8 @@ from studio.ui.export import ExportTab
 from studio.ui.models import ModelsTab
 from studio.ui.sessions import keep_sessions_lean
 from studio.ui.train import TrainTab
+from studio.ui.libretranslate import NO_KEYS_ON_A_PUBLIC_SERVER, ApiKeys, LibreTranslateApi
+from studio.ui.libretranslate import mount as mount_libretranslate
 from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, remember_glossary, translate_api
 from studio.variants import DEFAULT_BACKEND
 
@@ -39,10 +41,13 @@ def build_app(chatbot: AppModel, translator: AppModel, default_backend: str = DE
                     "from scratch, decoding with a key/value cache on TensorFlow, TFLite or ONNX."
                     + (f" The same models also run [in your browser, offline]({SITE_PATH}/) (LiteRT.js)." if site
                        else ""), elem_id="studio-header")
-        with gr.Tab("Chat"):
-            ChatTab(chatbot, default_backend, app)
-        with gr.Tab("Translate"):
+        with gr.Tab("Chat") as chat_tab:
+            chat = ChatTab(chatbot, default_backend, app)
+        with gr.Tab("Translate") as translate_tab:
             translate = TranslateTab(translator, default_backend)
+        # the Models tab may serve another model with another capacity
+        chat.decoding.follow_capacity(app, chat_tab, lambda: chatbot.capacity)
+        translate.decoding.follow_capacity(app, translate_tab, lambda: translator.capacity)
         with gr.Tab("Compare"):
             compare_tab(services)
         with gr.Tab("Explore"):
@@ -90,8 +95,9 @@ def health_api(services: dict):
 def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1", port: int = 7860,
            share: bool = False, auth=None, backend: str = DEFAULT_BACKEND, max_input_chars: int = 1000,
            concurrency: int = 4, progress=print, prevent_thread_lock: bool = False, mcp: bool = False,
-           max_batch: int = 16, site=None):
-    """Serve the app; with `mcp`, also Gradio's MCP server (streamable HTTP at /gradio_api/mcp/, SSE at
+           max_batch: int = 16, site=None, api_keys=None):
+    """Serve the app and the LibreTranslate-compatible API (`studio.ui.libretranslate`; `api_keys`: its keys
+    file); with `mcp`, also Gradio's MCP server (streamable HTTP at /gradio_api/mcp/, SSE at
     /gradio_api/mcp/sse) with two tools, `translate` and `chat` (the `/translate` and `/chat` endpoints)."""
     if site is not None:
         site = _checked_site(site, auth)
@@ -102,6 +108,7 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
         if auth:  # its tools would be listed to anyone, and every call would fail for want of the password
             raise StudioError("--mcp cannot be combined with --auth/--auth-file: Gradio's MCP server does not "
                               "pass the app's password on to the app")
+    keys = ApiKeys.read(api_keys) if api_keys else None  # a bad file is refused before anything starts
     limits = Limits(max_input_chars)
     services = [AppModel("chatbot", chatbot_bundle, limits, progress, max_batch),
                 AppModel("translator", translator_bundle, limits, progress, max_batch)]
@@ -122,8 +129,19 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     # never blocks here: the site and the MCP tools are set up on the running server, then the thread waits
     app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
                max_file_size=limits.max_file_bytes, prevent_thread_lock=True, quiet=True,
-               mcp_server=mcp)  # explicit: GRADIO_MCP_SERVER=true in the environment does not turn it on
+               mcp_server=mcp,  # explicit: GRADIO_MCP_SERVER=true in the environment does not turn it on
+               # Gradio would keep every call's inputs and outputs in the browser (and offer to send them to a
+               # Hugging Face bucket): a leak on a shared computer, a way out of an offline app. The chats the
+               # user keeps are the Chat tab's own history.
+               run_history=False)
     progress(f"Running on {app.local_url}")
+    # keys are required from other computers, and wherever a password guards the app (behind a proxy, a
+    # tunnel): LibreTranslate clients cannot log in, and the API must not open what the password closes
+    guarded = public or bool(auth)
+    mount_libretranslate(app.app, LibreTranslateApi(services[1], backend, keys, public=guarded))
+    progress(f"LibreTranslate API: {app.local_url.rstrip('/')}/translate"
+             + (f" (warning: {NO_KEYS_ON_A_PUBLIC_SERVER}; until then it refuses every request)"
+                if guarded and keys is None else ""))
     if share and not app.share_url:  # (Gradio prints the link it made)
         progress("warning: no public link could be created (is the internet reachable?); serving locally only")
     if site is not None:

@@ -303,11 +303,18 @@ class TranslateTab:
             warn(warning)
         return gr.Radio(choices=[t for t, _ in found.choices if t], value=None, visible=True)
 
-    # Gradio fills in `request` and `progress` only among the parameters before *values
-    def translate_upload(self, request: gr.Request, progress=gr.Progress(), file=None, backend: str = "tf", *values):
+    # each parameter named (the API page lists them by name), in the order of the event's inputs: the decoding
+    # controls as `DecodingControls.listed()` gives them, then the glossary and protection
+    def translate_upload(self, request: gr.Request, progress=gr.Progress(), file=None, backend: str = "tf",
+                         strategy: str = DEFAULT_DECODING["strategy"], beam_size: float = DEFAULT_DECODING["beam_size"],
+                         length_penalty: float = DEFAULT_DECODING.get("length_penalty", 1.0),
+                         temperature: float = 1.0, top_k: float = 0, top_p: float = 1.0, seed: str = "",
+                         max_new_tokens: float | None = None, no_repeat_ngram: float = 0, glossary: str = "",
+                         protect: bool = True):
         """Translate an uploaded document; returns the path of the English file (what the glossary did is
         shown as a notice). The upload is deleted as soon as it is read: uploads are read, never executed or kept."""
-        settings, (glossary, protect) = values[:-2], values[-2:]
+        settings = self.decoding.named([strategy, beam_size, length_penalty, temperature, top_k, top_p, seed,
+                                        max_new_tokens, no_repeat_ngram])
         session = request.session_hash if request else ""
         stop = self.jobs.start(session)
         try:
@@ -321,7 +328,7 @@ class TranslateTab:
                 discard_upload(file)
                 raise
             path, protection, warnings, done = translate_file(self.service, self.outputs_dir, file, backend,
-                                                              self.decoding.named(settings), progress, protector,
+                                                              settings, progress, protector,
                                                               stop.is_set)
         finally:
             self.jobs.finish(session, stop)

@@ -73,6 +73,24 @@ def test_translate_cli_names_what_is_wrong_before_loading_a_model(tmp_path):
         assert result.exit_code != 0 and expected in str(result.exception), (arguments, result.output)
 
 
+def test_a_corpus_line_file_is_read_as_text_and_format_forces_a_reader(tiny_bundle, tmp_path):
+    """`.ko`/`.en` line files are the corpus convention: read as plain text (said in a note), written as `.en`."""
+    source = tmp_path / "test.ko"
+    source.write_text("나는 커피를 좋아해?\n너는 영화를 봤어?\n", encoding="utf-8")
+    result = translate_cli(tiny_bundle, ["--file", str(source)])
+    assert result.exit_code == 0, result.output
+    assert "test.ko: read as plain text" in result.output
+    assert len((tmp_path / "test.en").read_text(encoding="utf-8").splitlines()) == 2
+    notes = tmp_path / "notes.txt"  # Markdown in a .txt: --format md keeps its structure
+    notes.write_text("# 제목\n\n- 나는 커피를 좋아해?\n", encoding="utf-8")
+    forced = translate_cli(tiny_bundle, ["--file", str(notes), "--format", "md"])
+    assert forced.exit_code == 0, forced.output
+    written = (tmp_path / "notes.en.md").read_text(encoding="utf-8")  # named as the format it was read as
+    assert written.startswith("# ") and "\n- " in written
+    wrong = translate_cli(tiny_bundle, ["--file", str(source), "--format", "pdf"])
+    assert wrong.exit_code != 0 and "--format pdf: not a document format" in str(wrong.exception)
+
+
 SUBTITLES = ("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n"
              "2\n00:00:03,000 --> 00:00:04,000\n너는 영화를 봤어?\n")
 

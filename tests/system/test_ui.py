@@ -131,7 +131,9 @@ def test_decoding_settings_reach_handlers_by_name_and_the_file_endpoint_keeps_it
     translate_file = next(fn for fn in app.fns.values() if fn.api_name == "translate_file")
     # the API's parameters, as before: `file`, `backend`, then the decoding settings in one declared order
     info = app.get_api_info()["named_endpoints"]["/translate_file"]["parameters"]
-    assert [p["parameter_name"] for p in info[:2]] == ["file", "backend"]
+    assert [p["parameter_name"] for p in info] == ["file", "backend", "strategy", "beam_size", "length_penalty",
+                                                   "temperature", "top_k", "top_p", "seed", "max_new_tokens",
+                                                   "no_repeat_ngram", "glossary", "protect"]  # named, not param_2...
     assert [c.elem_id or c.label for c in translate_file.inputs] == [
         "translate-file", "translate-backend", "translate-strategy",
         "translate-beam-size", "translate-length-penalty", "translate-temperature", "translate-top-k",

@@ -166,7 +166,7 @@ def test_empty_and_unsupported_files_are_refused_before_a_model_loads(monkeypatc
         assert result.exit_code == 1 and "is empty: there is no text to translate" in str(result.exception), name
     (tmp_path / "a.pdf").write_bytes(b"%PDF-1.7")
     result = studio_translate("--file", str(tmp_path / "a.pdf"))
-    assert "choose one of .txt, .srt, .md, .html, .htm, .docx" in str(result.exception)
+    assert "it is no document format (.txt, .srt, .md, .html, .htm, .docx)" in str(result.exception)
     (tmp_path / "movie.srt").write_text("1\n00:00:01,000 --> 00:00:02,000\n안녕\n", encoding="utf-8")
     result = studio_translate("--scores", "--file", str(tmp_path / "movie.srt"))
     assert result.exit_code == 1 and "take a .txt" in str(result.exception)
