@@ -69,7 +69,7 @@ def comparison_rows(bundle, variants: list[str], progress) -> list[list]:
     for variant in variants:
         check = parity(bundle, variant)
         timing = timings[variant]
-        rows.append([variant, VARIANTS[variant].description, round(file_megabytes(bundle, variant), 1),
+        rows.append([variant, round(file_megabytes(bundle, variant), 1),
                      f"{check['max_abs_logit_diff']:.1e}" if check else "-",
                      f"{check['greedy_match_rate']:.0%}" if check else "-",
                      round(timing["ms_per_token_p50"], 2), round(timing["first_token_ms_p50"], 1),
@@ -77,8 +77,8 @@ def comparison_rows(bundle, variants: list[str], progress) -> list[list]:
     return rows
 
 
-COMPARISON_HEADERS = ["graph", "what it is", "MB", "largest logit difference", "greedy = TF (verification)",
-                      "ms/token", "first token ms", "greedy = TF (bench)"]
+COMPARISON_HEADERS = ["graph", "MB", "largest logit difference", "greedy = TF (verification)", "ms/token",
+                      "first token ms", "greedy = TF (bench)"]
 
 
 def summary(bundle, variant: str, zip_path: Path, check: dict, timing: dict) -> str:
@@ -114,7 +114,7 @@ class ExportTab:
         self.result = gr.Markdown(elem_id="export-result")
         self.download = gr.File(label="Download", interactive=False, elem_id="export-download")
         self.table = gr.Dataframe(headers=COMPARISON_HEADERS, label="Every graph, measured here (batch 1, 16 tokens, "
-                                  "2 threads, side by side)", interactive=False, visible=False,
+                                  "2 threads, side by side)", interactive=False, visible=False, wrap=True,
                                   elem_id="export-comparison")
         private = {"api_visibility": "private"}
         refresh.click(lambda: gr.Dropdown(choices=[e.name for e in library.list_models()]), None, self.model,
