@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import sacrebleu
 
 from studio.data.readers import Pair
+from studio.fidelity import Facts, facts_kept
 from studio.generate import DecodeOptions
 from studio.tasks import task_named
 from studio.translation import translate
@@ -33,6 +34,8 @@ class Score:
     repeating: float = 0.0  # share of outputs that repeat a word bigram (a fluency failure)
     distinct: float = 0.0  # share of distinct outputs (a chatbot that gives one stock reply scores low)
     repeating_references: float = 0.0  # the same share among the references: what the text itself repeats
+    facts: Facts | None = None  # the sources' years, figures and Latin names the outputs keep (`studio.fidelity`)
+    facts_references: Facts | None = None  # ... and the references keep: the ceiling
 
 
 def repeats_itself(text: str) -> bool:
@@ -70,7 +73,9 @@ def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: 
     return Score(name, bleu_score.score, chrf_score.score, bleu_lc, chrf_lc, str(bleu.get_signature()),
                  str(chrf.get_signature()), hypotheses, seconds,
                  repeating=_share_repeating(hypotheses), distinct=len(set(hypotheses)) / max(len(hypotheses), 1),
-                 repeating_references=_share_repeating(references[0]))
+                 repeating_references=_share_repeating(references[0]),
+                 facts=facts_kept([p.source for p in pairs], hypotheses),
+                 facts_references=facts_kept([p.source for p in pairs], references[0]))
 
 
 def decoding_name(options: DecodeOptions) -> str:

@@ -20,6 +20,7 @@ from studio.data import read_pairs
 from studio.data.sources import EVAL_SETS, TUNING_SETS, chatbot_dev_pairs, find_file
 from studio.errors import StudioError
 from studio.evaluate import decoding_name, evaluate
+from studio.fidelity import describe as describe_facts
 from studio.generate import DecodeOptions
 from studio.latency.bench import plot, run_beam_cost, run_benchmark
 from studio.train.card import evaluation_entry, record_evaluation
@@ -91,7 +92,8 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
     chatbot = task_of(generator.config.task.task).reply_fluency  # a chatbot's share of distinct replies
     table = Table(title=f"{generator.bundle.path.name} on {backend}")
     for column in ("test set", "pairs", "decoding", "BLEU", "chrF", "BLEU (lc)", "chrF (lc)", "repeating",
-                   *(["distinct"] if chatbot else []), "seconds"):
+                   *(["distinct"] if chatbot else []), *(["facts kept (references)"] if translates else []),
+                   "seconds"):
         table.add_column(column)
     signatures = set()
     recorded = {}
@@ -106,7 +108,9 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
             table.add_row(name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",
                           f"{result.bleu_lc:.2f}", f"{result.chrf_lc:.2f}",
                           f"{result.repeating:.1%} (references {result.repeating_references:.1%})",
-                          *([f"{result.distinct:.1%}"] if chatbot else []), f"{result.seconds:.0f}")
+                          *([f"{result.distinct:.1%}"] if chatbot else []),
+                          *([describe_facts(result.facts, result.facts_references)] if translates else []),
+                          f"{result.seconds:.0f}")
             signatures.update([f"BLEU {result.bleu_signature}", f"chrF {result.chrf_signature}"])
             recorded.setdefault(name, {})[result.name] = evaluation_entry(
                 result, len(pairs), backend, task_of(generator.config.task.task))

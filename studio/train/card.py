@@ -10,6 +10,8 @@ from studio.bundle import write_metrics
 from studio.config import BundleConfig
 from studio.data.sources import KOEN_SOURCES
 from studio.evaluate import Score, decode_all, decoding_name
+from studio.fidelity import Facts
+from studio.fidelity import describe as describe_facts
 from studio.files import atomic_write_bytes
 from studio.tasks import Task, task_named
 from studio.text import pipeline_for
@@ -130,8 +132,10 @@ def _measured_lines(task: Task, metrics: dict) -> list[str]:
                        if "chrf_lc" in result else "")
             fluency = "".join(f", {key} replies {result[key]:.1%}" for key in ("repeating", "distinct")
                               if key in result and task.reply_fluency)  # a chatbot's fluency (issue 11's measure)
+            facts = (f"; facts kept, the references' in brackets: {facts_line(result)}"
+                     if "facts_kept" in result else "")
             lines.append(f"- {test_set} ({result['pairs']} pairs), {strategy}: BLEU {result['bleu']:.2f}, "
-                         f"chrF {result['chrf']:.2f}{lowered}{fluency}")
+                         f"chrF {result['chrf']:.2f}{lowered}{fluency}{facts}")
     if metrics.get("evaluation"):
         first = next(iter(next(iter(metrics["evaluation"].values())).values()))
         lines.append(f"- sacrebleu signatures: BLEU `{first['bleu_signature']}`, chrF `{first['chrf_signature']}`")
@@ -194,12 +198,24 @@ def card_samples(generator, backend: str) -> dict:
     return {"samples": dict(zip(inputs, outputs)), "samples_decoding": f"{decoding_name(options)}, {backend}"}
 
 
+def facts_line(result: dict) -> str:
+    """A recorded evaluation's facts kept (`studio.fidelity`), as `studio eval` prints them."""
+    shares = {}
+    for key in ("facts_kept", "facts_kept_by_references"):
+        counts = result[key]
+        shares[key] = Facts(found={k: v["found"] for k, v in counts.items()},
+                            kept={k: v["kept"] for k, v in counts.items()})
+    return describe_facts(shares["facts_kept"], shares["facts_kept_by_references"])
+
+
 def evaluation_entry(result: Score, pairs: int, backend: str, task: Task) -> dict:
     """How metrics.json's "evaluation" records one score of `studio eval` (a test set's `pairs`, on `backend`)."""
     return {"bleu": round(result.bleu, 2), "chrf": round(result.chrf, 2), "bleu_lc": round(result.bleu_lc, 2),
             "chrf_lc": round(result.chrf_lc, 2), "repeating": round(result.repeating, 4),
             "repeating_references": round(result.repeating_references, 4),
-            **({"distinct": round(result.distinct, 4)} if task.reply_fluency else {}), "pairs": pairs,
+            **({"distinct": round(result.distinct, 4)} if task.reply_fluency else {}),
+            **({"facts_kept": result.facts.as_dict(), "facts_kept_by_references": result.facts_references.as_dict()}
+               if task.translates and result.facts else {}), "pairs": pairs,
             "bleu_signature": result.bleu_signature, "chrf_signature": result.chrf_signature, "backend": backend}
 
 
