@@ -163,7 +163,7 @@ def comparison_text(job: jobs.Job, state: dict) -> str:
     lines = [f"**{html.escape(state.get('model', job.spec.name))} is in your models** (Models tab). On "
              f"{result['pairs']} pairs of its dev split (greedy):", "", "| model | chrF | BLEU |", "|---|---|---|"]
     if result.get("kept_starting_model"):
-        lines[:0] = ["**No fine-tuned weights translated your dev pairs better than the model it started from**, so "
+        lines[:0] = ["**No fine-tuned weights did better on your dev pairs than the model it started from**, so "
                      "the new model keeps that model's weights. More pairs, cleaner pairs, or a lower learning "
                      "rate may help.", ""]
     for label, m in result["models"].items():

@@ -15,7 +15,7 @@ LAYERS = (
     ("app", ("studio.cli", "studio.ui")),
     ("jobs", ("studio.serving", "studio.scheduler", "studio.latency", "studio.train.run", "studio.train.accelerated",
               "studio.train.card", "studio.train.ensemble", "studio.train.jobs")),
-    ("translation", ("studio.translation", "studio.evaluate")),
+    ("translation", ("studio.translation", "studio.evaluate", "studio.fidelity")),
     ("inference", ("studio.inference",)),
     ("exporters", ("exporters",)),
     ("runtimes", ("studio.runtimes", "studio.bundle", "studio.variants", "studio.graph_pack", "studio.library")),
