@@ -15,6 +15,7 @@ from exporters import ensure_exported
 from studio.bundle import load_bundle
 from studio.library import chosen_bundle
 from studio.errors import StudioError
+from studio.formats import FormatLimits
 from studio.inference import TextGenerator
 from studio.quiet_tf import import_tensorflow_quietly
 from studio.runtimes import load_runtime
@@ -36,6 +37,11 @@ class Limits:
     max_input_chars: int = 1000
     max_file_bytes: int = 2 * 1024 * 1024  # 2 MB as Gradio counts it on the page ("2 Mb", not "1.9 Mb")
     max_file_lines: int = 5_000
+
+    @property
+    def documents(self) -> FormatLimits:
+        """What a document upload may hold (the Translate tab's and the API's)."""
+        return FormatLimits(max_bytes=self.max_file_bytes, max_segments=self.max_file_lines)
 
 
 def check_text(task: str, limits: Limits, text, pipeline=None) -> str:

@@ -26,7 +26,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from limits import RateLimitItemPerMinute, storage, strategies
 
 from studio.errors import DataError, StudioError
-from studio.formats import FORMATS, FormatLimits, output_name, read_document
+from studio.formats import FORMATS, output_name, read_document
 from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, Protector, protector_for
 from studio.text.script import script_of
@@ -186,7 +186,7 @@ class LibreTranslateApi:
         generator = self.generator()
         if text_format == "html":
             try:
-                document = read_document("q.html", text.encode("utf-8"), self.format_limits())
+                document = read_document("q.html", text.encode("utf-8"), self.translator.limits.documents)
             except DataError as error:
                 raise ApiError(400, str(error)) from None
             return translate_document(generator, document, options, protector=protector).document.decode("utf-8")
@@ -226,7 +226,7 @@ class LibreTranslateApi:
             raise ApiError(400, f"Invalid request: the file is {len(data):,} bytes; the limit is "
                                 f"{self.translator.limits.max_file_bytes:,}")
         try:
-            document = read_document(name, data, self.format_limits())
+            document = read_document(name, data, self.translator.limits.documents)
         except DataError as error:
             raise ApiError(400, str(error)) from None
         self.charge(params.get("api_key"), len(document.segments) - 1)  # one request a segment
@@ -243,10 +243,6 @@ class LibreTranslateApi:
         if "/" in filename or "\\" in filename or filename.startswith(".") or not path.is_file():
             raise ApiError(400, "Invalid filename")
         return path
-
-    def format_limits(self) -> FormatLimits:
-        limits = self.translator.limits
-        return FormatLimits(max_bytes=limits.max_file_bytes, max_segments=limits.max_file_lines)
 
     def settings(self) -> dict:
         return {"apiKeys": self.keys is not None, "charLimit": self.translator.limits.max_input_chars,

@@ -11,7 +11,7 @@ from pathlib import Path
 import gradio as gr
 
 from studio.errors import DataError
-from studio.formats import FORMATS, FormatLimits, listed, output_name, read_document
+from studio.formats import FORMATS, listed, output_name, read_document
 from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, describe, protector_for
 from studio.translation import n_best, translate, translate_document
@@ -93,7 +93,7 @@ def translate_file(service: AppModel, outputs_dir: Path, file, backend: str, set
     uploads are read, never executed or kept."""
     if file is None:
         raise user_error("Please choose a file first.")
-    limits = FormatLimits(max_bytes=service.limits.max_file_bytes, max_segments=service.limits.max_file_lines)
+    limits = service.limits.documents
     try:
         name, data = read_upload(file, service.limits.max_file_bytes, "a document", suffixes=FORMATS)
         options = decode_options(**settings)
