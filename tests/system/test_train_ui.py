@@ -97,7 +97,9 @@ def test_a_new_user_trains_stops_resumes_and_chats_with_a_model_of_their_own(pag
     page.locator("#models-use").click()
     page.get_by_text("The chatbot tabs now use web bot").wait_for()
     assert library.chosen_name("chatbot") == "web bot"
-    # the chatbot's tabs run it now (this app's translator tabs run the tiny test bundle, not a library model)
+    # the chatbot's tabs run it now (this app's translator tabs run the tiny test bundle, not a library model);
+    # the table is read once redrawn (under load it can still say "processing")
+    page.wait_for_function("document.querySelector('#models-table')?.innerText.includes('▶')")
     cells = [cell.strip() for cell in page.locator("#models-table").inner_text().split("\n") if cell.strip()]
     assert cells.count("▶") == 1 and cells[cells.index("▶") + 1] == "web bot"
 
