@@ -292,12 +292,13 @@ class _Corpus:
                    np.array([weights.get(o, 1.0) for o in origins]),
                    [bt_id if (o == "bt" and bt_id) else 0 for o in origins], bt_id)
 
-    def epoch_batches(self, config: BundleConfig, batch_tokens: int, epoch_rng) -> list:
+    def epoch_batches(self, config: BundleConfig, batch_tokens: int, epoch_rng, lengths=BUCKETS) -> list:
         """One epoch: pairs drawn by weight, subword-sampled, in shuffled length buckets."""
         index = weighted_indices(self.example_weights, epoch_rng)
         s = self.encoder(self.encoder.source, [self.sources[i] for i in index], True)
         t = self.encoder(self.encoder.target, [self.targets[i] for i in index], True)
-        return list(make_batches(s, t, [self.tags[i] for i in index], config.model, batch_tokens, epoch_rng))
+        return list(make_batches(s, t, [self.tags[i] for i in index], config.model, batch_tokens, epoch_rng,
+                                 lengths=lengths))
 
 
 def _dev_sets(args, data: Path, encoder: Encoder, config: BundleConfig) -> dict:
@@ -351,13 +352,14 @@ class _Loop:
         budget = args.minutes * 60
         next_eval = args.eval_minutes * 60
         self.started = time.monotonic()
+        lengths = tuple(int(n) for n in args.buckets.split(",")) if args.buckets else BUCKETS
         pending = {"batches": corpus.epoch_batches(config, args.batch_tokens,
-                                                   np.random.default_rng([config.train.seed, 0]))}
+                                                   np.random.default_rng([config.train.seed, 0]), lengths)}
         while time.monotonic() - self.started < budget and self.step < args.max_steps:
             batches = pending["batches"]
             self.epoch += 1
             worker = threading.Thread(target=lambda e=self.epoch: pending.update(batches=corpus.epoch_batches(
-                config, args.batch_tokens, np.random.default_rng([config.train.seed, e]))))
+                config, args.batch_tokens, np.random.default_rng([config.train.seed, e]), lengths)))
             worker.start()
             for src, tin, tout in batches:
                 state, _, count = run.train_step(state, run.learning_rate(self.step), src, tin, tout)
@@ -441,6 +443,8 @@ def main(argv=None) -> None:
     t.add_argument("--max-steps", type=int, default=10**9)
     t.add_argument("--eval-minutes", type=float, default=1.0)
     t.add_argument("--batch-tokens", type=int, default=16384)
+    t.add_argument("--buckets", default="", help="padded lengths, e.g. 32,64,128: fewer compiled shapes "
+                   "(less compiling, more padding); default " + ",".join(map(str, BUCKETS)))
     t.add_argument("--alpha", type=float, default=0.0, help="subword sampling alpha (0 = off; 0.1 measured worse)")
     t.add_argument("--weights", default="", help="per-origin weights, e.g. wmt24pp=3,bible_krv_web=0.5")
     t.add_argument("--synthetic", help="back-translated pairs (korean<TAB>english)")

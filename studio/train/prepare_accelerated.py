@@ -3,6 +3,7 @@ through the task's text pipeline, evaluation-set sentences removed from them, th
 for back-translation, a SentencePiece tokenizer and the bundle config.
 
     python -m studio.train.prepare_accelerated --out prep/ --vocab 16000 [--sources all] [--data-dir DIR]
+    python -m studio.train.prepare_accelerated --out prep/ --tokenizer-from assets/translator   # to fine-tune it
 """
 
 from __future__ import annotations
@@ -20,9 +21,13 @@ from studio.text.tokenizers import BACK_TRANSLATION_TAG
 
 def prepare(out: Path, vocab_size: int = 16000, sources: str | None = None, data_dir=None,
             separate_vocab: bool = False, mono_lines: int = 0, config: BundleConfig | None = None,
-            max_words: int = 120) -> dict:
+            max_words: int = 120, tokenizer_from: Path | None = None) -> dict:
+    """The folder; `tokenizer_from` (a bundle) reuses that bundle's tokenizer and config instead of training
+    a tokenizer, so a run warm-started from that bundle reads the same pieces."""
     out = Path(out)
     (out / "dev").mkdir(parents=True, exist_ok=True)
+    if tokenizer_from is not None:
+        config = BundleConfig.load(Path(tokenizer_from) / "config.json")
     config = config or translator_preset()
     pipeline = pipeline_for(config.task)
 
@@ -64,6 +69,25 @@ def prepare(out: Path, vocab_size: int = 16000, sources: str | None = None, data
         mono = mono[:mono_lines]
     (out / "mono_en.txt").write_text("\n".join(mono) + "\n", encoding="utf-8")
 
+    if tokenizer_from is not None:
+        tokenizers = TokenizerPair.load(Path(tokenizer_from) / "tokenizer")
+    else:
+        tokenizers = _train_tokenizers(train, mono, config, vocab_size, separate_vocab)
+    tokenizers.save(out / "tokenizer")
+
+    m = config.model
+    m.src_vocab_size, m.tgt_vocab_size = tokenizers.source.vocab_size, tokenizers.target.vocab_size
+    m.share_embeddings = tokenizers.shared
+    config.tokenizer.vocab_size, config.tokenizer.shared = tokenizers.source.vocab_size, tokenizers.shared
+    config.task.sources = sorted({source.path.rsplit("/", 1)[-1] for source in chosen})
+    config.save(out / "config.json")
+    summary = {"train_pairs": len(train), "raw_pairs": len(raw), "dropped_eval_overlap": overlap,
+               "mono_lines": len(mono), "vocab": [tokenizers.source.vocab_size, tokenizers.target.vocab_size]}
+    print(summary)
+    return summary
+
+
+def _train_tokenizers(train, mono, config: BundleConfig, vocab_size: int, separate_vocab: bool) -> TokenizerPair:
     korean, english = [s for s, _, _ in train], [t for _, t, _ in train]
     options = dict(model_type=config.tokenizer.model_type, character_coverage=config.tokenizer.character_coverage,
                    byte_fallback=True, user_symbols=[BACK_TRANSLATION_TAG])
@@ -73,18 +97,7 @@ def prepare(out: Path, vocab_size: int = 16000, sources: str | None = None, data
     else:
         shared = SentencePieceTokenizer.train(korean + english + mono[: len(english) // 2], vocab_size, **options)
         tokenizers = TokenizerPair(shared, shared)
-    tokenizers.save(out / "tokenizer")
-
-    m = config.model
-    m.src_vocab_size, m.tgt_vocab_size = tokenizers.source.vocab_size, tokenizers.target.vocab_size
-    m.share_embeddings = tokenizers.shared
-    config.tokenizer.vocab_size, config.tokenizer.shared = vocab_size, tokenizers.shared
-    config.task.sources = sorted({source.path.rsplit("/", 1)[-1] for source in chosen})
-    config.save(out / "config.json")
-    summary = {"train_pairs": len(train), "raw_pairs": len(raw), "dropped_eval_overlap": overlap,
-               "mono_lines": len(mono), "vocab": [tokenizers.source.vocab_size, tokenizers.target.vocab_size]}
-    print(summary)
-    return summary
+    return tokenizers
 
 
 def main(argv=None) -> None:
@@ -95,8 +108,10 @@ def main(argv=None) -> None:
     parser.add_argument("--data-dir")
     parser.add_argument("--separate-vocab", action="store_true")
     parser.add_argument("--mono-lines", type=int, default=0)
+    parser.add_argument("--tokenizer-from", help="a bundle whose tokenizer and config to reuse (to fine-tune it)")
     args = parser.parse_args(argv)
-    prepare(Path(args.out), args.vocab, args.sources, args.data_dir, args.separate_vocab, args.mono_lines)
+    prepare(Path(args.out), args.vocab, args.sources, args.data_dir, args.separate_vocab, args.mono_lines,
+            tokenizer_from=args.tokenizer_from)
 
 
 if __name__ == "__main__":

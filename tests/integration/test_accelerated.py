@@ -156,3 +156,36 @@ def test_the_trainer_refuses_another_backend(prepared, tmp_path, capsys):
         main(["train", "--data", str(prepared), "--out", str(tmp_path / "x")])
     assert stopped.value.code == 2 and "KERAS_BACKEND=jax" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_the_gpu_lease_script_runs_end_to_end_at_test_size(prepared, trained, tmp_path):
+    """scripts/train_translator_gpu.sh as a lease runs it (EN->KO warm-started from a KO->EN bundle, back-translation,
+    the KO->EN fine-tune on real + synthetic pairs), a step per run: GPU minutes are never spent debugging it."""
+    import gzip
+    import tarfile
+
+    from studio.bundle import load_bundle
+
+    out, runs = tmp_path / "out", tmp_path / "runs"
+    settings = {"PYTHON": sys.executable, "INIT": str(trained), "MAX_STEPS": "1", "EVAL_MIN": "0",
+                "BATCH_TOKENS": "256", "BUCKETS": "16", "JAX_COMPILATION_CACHE_DIR": str(tmp_path / "cache")}
+    result = subprocess.run(["bash", "scripts/train_translator_gpu.sh", str(prepared), str(runs), str(out)],
+                            env=_jax_env() | settings, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert sorted(p.name for p in out.iterdir()) == ["bt.tsv.gz", "bt_ft.weights.npz.00", "enko.weights.npz.00",
+                                                     "results.tar.gz"]
+    english = (prepared / "mono_en.txt").read_text().splitlines()
+    synthetic = gzip.decompress((out / "bt.tsv.gz").read_bytes()).decode().splitlines()
+    assert [line.split("\t")[1] for line in synthetic] == english
+
+    home = tmp_path / "home"  # what comes back, put together again: a bundle that loads
+    with tarfile.open(out / "results.tar.gz") as results:
+        results.extractall(home, filter="data")
+    (home / "bt_ft" / "weights.npz").write_bytes(b"".join(p.read_bytes() for p in sorted(out.glob("bt_ft.weights.*"))))
+    bundle = load_bundle(home / "bt_ft")
+    assert bundle.weights.keys() == load_bundle(trained).weights.keys()
+    metrics = json.loads((home / "bt_ft" / "metrics.json").read_text())
+    assert metrics["initialized_from"] == str(trained) and metrics["recipe"]["tagged"]
+    assert metrics["synthetic_pairs"] == sum(1 for line in synthetic if line.split("\t")[0])
+    enko = json.loads((home / "enko_warm" / "metrics.json").read_text())
+    assert enko["direction"] == "enko" and enko["initialized_from"] == str(trained)
