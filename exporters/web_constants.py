@@ -21,7 +21,7 @@ OUTPUT = WEB_DIR / "src" / "generated" / "constants.js"
 # DecodeOptions' fields under the names decode.js' generate() takes (exporters.web.page_decoding's, for site.json)
 PAGE_OPTIONS = {"strategy": "strategy", "beam_size": "beamSize", "length_penalty": "lengthPenalty",
                 "temperature": "temperature", "top_k": "topK", "top_p": "topP",
-                "no_repeat_ngram_size": "noRepeatNgram"}
+                "no_repeat_ngram_size": "noRepeatNgram", "keep_figures": "keepFigures"}
 
 
 def page_options(decoding: dict) -> dict:
@@ -31,7 +31,8 @@ def page_options(decoding: dict) -> dict:
 
 def task_entry(task: tasks.Task) -> dict:
     return {"emptyInput": task.empty_input, "reads": task.reads, "longInputHint": task.long_input_hint,
-            "lengthFollowsSource": task.length_follows_source, "translates": task.translates, "decoding": page_options(task.default_decoding)}
+            "lengthFollowsSource": task.length_follows_source, "keepsFigures": task.keeps_figures,
+            "translates": task.translates, "decoding": page_options(task.default_decoding)}
 
 
 def constants() -> list[tuple[str, object, str]]:

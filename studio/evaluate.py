@@ -79,10 +79,13 @@ def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: 
 
 
 def decoding_name(options: DecodeOptions) -> str:
-    """How an evaluation names a decoding: "greedy", "beam 4", "beam 4, lp 1.8", "sample"."""
+    """How an evaluation names a decoding: "greedy", "beam 4", "beam 4, lp 1.8", "sample" (", free figures" when
+    a translator may write numbers its source lacks)."""
+    free = "" if options.keep_figures else ", free figures"
     if options.strategy != "beam":
-        return options.strategy
-    return f"beam {options.beam_size}" + (f", lp {options.length_penalty:g}" if options.length_penalty != 1.0 else "")
+        return options.strategy + free
+    return (f"beam {options.beam_size}" + (f", lp {options.length_penalty:g}" if options.length_penalty != 1.0 else "")
+            + free)
 
 
 def _share_repeating(texts: Sequence[str]) -> float:

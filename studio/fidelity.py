@@ -9,14 +9,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from studio.text.dates import MONTHS, YEAR
 from studio.text.numbers import AMOUNT, amount_in_english
 
-YEAR = re.compile(r"(?<![\d.,])(\d{4})(?:\s?[~∼〜-]\s?(\d{4}))?\s?년")
 MONTH = re.compile(r"(?<![\d.,])(1[0-2]|0?[1-9])\s?월")
 DIGITS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
 LATIN = re.compile(r"[A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9](?: [A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9])*|[A-Za-z]{2,}")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
 KINDS = ("years", "figures", "names")
 
 

@@ -11,9 +11,11 @@ from pathlib import Path
 from studio.bundle import Bundle, load_bundle
 from studio.generate import DecodeOptions, DecodeSpec, decode, decode_steps, strategy_for, streams_tokens
 from studio.generate.confidence import Confidence, confidence, token_logprobs
+from studio.generate.figures import FigureGuard, source_numbers
 from studio.generate.guards import RETRIED, RETRY_NO_REPEAT, is_degenerate, length_cap
 from studio.runtimes import load_runtime
 from studio.tasks import task_named
+from studio.text.dates import source_years
 from studio.text.preprocess import Preprocessor
 
 
@@ -76,6 +78,7 @@ class TextGenerator:
         self.bundle = bundle
         self.config = preprocessor.config
         self.tokenizers = preprocessor.tokenizers
+        self._figure_guard = None
 
     @classmethod
     def open(cls, bundle: Bundle, backend: str = "tf", model=None, threads: int | None = None,
@@ -92,12 +95,25 @@ class TextGenerator:
     def spec(self, options: DecodeOptions | None, sources=()) -> DecodeSpec:
         """The model's limits, where every output ends (beam search's hypotheses too); for a task whose output
         length follows its source's (the translator), each output is also capped by its source's length
-        (`guards.length_cap`)."""
+        (`guards.length_cap`); for a task that keeps its source's figures, only the source's numbers may be written,
+        and beam search prefers a translation that writes every year of its source (`studio.generate.figures`)."""
         spec = DecodeSpec.for_model(self.config.model, options.max_new_tokens if options else None)
         if not sources:
             return spec
-        follows = task_named(self.config.task.task).length_follows_source
-        return replace(spec, caps=tuple(length_cap(len(s)) if follows else spec.max_new_tokens for s in sources))
+        task = task_named(self.config.task.task)
+        spec = replace(spec, caps=tuple(length_cap(len(s)) if task.length_follows_source else spec.max_new_tokens
+                                        for s in sources))
+        if task.keeps_figures and (options is None or options.keep_figures):
+            texts = [self.tokenizers.source.decode(s) for s in sources]
+            spec = replace(spec, figures=self.figure_guard(), numbers=tuple(map(source_numbers, texts)),
+                           years=tuple(map(source_years, texts)))
+        return spec
+
+    def figure_guard(self) -> FigureGuard:
+        """The target vocabulary's digit pieces (`studio.generate.figures`), found once per generator."""
+        if self._figure_guard is None:
+            self._figure_guard = FigureGuard.for_tokenizer(self.tokenizers.target, self.config.model.eos_id)
+        return self._figure_guard
 
     def generate(self, texts: list[str], options: DecodeOptions | None = None, scores: bool = False
                  ) -> list[Generation]:

@@ -31,6 +31,9 @@ class Task:
     # its source's; a chat reply's does not (a two-word question can deserve a sentence), so the chatbot's replies
     # are bounded only by the model's capacity and the loop guard
     length_follows_source: bool = False
+    # its outputs write only the numbers their source has (`studio.generate.figures`): a translation may not
+    # change a year or a figure; a chat reply may bring its own
+    keeps_figures: bool = False
     # its input is text to translate line by line and sentence by sentence, with protected terms
     # (`studio.translation.translate`); a chatbot replies to each input whole
     translates: bool = False
@@ -122,6 +125,7 @@ TRANSLATOR = Task(
     long_input_hint=" or translate it as a file.",
     decoding=(("strategy", "beam"), ("beam_size", 4), ("length_penalty", 1.8), *SAMPLING),
     length_follows_source=True,
+    keeps_figures=True,
     translates=True,
     example="오바마는 대통령이다.",
     outputs_are="translations",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from studio.generate import DecodeOptions
 from studio.generate.confidence import Confidence
 from studio.inference import Latency, distinct_outputs
+from studio.text.dates import repair_months
 from studio.text.protect import ANY_PLACEHOLDER, Protected, Protector, Span
 from studio.text.script import has_hangul
 
@@ -42,7 +43,9 @@ def finish_sentence(source: str, output: str) -> str:
     capital inside ("iPhone"), and a sentence that stops where the source ends with . ! or ? (it tends to,
     right after a protected span: "Samsung invested $3 billion") gets the source's mark; a comma or semicolon
     that ends it ("Hello,") is dropped unless the source ends with one; a lower-case word written twice in a row
-    ("the draft draft") is written once."""
+    ("the draft draft") is written once; a month named beside one of the source's days or years is that date's month
+    ("On September 9" for `1월 9일`: `studio.text.dates.repair_months`)."""
+    output = repair_months(source, output)
     output = _DOUBLED.sub(lambda m: m.group(0) if m.group(1) in _MEANT_TWICE else m.group(1), output.strip())
     if not output:
         return output

@@ -74,6 +74,10 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                      record: bool = typer.Option(False, help="Also store the scores in the bundle's metrics.json "
                                                              "and model card"),
                      glossary: Optional[Path] = GLOSSARY, protect: bool = PROTECT,
+                     keep_figures: bool = typer.Option(True, "--keep-figures/--free-figures",
+                                                       help="The translator writes only numbers its source has "
+                                                            "(--free-figures: any digits, to measure what that "
+                                                            "changes)"),
                      export_missing: bool = EXPORT_MISSING):
     """Corpus BLEU and chrF (sacrebleu, with signatures) for greedy and beam search."""
 
@@ -85,9 +89,10 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
         check_writable(hypotheses, "--hypotheses")
     generator = load_generator(bundle, task, backend, export_missing)
     test_sets = _evaluation_sets(task, test, sets, data_dir, generator.config)
-    strategies = {"greedy": DecodeOptions()}
+    strategies = {"greedy": DecodeOptions(keep_figures=keep_figures)}
     if beam > 1:  # at the task's default length penalty unless one is given
-        options = decode_options(task, beam, length_penalty, temperature=1.0, top_k=0, top_p=1.0)
+        options = decode_options(task, beam, length_penalty, temperature=1.0, top_k=0, top_p=1.0,
+                                 keep_figures=keep_figures)
         strategies[decoding_name(options)] = options
     chatbot = task_of(generator.config.task.task).reply_fluency  # a chatbot's share of distinct replies
     table = Table(title=f"{generator.bundle.path.name} on {backend}")

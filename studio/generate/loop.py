@@ -19,6 +19,9 @@ class DecodeSpec:
     pad: int = 0
     min_new_tokens: int = 0  # </s> is impossible before this many tokens (the benchmark's fixed lengths)
     caps: tuple[int, ...] | None = None  # per source: at most this many tokens, </s> included (TextGenerator.spec)
+    figures: object = None  # a `figures.FigureGuard`: no digits but the source's `numbers` (TextGenerator.spec)
+    numbers: tuple[frozenset, ...] = ()  # per source: its numbers (`figures.source_numbers`)
+    years: tuple[frozenset, ...] = ()  # per source: the years its output must write (`dates.source_years`)
 
     def cap(self, source: int) -> int:
         return min(self.caps[source], self.max_new_tokens) if self.caps else self.max_new_tokens

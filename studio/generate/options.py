@@ -17,6 +17,9 @@ class DecodeOptions:
     seed: int | None = None
     max_new_tokens: int | None = None  # None = the model's target capacity
     no_repeat_ngram_size: int = 0  # 0 = off; n bans any n-gram from appearing twice in one output
+    # a task that keeps its source's figures (the translator) writes only numbers its source has
+    # (`studio.generate.figures`); False lets the model write any digits
+    keep_figures: bool = True
 
     def validate(self) -> "DecodeOptions":
         if self.strategy not in ("greedy", "beam", "sample"):
@@ -40,7 +43,8 @@ class DecodeOptions:
 
 _CONVERT = {"strategy": lambda v: str(v).lower(), "beam_size": int, "length_penalty": float, "temperature": float,
             "top_k": int, "top_p": float, "no_repeat_ngram_size": int,
-            "max_new_tokens": lambda v: int(v) if v else None}
+            "max_new_tokens": lambda v: int(v) if v else None,
+            "keep_figures": lambda v: v if isinstance(v, bool) else str(v).lower() in ("1", "true", "yes", "on")}
 
 
 def decode_options(defaults: Mapping[str, object] | None = None, **values) -> DecodeOptions:

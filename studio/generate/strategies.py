@@ -11,6 +11,7 @@ from collections.abc import Callable
 import numpy as np
 
 from studio.generate.constraints import ban_repeated_ngrams, log_sum_exp, top_k_indices
+from studio.generate.figures import keep_figures, keeps_years
 from studio.generate.options import DecodeOptions
 
 
@@ -82,6 +83,8 @@ class TokenByToken:
         # plain Python over the rows: at batch 1 each step's bookkeeping must cost microseconds, not tens
         if self.no_repeat_ngram_size:
             logits = ban_repeated_ngrams(logits, [self.histories[s] for s in self.sources], self.no_repeat_ngram_size)
+        if self.spec.figures is not None:
+            logits = keep_figures(logits, self.spec, self.sources, [self.histories[s] for s in self.sources])
         if self.spec.caps:
             capped = [row for row, s in enumerate(self.sources) if position + 1 >= self.spec.cap(s)]
             if capped:
@@ -173,6 +176,8 @@ class Beam:
     def advance(self, logits: np.ndarray, position: int):
         K, R, groups, eos = self.size, self.width, len(self.sources), self.spec.eos
         logits = ban_repeated_ngrams(logits, self.histories, self.no_repeat_ngram_size)
+        if self.spec.figures is not None:
+            logits = keep_figures(logits, self.spec, np.repeat(self.sources, R), self.histories)
         if self.spec.caps:
             capped = [g * R + r for g, b in enumerate(self.sources) if position + 1 >= self.spec.cap(b) for r in range(R)]
             if capped:
@@ -260,7 +265,9 @@ class Beam:
         group_of = {int(b): g for g, b in enumerate(self.sources)}
         for b in range(self.batch):
             if self.done_hypotheses[b]:
-                results.append(max(self.done_hypotheses[b], key=lambda item: item[0])[1])
+                # the best that writes every year of its source, if one does (`figures.keeps_years`)
+                results.append(max(self.done_hypotheses[b],
+                                   key=lambda item: (keeps_years(self.spec, b, item[1]), item[0]))[1])
             else:  # nothing ended within the limit: the best live hypothesis
                 g = group_of[b]
                 results.append(self.histories[g * K + int(np.argmax(self.scores[g]))])

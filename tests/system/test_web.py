@@ -111,13 +111,15 @@ def test_the_page_decodes_every_golden_sentence_with_litert_js_in_chromium(site)
 @pytest.mark.browser
 def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(site):
     """The tiny bundle's config, served as a translator's: a paragraph's sentences are decoded one by one (as
-    many pieces as Python's plan_lines makes of it), a blank line is kept (the tiny model's words are noise)."""
+    many pieces as Python's plan_lines makes of it), a blank line is kept (the tiny model's words are noise), and no
+    number is written that the source lacks (figures.js, as Python's translator decodes)."""
     from studio.bundle import load_bundle
+    from studio.generate.figures import source_numbers
     from studio.translation import plan_lines
     from studio.text.preprocess import Preprocessor
 
     bundle_dir, _, url = site
-    text = "나는 커피를 좋아해. 너는 영화를 봤어?\n\n오늘 날씨는 어때?"
+    text = "나는 커피를 좋아해. 너는 영화를 봤어?\n\n2018년 9월 30일 오늘 날씨는 어때?"
     bundle = load_bundle(bundle_dir)
     pieces = sum(map(len, plan_lines(Preprocessor(bundle.config, bundle.tokenizers), text.split("\n"))))
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
@@ -136,6 +138,7 @@ def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(site)
         output = page.locator(".panel:not([hidden]) .transcript .output").inner_text()
         assert f"{pieces} sentences" in stats.inner_text() and button.inner_text() == "Translate"
     assert len(output.split("\n")) == 3 and output.split("\n")[1] == ""
+    assert source_numbers(output) <= {"2018", "9", "30"}
 
 
 @pytest.mark.browser

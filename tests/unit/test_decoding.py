@@ -164,7 +164,7 @@ def test_only_a_translation_is_capped_by_its_sources_length(task, capped):
 
     config = {"translator": translator_preset, "chatbot": chatbot_preset}[task]()
     generator = TextGenerator(SimpleNamespace(config=config, tokenizers=None), FakeRuntime(TABLE), "fake")
-    spec = generator.spec(None, [[A, B, EOS], [A, EOS]])
+    spec = generator.spec(DecodeOptions(keep_figures=False), [[A, B, EOS], [A, EOS]])  # figures: test_figures
     limit = config.model.max_target_len  # where every output ends, beam search's hypotheses included
     assert [spec.cap(0), spec.cap(1)] == ([length_cap(3), length_cap(2)] if capped else [limit, limit])
 

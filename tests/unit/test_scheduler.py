@@ -156,7 +156,9 @@ class FakePreprocessor:
     """Text "kind length" <-> source ids; output ids <-> their numbers as text."""
     config = SimpleNamespace(model=SimpleNamespace(max_target_len=30, bos_id=BOS, eos_id=EOS, pad_id=PAD),
                              task=SimpleNamespace(task="translator"))
-    tokenizers = None
+    # pieces that write no digits: the translator's figure guard (tests/unit/test_figures.py) has nothing to ban
+    tokenizers = SimpleNamespace(source=SimpleNamespace(decode=lambda ids: ""),
+                                 target=SimpleNamespace(vocab_size=V, id_to_piece=lambda i: f"<w{chr(97 + i)}>"))
 
     def encode(self, text):
         return [int(word) for word in text.split()] + [PAD] * 20, []  # long enough that no length cap applies

@@ -54,6 +54,15 @@ FITS = [
 ]
 
 FINISHES = [
+    # every date form of issue 41, the model's month wrong (studio/text/dates.py: repair_months)
+    ("2018년 9월 30일 총리가 참여했다.", "On Aug. 30, 2018, the prime minister joined."),
+    ("9월 30일에 만났다.", "They met on October 30."),
+    ("2018년 9월에 시작했다.", "It began in June 2018."),
+    ("1월 9일에는 파업을 시작했다.", "On the 9th of September, a strike began."),
+    ("2018년부터 2020년까지 일했다.", "He worked from 2018 to 2020."),
+    ("1월 9일과 2월 9일에 열렸다.", "It was held on Sept. 9 and Oct. 9."),  # one day, two months: left as written
+    ("지난 2일 발표했다.", "It was announced on the 2nd."),
+    ("12월 8일 정상 회담에서", "at the summit on august 8"),  # a lower-case month is no month name
     ("삼성전자는 30억 달러를 투자했다.", "samsung invested $3 billion"),
     ("《기생충》을 봤다!", "“parasite” was seen"),
     ("아이폰이다.", "iPhone is here"),

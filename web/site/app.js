@@ -25,6 +25,8 @@
 // browser, so a reload offline finds the page and every tab whose model was loaded before.
 
 import { finishOutput, generate, generateUnlooped, lengthCap, prepareSource, RETRIED } from "./src/decode.js";
+import { sourceYears } from "./src/dates.js";
+import { FigureGuard, sourceNumbers } from "./src/figures.js";
 import { DECODE_DEFAULTS, SAMPLING } from "./src/generated/constants.js";
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
@@ -269,6 +271,14 @@ function translationStats(results, total, options, passes = results, again = 0) 
   ].filter(Boolean).join(" · ");
 }
 
+/** The figures a translation must keep (TextGenerator.spec): its source's numbers and years; null for a chat reply. */
+function keptFigures(model, sourceIds, options) {
+  if (!model.task.keepsFigures || options.keepFigures === false) return null;
+  model.figureGuard ??= new FigureGuard(model.target.pieces, model.manifest.special_ids.eos);
+  const text = model.source.decode(sourceIds);
+  return { guard: model.figureGuard, numbers: sourceNumbers(text), years: sourceYears(text) };
+}
+
 /**
  * generate() with the page's options, as the Python app decodes: a translation capped by its source's length
  * (guards.length_cap), an output caught in a loop decoded again with repeated 2-grams banned (result.retried).
@@ -279,6 +289,7 @@ function decode(model, sourceIds, options, show) {
   return generateUnlooped(model.runtime, sourceIds, {
     ...options, bosId: bos, eosId: eos,
     lengthCap: model.task.lengthFollowsSource ? lengthCap(sourceIds.length) : null,
+    figures: keptFigures(model, sourceIds, options),
     onToken: (id, ids) => show(finishOutput(ids, model.pipeline, model.target)), // greedy and sampling only
     onStep: yieldToBrowser, // after every step: the page stays responsive (Stop, tabs)
   });

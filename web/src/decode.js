@@ -166,17 +166,25 @@ export function repeatedNgramEnds(history, n) {
 
 /**
  * The logits with Python's constraints, in its order: no </s> before `minNewTokens` tokens, no token that
- * repeats an n-gram (`noRepeatNgram`), only </s> once `position + 1` reaches `cap` (null: no cap). Returns
+ * repeats an n-gram (`noRepeatNgram`), no number the source lacks (`figures`: { guard: a figures.js FigureGuard,
+ * numbers: sourceNumbers(the source's text) }, or null), only </s> once `position + 1` reaches `cap` (null: no cap). Returns
  * `logits` itself when none applies, else a changed copy.
  */
-function constrain(logits, position, history, { eosId, minNewTokens, noRepeatNgram, cap }) {
+function constrain(logits, position, history, { eosId, minNewTokens, noRepeatNgram, cap, figures = null }) {
   const early = position < minNewTokens;
   const banned = repeatedNgramEnds(history, noRepeatNgram);
+  const invented = figures ? figures.guard.banned(history, figures.numbers) : [];
   const capped = cap !== null && position + 1 >= cap;
-  if (!early && banned.length === 0 && !capped) return logits;
+  if (!early && banned.length === 0 && invented.length === 0 && !capped) return logits;
   const changed = Float32Array.from(logits);
   if (early) changed[eosId] = -Infinity;
   for (const token of banned) changed[token] = -Infinity;
+  for (const token of invented) changed[token] = -Infinity;
+  if (invented.length && !changed.some(Number.isFinite)) { // the other constraints left only these: the guard gives way
+    changed.set(logits);
+    if (early) changed[eosId] = -Infinity;
+    for (const token of banned) changed[token] = -Infinity;
+  }
   if (capped) {
     changed.fill(-Infinity);
     changed[eosId] = 0;
@@ -355,7 +363,11 @@ async function beamSearch(runtime, sourceIds, settings) {
     freeStates(runtime, search.owned);
   }
   // the best finished hypothesis; if none ended within the limit, the best live one
-  const answer = search.finished.length ? best(search.finished) : best(live);
+  // a finished output that writes every year of its source, if one does (Python's figures.keeps_years)
+  const years = search.figures?.years;
+  const keepsYears = (item) => !years?.size || search.figures.guard.wroteAll(item.ids, years);
+  const yearsKept = search.finished.filter(keepsYears);
+  const answer = search.finished.length ? best(yearsKept.length ? yearsKept : search.finished) : best(live);
   const stop = aborted ? "aborted" : search.finished.length ? "eos" : "length";
   const searchMs = stepMs.reduce((sum, ms) => sum + ms, 0);
   return {
@@ -405,6 +417,9 @@ function validateOptions(o) {
  *   lengthCap      null (default: none), or the most tokens (</s> included): at that length only </s> is
  *                  possible (Python caps each translation at lengthCap(source length); the golden data does not)
  *   minNewTokens   0 (default), or n: no </s> before n tokens (the benchmark's fixed lengths)
+ *   figures        null (default), or { guard, numbers, years }: write no number the source lacks (figures.js;
+ *                  Python's translator does, DecodeOptions.keep_figures); beam search prefers a finished output
+ *                  that writes every one of `years` (a Set)
  *   onToken(id, ids)   called after each generated token (not </s>), ids = the output so far: streaming.
  *                  When it returns a promise, the loop waits for it (a page lets the browser paint there).
  *                  Beam search does not stream (its best hypothesis changes until the end): never called.
@@ -431,13 +446,13 @@ export async function generate(runtime, sourceIds, options = {}) {
   const {
     strategy = D.strategy, temperature = D.temperature, topK = D.topK, topP = D.topP, seed = null,
     beamSize = D.beamSize, lengthPenalty = D.lengthPenalty, noRepeatNgram = D.noRepeatNgram, lengthCap = null,
-    minNewTokens = 0, onToken = null, onStep = null, signal = null, bosId = BOS_ID, eosId = EOS_ID,
+    minNewTokens = 0, onToken = null, onStep = null, signal = null, bosId = BOS_ID, eosId = EOS_ID, figures = null,
   } = options;
   validateOptions({ strategy, temperature, topK, topP, beamSize, lengthPenalty, noRepeatNgram, lengthCap,
     minNewTokens, maxNewTokens: options.maxNewTokens });
   const limit = Math.min(options.maxNewTokens ?? runtime.maxTargetLen, runtime.maxTargetLen);
   const cap = lengthCap === null ? null : Math.min(lengthCap, limit); // Python's spec.cap(source)
-  const constraints = { eosId, minNewTokens: Math.min(minNewTokens, limit), noRepeatNgram, cap };
+  const constraints = { eosId, minNewTokens: Math.min(minNewTokens, limit), noRepeatNgram, cap, figures };
   if (strategy === "beam" && beamSize > 1) {
     return beamSearch(runtime, sourceIds, { ...constraints, beamSize, lengthPenalty, limit, signal, bosId, onStep });
   }

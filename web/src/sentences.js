@@ -12,6 +12,7 @@
 //   toUpperCase() both map fully ("ß" -> "SS"); lengths count code points, as Python's len() does.
 // - Node's Unicode is newer than Python 3.11's 14.0: some 55 rare letters ("ƛ") capitalize differently.
 
+import { repairMonths } from "./dates.js";
 import { HANGUL_LETTERS } from "./protect.js";
 import { lastChar, lstripChars, PY_WHITESPACE, pyRepr, pyRstrip, pySplit, pyStrip, rstripChars, WORD_CHARS } from "./pystr.js";
 
@@ -62,10 +63,11 @@ export function fitToLength(sentence, countTokens, limit) {
  * The model's English with the two things it most often leaves undone: a first letter in lower case is
  * capitalized unless the source has that word as written or it has a capital inside ("iPhone"), and a
  * sentence that stops where the source ends with . ! or ? gets the source's mark; a comma or semicolon that
- * ends it ("Hello,") is dropped unless the source ends with one.
+ * ends it ("Hello,") is dropped unless the source ends with one; a month named beside one of the source's days
+ * or years is that date's month (dates.js' repairMonths).
  */
 export function finishSentence(source, output) {
-  output = pyStrip(output).replace(DOUBLED, (twice, word) => (MEANT_TWICE.includes(word) ? twice : word));
+  output = pyStrip(repairMonths(source, output)).replace(DOUBLED, (twice, word) => (MEANT_TWICE.includes(word) ? twice : word));
   if (!output) return output;
   const first = lstripChars(pySplit(output)[0], OPENING);
   const at = output.length - lstripChars(output, OPENING).length; // "“parasite” was seen" -> "“Parasite” …"

@@ -23,7 +23,8 @@ export const DECODE_DEFAULTS = {
   "temperature": 1.0,
   "topK": 0,
   "topP": 1.0,
-  "noRepeatNgram": 0
+  "noRepeatNgram": 0,
+  "keepFigures": true
 };
 // studio.tasks.SAMPLING
 export const SAMPLING = {
@@ -40,6 +41,7 @@ export const TASKS = {
     "reads": "this chatbot reads Korean",
     "longInputHint": ".",
     "lengthFollowsSource": false,
+    "keepsFigures": false,
     "translates": false,
     "decoding": {
       "strategy": "greedy",
@@ -53,6 +55,7 @@ export const TASKS = {
     "reads": "this model translates Korean to English",
     "longInputHint": " or translate it as a file.",
     "lengthFollowsSource": true,
+    "keepsFigures": true,
     "translates": true,
     "decoding": {
       "strategy": "beam",
