@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import random
 import sys
 import time
 from pathlib import Path
@@ -35,9 +36,14 @@ SEPARATOR = "|"  # in no ChatbotData question or answer; survives the translator
 SHIPPED = PROJECT / "assets" / "chatbot"
 
 
-def refine_source(question: str, retrieved: str, separator: str = SEPARATOR) -> str:
-    """The refine model's input: the question, the separator, the retrieved answer."""
-    return f"{question.strip()} {separator} {retrieved.strip()}"
+def refine_source(question: str, *retrieved: str, separator: str = SEPARATOR) -> str:
+    """The refine model's input: the question and each retrieved answer, the separator between them."""
+    return f" {separator} ".join([question.strip(), *(answer.strip() for answer in retrieved)])
+
+
+def distinct_answers(index: RetrievalIndex, rows, top: int) -> list[str]:
+    """The answers of the best `rows` ((row, cosine), best first), the same answer once, at most `top`."""
+    return list(dict.fromkeys(index.answers[row] for row, _ in rows))[:top]
 
 
 def shipped_split(data_dir=None, bundle: Path = SHIPPED):
@@ -125,16 +131,25 @@ def build(args) -> None:
     index = build_index(train, args.analyzer)
     index.save(out / "index.npz")
     labels = label_of(args.data_dir)
-    nearest = [index.nearest_excluding(i, 1)[0][0] for i in range(len(train))]
+    found = [index.nearest_excluding(i, 3 * args.top) for i in range(len(train))]
+    nearest = [rows[0][0] for rows in found]
     blended = _alpha_blend(len(train), args.alpha, args.seed)
-    train_rows = [(refine_source(p.source, p.target if i in blended else train[j].target, args.separator), p.target,
-                   labels.get((p.source, p.target), "0")) for i, (p, j) in enumerate(zip(train, nearest))]
-    dev_rows = [(refine_source(p.source, index.answers[j], args.separator), p.target,
-                 labels.get((p.source, p.target), "0")) for p, j in zip(dev, retrieved_for_dev(index, dev))]
+    place = random.Random(args.seed + 1)
+    train_rows = []
+    for i, (p, rows) in enumerate(zip(train, found)):
+        answers = distinct_answers(index, rows, args.top)
+        if i in blended:  # the gold answer among the retrieved ones, at a random place (α-blending)
+            answers = [a for a in answers if a != p.target][: args.top - 1]
+            answers.insert(place.randrange(len(answers) + 1), p.target)
+        train_rows.append((refine_source(p.source, *answers, separator=args.separator), p.target,
+                           labels.get((p.source, p.target), "0")))
+    dev_rows = [(refine_source(p.source, *distinct_answers(index, index.query(p.source, 3 * args.top), args.top),
+                               separator=args.separator), p.target, labels.get((p.source, p.target), "0"))
+                for p in dev]
     write_csv(out / "train.csv", train_rows)
     write_csv(out / "dev.csv", dev_rows)
-    stats = _stats(train, nearest, train_rows, dev_rows, dev)
-    stats.update(analyzer=args.analyzer, separator=args.separator, alpha=args.alpha, alpha_rows=len(blended),
+    stats = _stats(train, nearest, train_rows, dev_rows, dev, args.separator)
+    stats.update(analyzer=args.analyzer, separator=args.separator, alpha=args.alpha, alpha_rows=len(blended), top=args.top,
                  index_bytes=(out / "index.npz").stat().st_size, terms=len(index.vocabulary))
     if args.tokens:
         stats.update(_token_lengths(config, train_rows, dev_rows, args.separator))
@@ -145,8 +160,6 @@ def build(args) -> None:
 def _alpha_blend(rows: int, alpha: float, seed: int) -> set[int]:
     """The training rows whose "retrieved" answer is replaced by their own gold answer (Weston et al.'s
     α-blending), so the model learns to copy a retrieved answer that fits."""
-    import random
-
     return set(random.Random(seed).sample(range(rows), round(rows * alpha)))
 
 
@@ -160,13 +173,15 @@ def _check_separator(separator: str, config, train) -> None:
         raise SystemExit(f"the separator {separator!r} occurs in the training text")
 
 
-def _stats(train, nearest, train_rows, dev_rows, dev) -> dict:
+def _stats(train, nearest, train_rows, dev_rows, dev, separator: str) -> dict:
     same = sum(train[j].target == p.target for p, j in zip(train, nearest))
-    copied_dev = sum(r[0].endswith(" " + r[1]) for r in dev_rows)
+    copied_dev = sum(r[0].split(f" {separator} ")[1] == r[1] for r in dev_rows)
+    among_dev = sum(r[1] in r[0].split(f" {separator} ")[1:] for r in dev_rows)
     chars = sorted(len(r[0]) for r in train_rows)
     return {"train_pairs": len(train_rows), "dev_pairs": len(dev_rows),
             "train_retrieved_is_gold": round(same / len(train), 4),
             "dev_retrieved_is_gold": round(copied_dev / len(dev), 4),
+            "dev_gold_among_retrieved": round(among_dev / len(dev), 4),
             "train_source_chars_p50_p99_max": [chars[len(chars) // 2], chars[int(len(chars) * 0.99)], chars[-1]]}
 
 
@@ -208,7 +223,7 @@ def evaluate_refine(args) -> None:
     _, dev, _ = shipped_split(args.data_dir)
     if [p.target for p in augmented] != [p.target for p in dev]:
         raise SystemExit(f"{data / 'dev.csv'} is not the shipped bundle's held-out split in order")
-    retrieved = [p.source.rsplit(f" {args.separator} ", 1)[-1] for p in augmented]
+    retrieved = [p.source.split(f" {args.separator} ")[1] for p in augmented]  # the best retrieved answer
     generator = TextGenerator.from_path(Path(args.bundle).expanduser(), args.backend)
     started = time.monotonic()
     replies = decode_all(generator, [p.source for p in augmented], DecodeOptions(), args.batch_size)
@@ -239,6 +254,7 @@ def main(argv=None) -> None:
     p.add_argument("--alpha", type=float, default=0.0,
                    help="share of training rows given their own gold answer as the retrieved one (α-blending)")
     p.add_argument("--seed", type=int, default=1234, help="which rows α-blending picks")
+    p.add_argument("--top", type=int, default=1, help="retrieved answers given to the model (distinct, best first)")
     p.add_argument("--tokens", action=argparse.BooleanOptionalAction, default=True,
                    help="also measure lengths in pieces of a tokenizer trained as the trainer would (~20 s)")
     p.set_defaults(run=build)
