@@ -16,6 +16,7 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "web" / "scripts"
 @pytest.mark.skipif(unicodedata.unidata_version != "14.0.0", reason="the fixtures are Python 3.11's (Unicode 14.0)")
 @pytest.mark.parametrize("script, what", [
     ("sentences-fixture.py", "studio/translation.py's sentence splitting or finishing"),
+    ("figures-fixture.py", "the figure guard or the date handling (studio/generate/figures.py, studio/text/dates.py)"),
     ("protect-fixture.py", "term protection (studio/text/protect.py, numbers.py, transliteration.py or translation.py's "
                            "_unprotect)")])
 def test_the_web_fixtures_are_what_the_python_code_answers(script, what):

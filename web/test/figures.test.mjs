@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { sourceYears } from "../src/dates.js";
+import { dateInEnglish, koreanDates, sourceYears } from "../src/dates.js";
 import { generate, padSource } from "../src/decode.js";
 import { FigureGuard, sourceNumbers, writtenForms } from "../src/figures.js";
 import { loadTokenizer } from "../src/tokenizer.js";
@@ -106,4 +106,22 @@ test("beam search answers with a finished output that keeps every year of its so
 test("a Korean amount may be written as English writes it", () => {
   const numbers = sourceNumbers("1만8500메가와트를 전송한다");
   assert.ok(["18500", "1", "8500"].every((n) => numbers.has(n)));
+});
+
+test("the guard, the numbers, the years and the dates equal Python's (figures-cases.json)", () => {
+  const cases = JSON.parse(readFileSync(new URL("./figures-cases.json", import.meta.url), "utf8"));
+  const guard = new FigureGuard(cases.pieces, EOS);
+  for (const c of cases.sources) {
+    const numbers = sourceNumbers(c.source);
+    assert.deepEqual([...numbers].sort(), c.numbers, c.source);
+    assert.deepEqual([...writtenForms(numbers)].sort(), c.forms, c.source);
+    assert.deepEqual([...sourceYears(c.source)].sort(), c.years, c.source);
+    assert.deepEqual(koreanDates(c.source).map(dateInEnglish), c.dates, c.source);
+    for (const walk of c.walks) {
+      for (const step of walk) {
+        const banned = [...guard.banned(step.history, numbers)].sort((a, b) => a - b);
+        assert.deepEqual(banned, step.banned, `${c.source} ${step.history}`);
+      }
+    }
+  }
 });
