@@ -12,7 +12,7 @@ import json
 from exporters.web import WEB_DIR
 from studio import config, tasks
 from studio.files import atomic_write_bytes
-from studio.generate import guards, options
+from studio.generate import figures, guards, options
 from studio.runtimes import graph_state
 from studio.text import preprocess, protect, script, transliteration
 
@@ -46,6 +46,7 @@ def constants() -> list[tuple[str, object, str]]:
          "studio.generate.guards.is_degenerate's max_n"),
         ("RETRY_NO_REPEAT", guards.RETRY_NO_REPEAT, "studio.generate.guards.RETRY_NO_REPEAT"),
         ("RETRIED", guards.RETRIED, "studio.generate.guards.RETRIED"),
+        ("FIGURE_MASKS_CACHED", figures.CACHED, "studio.generate.figures.CACHED"),
         ("UNREADABLE", preprocess.UNREADABLE, "studio.text.preprocess.UNREADABLE"),
         ("DECODE_DEFAULTS", {page: getattr(defaults, field) for field, page in PAGE_OPTIONS.items()},
          "studio.generate.options.DecodeOptions' defaults"),

@@ -13,7 +13,7 @@ is put back after decoding, so its digits never pass through here;
 its placeholders ("Xq1") are in the source the model reads, so their digits are allowed.
 
 `FigureGuard(pieces)` is built once per target vocabulary; `source_numbers(text)` once per source; the mask of
-one (number in progress, source numbers) is computed once and kept.
+one (number in progress, source numbers) is computed once and kept (at most `CACHED` of them).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import numpy as np
 from studio.text.numbers import AMOUNT, amount_in_english
 
 SEPARATORS = ",."
+CACHED = 1024  # masks kept per vocabulary (one per source's numbers and number in progress)
 _DIGIT = re.compile(r"\d")  # a decimal digit of any script (Unicode Nd), as the web page's \p{Nd}
 _RUN = re.compile(r"\d[\d.,]*")  # a number as written, with any separators (and a period after it)
 _AMOUNT = re.compile(AMOUNT)
@@ -122,9 +123,12 @@ class FigureGuard:
     def banned(self, history: Sequence[int], numbers: frozenset[str]) -> np.ndarray:
         """The token ids that would write a number the source (`numbers`) does not have, after `history`."""
         key = (numbers, self.open_number(history))
-        if key not in self._banned:
-            self._banned[key] = self._compute(*key)
-        return self._banned[key]
+        found = self._banned.get(key)
+        if found is None:
+            if len(self._banned) >= CACHED:  # a server sees ever new sources: start again rather than grow
+                self._banned.clear()
+            found = self._banned[key] = self._compute(*key)
+        return found
 
     def _compute(self, numbers: frozenset[str], open_run: str) -> np.ndarray:
         forms = written_forms(numbers)

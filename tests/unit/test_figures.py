@@ -177,3 +177,16 @@ def test_a_korean_amount_may_be_written_as_english_writes_it():
     numbers = source_numbers("1만8500메가와트를 전송한다")
     assert {"18500", "1", "8500"} <= numbers
     assert ID["_1"] not in GUARD.banned([], numbers)
+
+
+def test_the_masks_kept_are_bounded(monkeypatch):
+    """A server sees ever new sources: the guard keeps at most CACHED masks, and answers alike after a reset."""
+    import studio.generate.figures as figures
+
+    monkeypatch.setattr(figures, "CACHED", 2)
+    guard = FigureGuard(PIECES, EOS)
+    first = guard.banned([], source_numbers("2018년"))
+    for year in ("1999년", "2000년", "2001년", "2018년"):
+        guard.banned([], source_numbers(year))
+        assert len(guard._banned) <= 2
+    np.testing.assert_array_equal(guard.banned([], source_numbers("2018년")), first)

@@ -4,6 +4,7 @@
 // Numbers are compared as English may write them (writtenForms: "1500" or "1,500"); every beginning the guard allows
 // can be finished, so it never leaves the model without a token to write.
 
+import { FIGURE_MASKS_CACHED } from "./generated/constants.js";
 import { AMOUNT, amountInEnglish } from "./numbers.js";
 
 const SEPARATORS = ",.";
@@ -105,6 +106,7 @@ export class FigureGuard {
     const key = `${[...numbers].sort().join(" ")}|${open}`;
     let ids = this.cache.get(key);
     if (!ids) {
+      if (this.cache.size >= FIGURE_MASKS_CACHED) this.cache.clear(); // ever new sources: start again, not grow
       ids = this.compute(numbers, open);
       this.cache.set(key, ids);
     }

@@ -13,6 +13,8 @@ export const LOOP_MAX_N = 4;
 export const RETRY_NO_REPEAT = 2;
 // studio.generate.guards.RETRIED
 export const RETRIED = "the first output repeated itself in a loop; decoded again with repeated 2-grams banned";
+// studio.generate.figures.CACHED
+export const FIGURE_MASKS_CACHED = 1024;
 // studio.text.preprocess.UNREADABLE
 export const UNREADABLE = "the input has no characters this model reads (with the tutorial pipeline: Korean, Latin letters, digits, punctuation; otherwise only invisible characters); the output is a guess from an empty input";
 // studio.generate.options.DecodeOptions' defaults
