@@ -63,7 +63,9 @@ def decode_all(generator, sources: Sequence[str], options: DecodeOptions, batch_
     return outputs
 
 
-def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: float) -> Score:
+def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: float, facts: bool = False) -> Score:
+    """Corpus BLEU and chrF (and lower-cased), repetition and distinctness; with `facts`, the sources' years,
+    figures and Latin names the outputs and the references keep (`studio.fidelity`: a translation's)."""
     references = [[p.target for p in pairs]]
     hypotheses = list(hypotheses)
     bleu, chrf = sacrebleu.metrics.BLEU(), sacrebleu.metrics.CHRF()
@@ -74,8 +76,8 @@ def score(pairs: Sequence[Pair], hypotheses: Sequence[str], name: str, seconds: 
                  str(chrf.get_signature()), hypotheses, seconds,
                  repeating=_share_repeating(hypotheses), distinct=len(set(hypotheses)) / max(len(hypotheses), 1),
                  repeating_references=_share_repeating(references[0]),
-                 facts=facts_kept([p.source for p in pairs], hypotheses),
-                 facts_references=facts_kept([p.source for p in pairs], references[0]))
+                 facts=facts_kept([p.source for p in pairs], hypotheses) if facts else None,
+                 facts_references=facts_kept([p.source for p in pairs], references[0]) if facts else None)
 
 
 def decoding_name(options: DecodeOptions) -> str:
@@ -94,12 +96,14 @@ def _share_repeating(texts: Sequence[str]) -> float:
 
 def evaluate(generator, pairs: Sequence[Pair], strategies: dict[str, DecodeOptions], batch_size: int = 32,
              on_progress: Callable[[int, int], None] | None = None, protector=None) -> list[Score]:
-    """One score per strategy; `on_progress(done, total)` counts the sentences of every strategy together."""
+    """One score per strategy; `on_progress(done, total)` counts the sentences of every strategy together. A
+    translator's scores also count the facts kept."""
+    translates = task_named(generator.config.task.task).translates
     results = []
     for number, (name, options) in enumerate(strategies.items()):
         started = time.monotonic()
         counted = None if on_progress is None else (
             lambda done, total, before=number: on_progress(before * total + done, len(strategies) * total))
         hypotheses = decode_all(generator, [p.source for p in pairs], options, batch_size, counted, protector)
-        results.append(score(pairs, hypotheses, name, time.monotonic() - started))
+        results.append(score(pairs, hypotheses, name, time.monotonic() - started, facts=translates))
     return results

@@ -33,8 +33,9 @@ def test_names_match_whole_words_whatever_their_case_and_a_set_without_a_kind_le
     assert describe(kept, kept) == "names 100% (100%)"
 
 
-def test_every_score_carries_the_outputs_and_the_references_shares():
+def test_a_translations_score_carries_the_outputs_and_the_references_shares():
     pairs = [Pair(ZAEV, "On Sept. 30, 2018, Macedonian Prime Minister Zoran Zaev took part in the referendum.")]
-    result = score(pairs, ["Zoran Zaev joined the vote on September 30, 1818."], "greedy", 0.0)
+    result = score(pairs, ["Zoran Zaev joined the vote on September 30, 1818."], "greedy", 0.0, facts=True)
     assert result.facts.share("years") == 0.0 and result.facts_references.share("years") == 1.0
+    assert score(pairs, ["Zoran Zaev"], "greedy", 0.0).facts is None  # a chat reply's score counts none
     assert describe(result.facts, result.facts_references).startswith("years 0% (100%)")
