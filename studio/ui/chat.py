@@ -8,6 +8,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from studio.files import session_folder
 from studio.tasks import CHATBOT
 from studio.ui import conversations
 from studio.ui.common import (AppModel, InputError, decode_options, inform, read_upload, remove_old_files, user_error,
@@ -188,7 +189,7 @@ class ChatTab:
 
     def __init__(self, service: AppModel, default_backend: str, app: gr.Blocks):
         self.service = service
-        self.exports_dir = Path(tempfile.mkdtemp(prefix="studio-chats-"))
+        self.exports_dir = session_folder("studio-chats-")
         if not service.available:
             gr.Markdown(f"**The chatbot is unavailable.** {html.escape(service.unavailable)}")
         self.store = browser_state("chats", conversations.empty_store())

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import queue
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from exporters.package import DEFAULT_VARIANTS, package_export, package_variant
 from studio import library
 from studio.bundle import load_bundle
 from studio.errors import StudioError
+from studio.files import session_folder
 from studio.latency.bench import run_benchmark
 from studio.ui.common import remove_old_files, warn
 from studio.variants import VARIANTS, export_dir_for, read_manifest
@@ -98,7 +98,7 @@ def summary(bundle, variant: str, zip_path: Path, check: dict, timing: dict) -> 
 
 class ExportTab:
     def __init__(self):
-        self.out_dir = Path(tempfile.mkdtemp(prefix="studio-packages-"))
+        self.out_dir = session_folder("studio-packages-")
         gr.Markdown("Export a model for an app: a zip with the model file, its tokenizer, a manifest with sha256s, "
                     "golden data to test your port, and a README with code to run it. The export is checked "
                     "against TensorFlow and timed on this computer.")

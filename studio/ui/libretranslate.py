@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from limits import RateLimitItemPerMinute, storage, strategies
 
 from studio.errors import DataError, StudioError
+from studio.files import session_folder
 from studio.formats import FORMATS, output_name, read_document
 from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, Protector, protector_for
@@ -100,7 +100,7 @@ class LibreTranslateApi:
         must not open what the password closes)."""
         self.translator, self.backend = translator, backend
         self.keys, self.keys_required = keys, public
-        self.downloads = downloads or Path(tempfile.mkdtemp(prefix="studio-api-files-"))
+        self.downloads = downloads or session_folder("studio-api-files-")
         # the API's own threads: requests waiting for their turn in a batch never hold the threads that
         # serve the app's page
         self.limiter = anyio.CapacityLimiter(max(8, 2 * translator.max_batch))

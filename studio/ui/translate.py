@@ -11,6 +11,7 @@ from pathlib import Path
 import gradio as gr
 
 from studio.errors import DataError
+from studio.files import session_folder
 from studio.formats import FORMATS, listed, output_name, read_document
 from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, describe, protector_for
@@ -197,7 +198,7 @@ class TranslateTab:
 
     def __init__(self, service: AppModel, default_backend: str):
         self.service = service
-        self.outputs_dir = Path(tempfile.mkdtemp(prefix="studio-translations-"))
+        self.outputs_dir = session_folder("studio-translations-")
         self.jobs = UploadJobs()
         if not service.available:
             gr.Markdown(f"**The translator is unavailable.** {html.escape(service.unavailable)}")
