@@ -47,21 +47,13 @@ def distinct_answers(index: RetrievalIndex, rows, top: int) -> list[str]:
 
 
 def shipped_split(data_dir=None, bundle: Path = SHIPPED):
-    """(train pairs, dev pairs) of the bundle's split of ChatbotData, raw as written, deduplicated as
-    `chatbot_dev_pairs` does; the dev side is checked against it."""
+    """(train pairs, dev pairs, config) of the bundle's split of ChatbotData, raw as written, each pair once
+    (`studio.data.sources.chatbot_split`: what `studio eval chatbot` scores and its retrieval baseline indexes)."""
     from studio.config import BundleConfig
-    from studio.data.pipeline import split_train_dev
-    from studio.data.readers import read_chatbot_csv
-    from studio.data.sources import chatbot_csv, chatbot_dev_pairs
+    from studio.data.sources import chatbot_split
 
     config = BundleConfig.load(Path(bundle) / "config.json")
-    unique = {}
-    for pair in read_chatbot_csv(chatbot_csv(data_dir)):
-        unique.setdefault((pair.source.strip(), pair.target.strip()), pair)
-    t = config.train
-    train, dev = split_train_dev(list(unique.values()), t.dev_fraction, t.split_seed, t.dev_split)
-    if dev != chatbot_dev_pairs(data_dir, config):
-        raise SystemExit("the split differs from chatbot_dev_pairs: the bundle's split key needs its own path here")
+    train, dev = chatbot_split(data_dir, config)
     return train, dev, config
 
 

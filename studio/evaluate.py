@@ -17,6 +17,7 @@ from studio.data.readers import Pair
 from studio.fidelity import Facts, facts_kept
 from studio.generate import DecodeOptions
 from studio.tasks import task_named
+from studio.text.retrieval import RetrievalIndex
 from studio.translation import translate
 
 
@@ -92,6 +93,19 @@ def decoding_name(options: DecodeOptions) -> str:
 
 def _share_repeating(texts: Sequence[str]) -> float:
     return sum(map(repeats_itself, texts)) / max(len(texts), 1)
+
+
+RETRIEVAL = "retrieval baseline"  # how `studio eval chatbot` names the row a generative chatbot must beat
+
+
+def retrieval_baseline(train: Sequence[Pair], pairs: Sequence[Pair]) -> Score:
+    """What answering each question with its nearest training question's answer scores (TF-IDF over character
+    n-grams, `studio.text.retrieval`): much of ChatbotData is stock answers shared by many questions, so this is
+    the bar a generative chatbot must clear on its held-out split."""
+    started = time.monotonic()
+    index = RetrievalIndex.build([p.source for p in train], [p.target for p in train], "char")
+    answers = [index.answers[index.query(p.source, 1)[0][0]] for p in pairs]
+    return score(pairs, answers, RETRIEVAL, time.monotonic() - started)
 
 
 def evaluate(generator, pairs: Sequence[Pair], strategies: dict[str, DecodeOptions], batch_size: int = 32,

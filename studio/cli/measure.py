@@ -17,9 +17,9 @@ from studio.bundle import default_bundle, load_bundle
 from studio.cli.common import (BACKENDS, EXPORT_MISSING, GLOSSARY, LENGTH_PENALTY, PROTECT, advancing, app,
                                check_writable, console, decode_options, load_generator, protector_from, task_of)
 from studio.data import read_pairs
-from studio.data.sources import EVAL_SETS, TUNING_SETS, chatbot_dev_pairs, find_file
+from studio.data.sources import EVAL_SETS, TUNING_SETS, chatbot_dev_pairs, chatbot_split, find_file
 from studio.errors import StudioError
-from studio.evaluate import decoding_name, evaluate
+from studio.evaluate import decoding_name, evaluate, retrieval_baseline
 from studio.fidelity import describe as describe_facts
 from studio.generate import DecodeOptions
 from studio.latency.bench import plot, run_beam_cost, run_benchmark
@@ -109,6 +109,8 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
             scores = evaluate(generator, pairs, strategies, batch_size,
                               on_progress=advancing(progress, job),
                               protector=protector)
+        if name == task_of(task).held_out_set and not test:  # the chatbot's own split: the bar it must clear
+            scores.append(retrieval_baseline(chatbot_split(data_dir, generator.config)[0], pairs))
         for result in scores:
             table.add_row(name, str(len(pairs)), result.name, f"{result.bleu:.2f}", f"{result.chrf:.2f}",
                           f"{result.bleu_lc:.2f}", f"{result.chrf_lc:.2f}",

@@ -109,10 +109,10 @@ def chatbot_csv(data_dir: str | Path | None = None) -> Path:
                             "set STUDIO_DATA_DIR, or run `studio data --download` to fetch " + CHATBOT_URL)
 
 
-def chatbot_dev_pairs(data_dir: str | Path | None = None, config=None) -> list:
-    """ChatbotData's held-out split as written (raw questions and answers): the pairs a chatbot bundle's
-    training left out, by its own `config.train` (split seed, fraction, split key; the chatbot preset's without a
-    config). The chatbot's own dev set: `studio eval chatbot` with no --test."""
+def chatbot_split(data_dir: str | Path | None = None, config=None) -> tuple[list, list]:
+    """ChatbotData as written (raw questions and answers, each pair once), split as a chatbot bundle's training
+    split it, by its own `config.train` (split seed, fraction, split key; the chatbot preset's without a config):
+    (the training side, the held-out side)."""
     settings = config.train if config is not None else chatbot_preset().train
     key = settings.dev_split if config is not None else CURRENT_SPLIT
     unique = {}
@@ -123,8 +123,16 @@ def chatbot_dev_pairs(data_dir: str | Path | None = None, config=None) -> list:
         normalize = pipeline_for(config.task).source
         keyed = [Pair(normalize(p.source), p.target, p.origin) for p in pairs]
         held_out = {id(k) for k in split_train_dev(keyed, settings.dev_fraction, settings.split_seed, key)[1]}
-        return [p for p, k in zip(pairs, keyed) if id(k) in held_out]
-    return split_train_dev(pairs, settings.dev_fraction, settings.split_seed, key)[1]
+        return ([p for p, k in zip(pairs, keyed) if id(k) not in held_out],
+                [p for p, k in zip(pairs, keyed) if id(k) in held_out])
+    train, dev = split_train_dev(pairs, settings.dev_fraction, settings.split_seed, key)
+    return train, dev
+
+
+def chatbot_dev_pairs(data_dir: str | Path | None = None, config=None) -> list:
+    """ChatbotData's held-out split (`chatbot_split`): the chatbot's own dev set, `studio eval chatbot` with no
+    --test."""
+    return chatbot_split(data_dir, config)[1]
 
 
 def select_sources(spec: str | None) -> list[KoEnSource]:

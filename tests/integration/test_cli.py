@@ -123,6 +123,15 @@ def test_eval_prints_sacrebleu_scores_for_greedy_and_beam(tiny_bundle, koen_tsv,
     assert len((tmp_path / "hyp.pairs.greedy.txt").read_text(encoding="utf-8").splitlines()) == 10
 
 
+def test_eval_of_a_chatbot_on_its_held_out_split_prints_the_retrieval_baseline_beside_it(tiny_bundle, chat_csv):
+    """The bar a generative chatbot must clear (issue 41): the nearest training question's answer, scored alike."""
+    result = runner.invoke(app, ["eval", "chatbot", "--backend", "tf", "--bundle", str(tiny_bundle),
+                                 "--data-dir", str(chat_csv.parent), "--beam", "1"])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if "chatbot_dev" in line]
+    assert len(rows) == 2 and "greedy" in rows[0] and "retrieval baseline" in rows[1]
+
+
 def test_eval_can_record_scores_in_the_bundle(tiny_bundle, koen_tsv, tmp_path):
     import json
     import shutil

@@ -248,3 +248,27 @@ def test_another_training_seed_holds_out_the_same_dev_pairs(tmp_path):
     old["train"]["seed"] = 77
     assert BundleConfig.from_dict(old).train.split_seed == 77
     assert BundleConfig.from_dict(chatbot_preset().to_dict()).train.split_seed == 1234
+
+
+def test_the_chatbot_split_parts_every_pair_into_training_and_held_out(tmp_path):
+    """What the retrieval baseline indexes (the training side) never holds a held-out pair, and together they are
+    every pair once."""
+    from studio.config import chatbot_preset
+    from studio.data.sources import chatbot_dev_pairs, chatbot_split
+
+    rows = [(q, a) for q, a, _ in generated_pairs(300, seed=5)]
+    (tmp_path / "ChatbotData.csv").write_text("Q,A,label\n" + "".join(f"{q},{a},0\n" for q, a in rows),
+                                              encoding="utf-8")
+    config = chatbot_preset()
+    train, dev = chatbot_split(tmp_path, config)
+    assert dev == chatbot_dev_pairs(tmp_path, config) and dev and train
+    assert not {(p.source, p.target) for p in train} & {(p.source, p.target) for p in dev}
+    assert {(p.source, p.target) for p in train + dev} == {(q.strip(), a.strip()) for q, a in rows}
+
+
+def test_the_retrieval_baseline_answers_a_known_question_with_its_answer():
+    from studio.evaluate import RETRIEVAL, retrieval_baseline
+
+    train = [Pair("영화 볼래?", "최신 영화가 좋을 것 같아요."), Pair("배고파", "뭐 좀 챙겨 드세요.")]
+    result = retrieval_baseline(train, [Pair("영화 볼래", "최신 영화가 좋을 것 같아요.")])
+    assert result.name == RETRIEVAL and result.hypotheses == ["최신 영화가 좋을 것 같아요."] and result.chrf == 100.0
