@@ -234,13 +234,12 @@ def compare_paths(args, paths: list[str]) -> None:
         server.wait(timeout=30)
     summary = {"url": "loopback", "client": "asyncio, raw HTTP/1.1 keep-alive", "paths": paths,
                "max_batch": max_batch, "server_args": args.server_args, "strategy": args.strategy,
-               "mix": f"{len(TRANSLATE)} translate prompts on tflite", "serial_p50_ms": round(statistics.median(serial_ms), 1),
+               "mix": f"{len(TRANSLATE)} translate prompts on tflite",
+               "serial_p50_ms": round(statistics.median(serial_ms), 1),
                "levels": rows, "memory_run": memory_run, "cpu_count": os.cpu_count()}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"Wrote {args.out}")
     failed = sum(row[path]["errors"] + row[path]["outputs_differing"] for row in rows for path in paths)
-    sys.exit(1 if failed or (memory_run and memory_run["errors"] + memory_run["outputs_differing"]) else 0)
+    failed += memory_run["errors"] + memory_run["outputs_differing"] if memory_run else 0
+    write_summary(args.out, summary, failed)
 
 
 def rest_memory_run(args, port: int, server, serial: dict) -> dict:
@@ -403,7 +402,7 @@ def level_row(clients: int, requests: list, wall: float, results: list, serial: 
             "errors": len(errors), "first_errors": sorted(set(errors))[:3], "outputs_differing": differ}
 
 
-def main():
+def parse_args():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batching", default="1,16", help="the --max-batch settings to compare (1 = off)")
     parser.add_argument("--levels", default="1,4,16,32,64")
@@ -420,88 +419,111 @@ def main():
                         help="plain HTTP requests, or gradio_client (each call costs the client ~100 ms)")
     parser.add_argument("--paths", default="", help="gradio,rest: compare Gradio's queue with the REST API "
                                                      "(translate prompts) on one server instead")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def serial_reference(session: "Session", mix: list) -> tuple[dict, list[float]]:
+    """Each distinct request alone: the outputs every level's must equal, and their times."""
+    print(f"Serial reference: {len(mix)} distinct requests...")
+    serial, serial_ms = {}, []
+    for request in mix:
+        ms, output, error = session.call(request)
+        if error:
+            raise SystemExit(f"serial request {request} failed: {error}")
+        serial[request], _ = output, serial_ms.append(ms)
+    return serial, serial_ms
+
+
+def run_levels(session: "Session", args, mix: list, serial: dict, max_batch: int) -> list[dict]:
+    """Every --levels client count: the mix's throughput and latency, beside the server's /health floor."""
+    rows = []
+    for clients in [int(n) for n in args.levels.split(",")]:
+        requests = [mix[i % len(mix)] for i in range(args.requests)]
+        wall, outcome = session.run(requests, clients)
+        row = level_row(clients, requests, wall, outcome, serial)
+        health = [("/health", "", "")] * args.requests
+        floor_wall, floor_outcome = session.run(health, clients)
+        floor = level_row(clients, health, floor_wall, floor_outcome, None)
+        row["floor"] = {k: floor[k] for k in ("requests_per_second", "p50_ms", "p99_ms", "errors")}
+        rows.append(row)
+        print(f"max-batch {max_batch:>2} N={clients:>2}: {row['requests_per_second']:6.2f} req/s  "
+              f"p50 {row['p50_ms']} ms  p95 {row['p95_ms']} ms  p99 {row['p99_ms']} ms  errors "
+              f"{row['errors']}  differing {row['outputs_differing']}  | floor (/health): "
+              f"{floor['requests_per_second']:.1f} req/s, p50 {floor['p50_ms']} ms")
+    return rows
+
+
+def memory_run_of(session: "Session", args, mix: list, serial: dict, max_batch: int) -> dict:
+    """--memory-requests at --memory-clients, the server's RSS sampled every 250 requests."""
+    print(f"Memory run: {args.memory_requests} requests at {args.memory_clients} clients (--max-batch {max_batch})...")
+    session.memory.append({"requests": 0, "rss_mib": round(rss_mib(session.server.pid), 1)})
+    requests = [mix[i % len(mix)] for i in range(args.memory_requests)]
+    session.session_per_request = args.client == "raw"  # the worst case for the server's sessions
+    wall, outcome = session.run(requests, args.memory_clients, sample_every=250)
+    row = level_row(args.memory_clients, requests, wall, outcome, serial)
+    warm = min(1000, args.memory_requests // 5)
+    memory_run = {"max_batch": max_batch, **row, "rss": session.memory, "warm_up_requests": warm,
+                  "slope_mib_per_1000_requests": slope_per_1000(session.memory, warm)}
+    print(f"  {row['requests_per_second']:.1f} req/s, errors {row['errors']}, differing "
+          f"{row['outputs_differing']}; RSS {session.memory[0]['rss_mib']} -> {session.memory[-1]['rss_mib']} MiB, "
+          f"slope after {warm} requests: {memory_run['slope_mib_per_1000_requests']} MiB per 1,000 requests")
+    return memory_run
+
+
+def side_by_side(settings: list[int], results: dict[int, list]) -> list[dict]:
+    """The last --batching setting against the first, level by level."""
+    if len(settings) < 2:
+        return []
+    comparison, base = [], results[settings[0]]
+    print(f"\nSide by side (--max-batch {settings[-1]} vs {settings[0]}):")
+    for off, on in zip(base, results[settings[-1]]):
+        ratio = round(on["requests_per_second"] / off["requests_per_second"], 2)
+        comparison.append({"clients": off["clients"], "throughput_ratio": ratio,
+                           "p50_ms": [off["p50_ms"], on["p50_ms"]]})
+        print(f"  N={off['clients']:>2}: {off['requests_per_second']:6.2f} -> {on['requests_per_second']:6.2f} "
+              f"req/s ({ratio:.2f}x), p50 {off['p50_ms']} -> {on['p50_ms']} ms")
+    return comparison
+
+
+def write_summary(out: Path, summary: dict, failed: int) -> None:
+    """The run's JSON at `out`; exit 1 when any request failed or answered otherwise than alone."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"Wrote {out}")
+    sys.exit(1 if failed else 0)
+
+
+def main():
+    args = parse_args()
     use_strategy(args.strategy)
     if args.paths:
         compare_paths(args, args.paths.split(","))
         return
-
     mix = request_mix(args.backends.split(","))
-    levels = [int(n) for n in args.levels.split(",")]
     settings = [int(n) for n in args.batching.split(",")]
-    serial: dict | None = None
-    serial_ms: list[float] = []
-    results: dict[int, list] = {}
-    memory_run = None
+    serial, serial_ms, results, memory_run = None, [], {}, None
     for index, max_batch in enumerate(settings):
         session = Session(args, max_batch)
         try:
             if serial is None:
-                print(f"Serial reference: {len(mix)} distinct requests...")
-                serial = {}
-                for request in mix:
-                    ms, output, error = session.call(request)
-                    if error:
-                        raise SystemExit(f"serial request {request} failed: {error}")
-                    serial[request], _ = output, serial_ms.append(ms)
+                serial, serial_ms = serial_reference(session, mix)
             else:  # warm up the same paths before timing
                 session.run(mix, 1)
-            rows = []
-            for clients in levels:
-                requests = [mix[i % len(mix)] for i in range(args.requests)]
-                wall, outcome = session.run(requests, clients)
-                row = level_row(clients, requests, wall, outcome, serial)
-                health = [("/health", "", "")] * args.requests
-                floor_wall, floor_outcome = session.run(health, clients)
-                floor = level_row(clients, health, floor_wall, floor_outcome, None)
-                row["floor"] = {k: floor[k] for k in ("requests_per_second", "p50_ms", "p99_ms", "errors")}
-                rows.append(row)
-                print(f"max-batch {max_batch:>2} N={clients:>2}: {row['requests_per_second']:6.2f} req/s  "
-                      f"p50 {row['p50_ms']} ms  p95 {row['p95_ms']} ms  p99 {row['p99_ms']} ms  errors "
-                      f"{row['errors']}  differing {row['outputs_differing']}  | floor (/health): "
-                      f"{floor['requests_per_second']:.1f} req/s, p50 {floor['p50_ms']} ms")
-            results[max_batch] = rows
+            results[max_batch] = run_levels(session, args, mix, serial, max_batch)
             if args.memory_requests and index == len(settings) - 1:
-                print(f"Memory run: {args.memory_requests} requests at {args.memory_clients} clients "
-                      f"(--max-batch {max_batch})...")
-                session.memory.append({"requests": 0, "rss_mib": round(rss_mib(session.server.pid), 1)})
-                requests = [mix[i % len(mix)] for i in range(args.memory_requests)]
-                session.session_per_request = args.client == "raw"  # the worst case for the server's sessions
-                wall, outcome = session.run(requests, args.memory_clients, sample_every=250)
-                row = level_row(args.memory_clients, requests, wall, outcome, serial)
-                warm = min(1000, args.memory_requests // 5)
-                memory_run = {"max_batch": max_batch, **row, "rss": session.memory,
-                              "warm_up_requests": warm,
-                              "slope_mib_per_1000_requests": slope_per_1000(session.memory, warm)}
-                print(f"  {row['requests_per_second']:.1f} req/s, errors {row['errors']}, differing "
-                      f"{row['outputs_differing']}; RSS {session.memory[0]['rss_mib']} -> "
-                      f"{session.memory[-1]['rss_mib']} MiB, slope after {warm} requests: "
-                      f"{memory_run['slope_mib_per_1000_requests']} MiB per 1,000 requests")
+                memory_run = memory_run_of(session, args, mix, serial, max_batch)
         finally:
             session.close()
-
-    comparison = []
-    if len(settings) > 1:
-        base = results[settings[0]]
-        print(f"\nSide by side (--max-batch {settings[-1]} vs {settings[0]}):")
-        for off, on in zip(base, results[settings[-1]]):
-            ratio = round(on["requests_per_second"] / off["requests_per_second"], 2)
-            comparison.append({"clients": off["clients"], "throughput_ratio": ratio,
-                               "p50_ms": [off["p50_ms"], on["p50_ms"]]})
-            print(f"  N={off['clients']:>2}: {off['requests_per_second']:6.2f} -> {on['requests_per_second']:6.2f} "
-                  f"req/s ({ratio:.2f}x), p50 {off['p50_ms']} -> {on['p50_ms']} ms")
+    comparison = side_by_side(settings, results)
     summary = {"url": "loopback", "client": args.client, "server_args": args.server_args,
                "server_concurrency": args.concurrency, "mix": f"{len(mix)} distinct requests: "
                f"{len(CHAT)} chat + {len(TRANSLATE)} translate prompts on {args.backends}; {args.strategy}",
                "serial_p50_ms": round(statistics.median(serial_ms), 1),
                "levels_by_max_batch": {str(k): v for k, v in results.items()}, "comparison": comparison,
                "memory_run": memory_run, "cpu_count": os.cpu_count()}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"Wrote {args.out}")
     failed = sum(row["errors"] + row["outputs_differing"] for rows in results.values() for row in rows)
     failed += memory_run["errors"] + memory_run["outputs_differing"] if memory_run else 0
-    sys.exit(1 if failed else 0)
+    write_summary(args.out, summary, failed)
 
 
 if __name__ == "__main__":
