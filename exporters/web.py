@@ -8,6 +8,7 @@ the models; any static file server can serve the folder."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
 import shutil
@@ -39,8 +40,23 @@ def ensure_web_packages(progress=print) -> Path:
                           "(git clone ...; pip install -e .)")
     modules, lock = WEB_DIR / "node_modules", WEB_DIR / "package-lock.json"
     installed = modules / ".package-lock.json"
-    if installed.is_file() and installed.stat().st_mtime >= lock.stat().st_mtime:
+
+    def current() -> bool:
+        return installed.is_file() and installed.stat().st_mtime >= lock.stat().st_mtime
+
+    if current():
         return modules
+    # two processes (two `studio web`, parallel tests) must not run `npm ci` in one folder at once: the second
+    # waits for the first, then finds node_modules current
+    with open(WEB_DIR / ".npm-ci.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if current():
+            return modules
+        _npm_ci(progress)
+    return modules
+
+
+def _npm_ci(progress) -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise StudioError("studio web needs Node.js 20+ and npm once, to fetch LiteRT.js, ONNX Runtime Web and "
@@ -51,7 +67,6 @@ def ensure_web_packages(progress=print) -> Path:
                             capture_output=True, text=True)
     if result.returncode != 0:
         raise StudioError(f"npm ci in {WEB_DIR} failed:\n{(result.stderr or result.stdout)[-2000:]}")
-    return modules
 
 
 def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progress=print) -> dict:

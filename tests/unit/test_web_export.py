@@ -17,6 +17,36 @@ def test_a_missing_npm_is_named_with_how_to_install_it(tmp_path, monkeypatch):
         web.ensure_web_packages(progress=lambda message: None)
 
 
+def test_two_processes_wanting_the_web_packages_install_them_once(tmp_path, monkeypatch):
+    """Parallel `studio web` runs (or test workers) on a fresh checkout: one `npm ci`, the other waits for it
+    and finds node_modules current (two at once failed with ENOTEMPTY)."""
+    import threading
+    import time
+
+    import exporters.web as web
+
+    (tmp_path / "package.json").write_text("{}")
+    (tmp_path / "package-lock.json").write_text("{}")
+    monkeypatch.setattr(web, "WEB_DIR", tmp_path)
+    runs, running = [], []
+
+    def npm_ci(progress):
+        running.append(1)
+        runs.append(len(running))  # how many ran at once
+        time.sleep(0.3)
+        (tmp_path / "node_modules").mkdir()
+        (tmp_path / "node_modules" / ".package-lock.json").write_text("{}")
+        running.pop()
+
+    monkeypatch.setattr(web, "_npm_ci", npm_ci)
+    threads = [threading.Thread(target=web.ensure_web_packages, args=(lambda message: None,)) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert runs == [1]
+
+
 def test_the_page_only_takes_a_graph_with_static_shapes(tmp_path):
     from exporters.web import build_site
 
