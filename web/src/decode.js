@@ -180,7 +180,9 @@ function constrain(logits, position, history, { eosId, minNewTokens, noRepeatNgr
   if (early) changed[eosId] = -Infinity;
   for (const token of banned) changed[token] = -Infinity;
   for (const token of invented) changed[token] = -Infinity;
-  if (invented.length && !changed.some(Number.isFinite)) { // the other constraints left only these: the guard gives way
+  // the guard alone always leaves a token (every number it allows can be finished); with the other constraints it
+  // may not: then it gives way (a scan of the row only then, not at every step)
+  if (invented.length && (early || banned.length) && !changed.some(Number.isFinite)) {
     changed.set(logits);
     if (early) changed[eosId] = -Infinity;
     for (const token of banned) changed[token] = -Infinity;
