@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import html
-import tempfile
-from pathlib import Path
 
 import gradio as gr
 
 from studio.files import session_folder
 from studio.tasks import CHATBOT
 from studio.ui import conversations
-from studio.ui.common import (AppModel, InputError, decode_options, inform, read_upload, remove_old_files, user_error,
+from studio.ui.common import (AppModel, InputError, decode_options, inform, offer_download, read_upload, user_error,
                               warn, with_warnings)
 from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state, remember_settings
 
@@ -359,10 +357,8 @@ class ChatTab:
         if selected is None or not selected["messages"]:
             warn("Nothing to export yet: this conversation has no messages.")
             return gr.File(None, visible=False)
-        remove_old_files(self.exports_dir, max_age_s=3600)
         try:
-            path = Path(tempfile.mkdtemp(dir=self.exports_dir)) / conversations.export_name(selected, suffix)
-            path.write_text(render(selected), encoding="utf-8")
+            path = offer_download(self.exports_dir, conversations.export_name(selected, suffix), render(selected))
         except OSError as error:
             warn(f"Could not write the export on the server ({error.strerror or error}); nothing was lost.")
             return gr.File(None, visible=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import html
 import shutil
+import tempfile
 import threading
 import time
 import warnings
@@ -224,6 +225,20 @@ def delete_upload(path: Path) -> None:
             path.unlink(missing_ok=True)
     except OSError:
         pass
+
+
+def offer_download(directory: Path, name: str, content: bytes | str, max_age_s: float = 3600) -> Path:
+    """`content` written as `name` in a new folder of `directory`, for the user to download (a translated
+    document, a conversation); the downloads there older than `max_age_s` are removed first. OSError on a full
+    disk or an unwritable folder."""
+    directory.mkdir(parents=True, exist_ok=True)
+    remove_old_files(directory, max_age_s)
+    path = Path(tempfile.mkdtemp(dir=directory)) / name
+    if isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    else:
+        path.write_bytes(content)
+    return path
 
 
 def remove_old_files(directory: Path, max_age_s: float) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, Protector, protector_for
 from studio.text.script import script_of
 from studio.translation import n_best, translate, translate_document
-from studio.ui.common import AppModel, decode_options, remove_old_files
+from studio.ui.common import AppModel, decode_options, offer_download
 
 log = logging.getLogger(__name__)
 
@@ -232,15 +231,15 @@ class LibreTranslateApi:
         self.charge(params.get("api_key"), len(document.segments) - 1)  # one request a segment
         result = translate_document(self.generator(), document, decode_options(**TRANSLATOR.default_decoding),
                                     protector=protection(""))
-        self.downloads.mkdir(parents=True, exist_ok=True)
-        remove_old_files(self.downloads, max_age_s=DOWNLOAD_HOURS * 3600)
-        stored = f"{uuid.uuid4()}.{safe_name(output_name(name))}"
-        (self.downloads / stored).write_bytes(result.document)
-        return {"translatedFileUrl": f"{base_url.rstrip('/')}/download_file/{stored}"}
+        stored = offer_download(self.downloads, safe_name(output_name(name)), result.document,
+                                max_age_s=DOWNLOAD_HOURS * 3600)
+        # LibreTranslate's shape of the address, "<unique>.<file name>": here the download's folder and name
+        return {"translatedFileUrl": f"{base_url.rstrip('/')}/download_file/{stored.parent.name}.{stored.name}"}
 
     def download(self, filename: str) -> Path:
-        path = self.downloads / filename
-        if "/" in filename or "\\" in filename or filename.startswith(".") or not path.is_file():
+        folder, _, name = filename.partition(".")
+        path = self.downloads / folder / name
+        if not (folder and name) or any(c in filename for c in "/\\") or name.startswith(".") or not path.is_file():
             raise ApiError(400, "Invalid filename")
         return path
 
@@ -307,7 +306,7 @@ class LibreTranslateApi:
                 path = self.download(filename)
             except ApiError as error:
                 return error_response(error)
-            return FileResponse(path, filename=filename.split(".", 1)[1], headers=CORS)
+            return FileResponse(path, filename=path.name, headers=CORS)
 
         return router
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -16,8 +15,8 @@ from studio.formats import FORMATS, listed, output_name, read_document
 from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, describe, protector_for
 from studio.translation import n_best, translate, translate_document
-from studio.ui.common import (AppModel, InputError, as_notice, decode_options, discard_upload, inform, read_upload,
-                              remove_old_files, user_error, warn, with_warnings)
+from studio.ui.common import (AppModel, InputError, as_notice, decode_options, discard_upload, inform, offer_download,
+                              read_upload, user_error, warn, with_warnings)
 from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state
 
 # a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it
@@ -113,9 +112,7 @@ def translate_file(service: AppModel, outputs_dir: Path, file, backend: str, set
     result = translate_document(generator, document, options, on_progress=advance, protector=protector, stop=stop)
     done = (f"{output_name(name)}: {counted[1]:,} sentence{'s' * (counted[1] != 1)} translated in "
             f"{time.perf_counter() - started:.1f} s ({backend})." if counted[0] == counted[1] and counted[1] else "")
-    remove_old_files(outputs_dir, max_age_s=3600)
-    out = Path(tempfile.mkdtemp(dir=outputs_dir)) / output_name(name)
-    out.write_bytes(result.document)
+    out = offer_download(outputs_dir, output_name(name), result.document)
     said = describe(result.report, protector.glossary if protector else None, "\n".join(document.segments))
     return str(out), said, result.warnings, done
 

@@ -2,7 +2,9 @@
 in headless Chromium (marked `browser`; skipped with a message when Chromium is not installed)."""
 
 
+import os
 import re
+import time
 
 import gradio as gr
 import pytest
@@ -308,6 +310,19 @@ def test_auth_protects_the_app_and_its_api(services):
         assert isinstance(reply, str)
     finally:
         app.close()
+
+
+def test_downloads_get_their_own_folder_and_old_ones_are_removed(tmp_path):
+    from studio.ui.common import offer_download
+
+    first = offer_download(tmp_path / "out", "notes.en.txt", "안녕 hello")
+    second = offer_download(tmp_path / "out", "notes.en.txt", b"bytes")
+    assert first.name == second.name == "notes.en.txt" and first.parent != second.parent
+    assert first.read_text(encoding="utf-8") == "안녕 hello" and second.read_bytes() == b"bytes"
+    old = time.time() - 7200
+    os.utime(first.parent, (old, old))
+    third = offer_download(tmp_path / "out", "chat.md", "x", max_age_s=3600)
+    assert not first.parent.exists() and second.exists() and third.exists()
 
 
 def test_an_upload_over_its_limit_or_gone_is_refused_by_name(services, tmp_path):
