@@ -30,7 +30,9 @@ MAX_GLOSSARY_ENTRIES = 5000
 MAX_TERM_CHARS = 200
 
 _URL = r"(?:https?://|www\.)[^\s<>\"'()\[\]{}가-힣]+[^\s<>\"'()\[\]{}가-힣.,;:!?]"
-_EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+# the lookbehind: a match starts where a run of these characters does (else a long word is scanned from each
+# of its letters in turn, quadratic: 10 s for a 100,000-letter word)
+_EMAIL = r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
 # "km²" before "km": the square would be left behind the placeholder, where the tokenizer reads "Xq1²" as "Xq12"
 _UNIT = r"(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}[²³]|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?)(?![A-Za-z²³])"
 _AMOUNT = r"(?<![\d.,])\d+(?:,\d{3})*(?:\.\d+)?"  # the lookbehind: no rescans inside a long run of digits

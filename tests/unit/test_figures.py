@@ -190,3 +190,12 @@ def test_the_masks_kept_are_bounded(monkeypatch):
         guard.banned([], source_numbers(year))
         assert len(guard._banned) <= 2
     np.testing.assert_array_equal(guard.banned([], source_numbers("2018년")), first)
+
+
+def test_thousands_commas_and_long_runs_of_digits():
+    from studio.generate.figures import with_commas, written_forms
+
+    assert [with_commas(d) for d in ("7", "123", "1234", "0123", "1234567")] == ["7", "123", "1,234", "0,123",
+                                                                                 "1,234,567"]
+    digits = "1" * 200_000  # one pass: a lookahead regex took minutes here
+    assert max(written_forms(frozenset([digits])), key=len).count(",") == (len(digits) - 1) // 3

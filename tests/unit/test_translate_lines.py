@@ -491,3 +491,11 @@ def test_a_document_names_the_formatting_it_lost_but_not_that_of_phrases_a_stop_
 
     _, warnings = translate_document(Renamed(), document)
     assert "the formatting of '서울' was not kept in the English" in warnings
+
+
+def test_addresses_are_left_out_of_the_language_guess_even_after_a_very_long_word():
+    from studio.text.protect import language_sample
+
+    word = "x" * 200_000  # an e-mail pattern that rescanned the word from each letter took minutes here
+    assert language_sample(f"{word} 연락은 kim.lee@example.co.kr 로") == f"{word} 연락은   로"
+    assert language_sample("메일:kim@example.com") == "메일: "

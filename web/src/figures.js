@@ -32,6 +32,14 @@ export function sourceNumbers(text) {
   return numbers;
 }
 
+/** "1234567" -> "1,234,567", in one pass (a lookahead regex rescans the rest of the run at each digit). */
+export function withCommas(digits) {
+  const head = digits.length % 3 || 3;
+  const groups = [digits.slice(0, head)];
+  for (let i = head; i < digits.length; i += 3) groups.push(digits.slice(i, i + 3));
+  return groups.join(",");
+}
+
 /** How English may write each number: as it is, with thousands commas, without leading zeros ("09" -> "9"). */
 export function writtenForms(numbers) {
   const forms = new Set();
@@ -42,7 +50,7 @@ export function writtenForms(numbers) {
     for (const digits of new Set([whole, whole.replace(/^0+/, "") || "0"])) {
       forms.add(digits + rest);
       if (digits.length > 3) {
-        forms.add(digits.replace(/\B(?=(?:[0-9]{3})+$)/g, ",") + rest);
+        forms.add(withCommas(digits) + rest);
       }
     }
   }
