@@ -39,6 +39,7 @@ from studio import library
 from studio.data.readers import Pair
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes
+from studio.tasks import task_named
 from studio.train.checkpoints import CheckpointError
 from studio.train.progress import TrainingEvent
 
@@ -286,10 +287,10 @@ def add_to_library(job: Job) -> library.ModelEntry:
 
 def compare_with_base(job: Job, bundle: Path, limit: int = 200, rows: int = 5) -> dict:
     """chrF and BLEU of the new model and (for a fine-tune) its base on up to `limit` pairs spread over the run's
-    dev split, greedy, with a few sample rows; written to comparison.json."""
+    dev split, decoded as the app decodes them (the task's default decoding), with a few sample rows; written to
+    comparison.json."""
     from studio.data.readers import read_tsv_pairs
-    from studio.evaluate import decode_all, score
-    from studio.generate import DecodeOptions
+    from studio.evaluate import decode_all, decoding_name, score
     from studio.inference import TextGenerator
     from studio.train.run import STARTING_MODEL, spread
 
@@ -299,12 +300,13 @@ def compare_with_base(job: Job, bundle: Path, limit: int = 200, rows: int = 5) -
         weights = json.loads((Path(bundle) / "metrics.json").read_text(encoding="utf-8")).get("weights", "")
     except (OSError, ValueError):
         weights = ""
-    result = {"pairs": len(dev), "decoding": "greedy", "models": {}, "samples": [],
+    options = task_named(job.spec.task).default_options()
+    result = {"pairs": len(dev), "decoding": decoding_name(options), "models": {}, "samples": [],
               "kept_starting_model": str(weights).startswith(STARTING_MODEL)}
     outputs = {}
     for label, path in models.items():
         started = time.monotonic()
-        outputs[label] = decode_all(TextGenerator.from_path(path, "tf"), [p.source for p in dev], DecodeOptions())
+        outputs[label] = decode_all(TextGenerator.from_path(path, "tf"), [p.source for p in dev], options)
         s = score(dev, outputs[label], label, time.monotonic() - started)
         result["models"][label] = {"bundle": path, "chrf": round(s.chrf, 2), "bleu": round(s.bleu, 2)}
     result["samples"] = [{"source": p.source, "reference": p.target, **{k: v[i] for k, v in outputs.items()}}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,7 +58,8 @@ STARTING_MODEL = "the starting model (no fine-tuned weights beat it on dev)"
 LEFT_OUT = "left_out.tsv"
 # train.* settings a resumed run cannot change: they decide an epoch's batches
 FIXED_ON_RESUME = ("train.source_weights", "train.subword_alpha", "train.seed", "train.split_seed",
-                   "train.batch_tokens", "train.batch_size", "train.bucket_width", "train.filter_share")
+                   "train.batch_tokens", "train.batch_size", "train.bucket_width", "train.filter_share",
+                   "train.rehearsal")
 
 
 def apply_overrides(config: BundleConfig, overrides: dict) -> BundleConfig:
@@ -110,17 +112,25 @@ def spread(pairs: list, count: int) -> list:
     return [pairs[i * len(pairs) // count] for i in range(count)]
 
 
+def selection_chrf(run: "TrainingRun") -> float:
+    """chrF on the run's `chrf_pairs` as the app will decode the model (the task's default decoding: beam search
+    for a translator, whose greedy outputs a fine-tune can leave looping where beam search does not)."""
+    return chrf_on(run.generator(), chrf_pairs(run), options=task_named(run.task).default_options())[0]
+
+
 def chrf_pairs(run: "TrainingRun") -> list[Pair]:
     """The dev pairs chrF is measured on during a run: `train.chrf_pairs` of them (`CHRF_SELECT_PAIRS` when chrF
     selects the weights and no number is set), spread over the dev split."""
     return spread(run.dev_pairs, run.config.train.chrf_pairs or CHRF_SELECT_PAIRS)
 
 
-def chrf_on(generator, pairs: list[Pair], batch_size: int = 64) -> tuple[float, str]:
-    """Greedy chrF of `generator` on `pairs` (`studio.evaluate.score`), and its sacrebleu signature."""
+def chrf_on(generator, pairs: list[Pair], batch_size: int = 64, options=None) -> tuple[float, str]:
+    """chrF of `generator` on `pairs` (`studio.evaluate.score`), greedy unless `options` say otherwise, and its
+    sacrebleu signature."""
     hypotheses = []
     for start in range(0, len(pairs), batch_size):
-        hypotheses += [g.text for g in generator.generate([p.source for p in pairs[start:start + batch_size]])]
+        hypotheses += [g.text for g in generator.generate([p.source for p in pairs[start:start + batch_size]],
+                                                          options)]
     result = score(pairs, hypotheses, "greedy", 0.0)
     return float(result.chrf), result.chrf_signature
 
@@ -401,6 +411,29 @@ def leave_out_unlikely_pairs(run: TrainingRun) -> None:
                             f"({time.monotonic() - started:.0f} s)")
 
 
+def mix_in_general_pairs(run: TrainingRun, data_dir=None) -> None:
+    """A fine-tune with `train.rehearsal` also trains on that many pairs of the task's own training data
+    (ChatbotData, the bundled KO-EN files: what the starting model learned from) per pair of the user's, drawn
+    with the run's seed (the same pairs on resume) and never one whose source is in the dev split: "mixed
+    fine-tuning", so that the model keeps what it knew. Without that data here it trains on the user's alone."""
+    ratio = run.config.train.rehearsal
+    if not ratio or run.initial is None or not run.train_pairs:
+        return
+    try:
+        general, _ = read_task_pairs(run.task, data_dir)
+    except StudioError as error:
+        run.report("warning", text=f"No general pairs to mix in ({error}); fine-tuning on your pairs alone.")
+        return
+    wanted = round(ratio * len(run.train_pairs))
+    key = SPLIT_KEYS[run.config.train.dev_split]
+    taken = {key(p.source) for p in run.dev_pairs} | {key(p.source) for p in run.train_pairs}
+    drawn = random.Random(run.config.train.seed).sample(general, min(len(general), 2 * wanted))
+    mixed = [p for p in clean_pairs(drawn, pipeline_for(run.config.task)) if key(p.source) not in taken][:wanted]
+    run.train_pairs = run.train_pairs + mixed
+    run.report("info", text=f"Mixed in {len(mixed):,} pairs of the general training data beside your "
+                            f"{len(run.train_pairs) - len(mixed):,}, so that the model keeps what it knew")
+
+
 # ---- training ------------------------------------------------------------------------------------
 def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: float = 10.0):
     """Train (from scratch, from --init-from's weights, or on from the last checkpoint) until the epochs, the
@@ -413,7 +446,7 @@ def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: floa
     prompts = list(task_named(run.task).prompts)
 
     def dev_chrf(trainer) -> dict:  # a learning curve a person can read (train.chrf_pairs), or what selects
-        return {"dev_chrf": round(chrf_on(run.generator(), chrf_pairs(run))[0], 2)} if run.dev_pairs else {}
+        return {"dev_chrf": round(selection_chrf(run), 2)} if run.dev_pairs else {}
 
     def on_epoch_end(trainer, record):
         scores, dev_inputs = {}, []
@@ -470,7 +503,7 @@ def select_weights(run: TrainingRun) -> str:
         scores = {}
         for name, weights in candidates.items():
             assign_arrays(trainer.model.weights, weights)
-            scores[name] = (chrf_on(run.generator(), chrf_pairs(run))[0] if t.select_by == "dev_chrf"
+            scores[name] = (selection_chrf(run) if t.select_by == "dev_chrf"
                             else trainer.evaluate()[t.select_by])
         chosen = (min if t.select_by == "dev_loss" else max)(scores, key=scores.get)
         assign_arrays(trainer.model.weights, candidates[chosen])
@@ -519,6 +552,7 @@ def train_task(task: str, out: str | Path, data_dir=None, resume: bool = False, 
                       progress=progress, dev_files=dev_files)
     build_tokenizers(run)
     leave_out_unlikely_pairs(run)
+    mix_in_general_pairs(run, data_dir)
     make_batches(run)
     state = fit(run, max_steps, checkpoint_minutes)
     return write_bundle(run, state, select_weights(run))

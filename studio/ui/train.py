@@ -14,7 +14,7 @@ import gradio as gr
 import pandas as pd
 
 from studio import library
-from studio.config import FINE_TUNE_FILTER, FINE_TUNE_RATE
+from studio.config import FINE_TUNE_FILTER, FINE_TUNE_RATE, FINE_TUNE_REHEARSAL
 from studio.data.imports import ColumnsNeeded, read_training_upload
 from studio.data.sources import chatbot_csv
 from studio.errors import DataError, StudioError
@@ -66,7 +66,8 @@ def read_dev_data(task: str, files, question_column, answer_column, swap: bool) 
         raise StudioError(f"the dev file: {error}") from None
 
 
-def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: dict, filter_share=None) -> dict:
+def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: dict, filter_share=None,
+                  rehearsal: bool | None = None) -> dict:
     settings = {"train.chrf_pairs": str(CHRF_PAIRS)}
     if minutes:
         settings["train.max_minutes"] = str(float(minutes))
@@ -78,6 +79,8 @@ def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: di
         settings["train.lr_scale"] = str(float(lr_scale))
         if filter_share is not None:
             settings["train.filter_share"] = str(float(filter_share))
+        if rehearsal is not None:
+            settings["train.rehearsal"] = str(FINE_TUNE_REHEARSAL if rehearsal else 0.0)
     else:
         settings.update({key: str(value) for key, value in advanced.items() if value not in (None, "")})
     return settings
@@ -161,7 +164,8 @@ def comparison_text(job: jobs.Job, state: dict) -> str:
     if not result:
         return ""
     lines = [f"**{html.escape(state.get('model', job.spec.name))} is in your models** (Models tab). On "
-             f"{result['pairs']} pairs of its dev split (greedy):", "", "| model | chrF | BLEU |", "|---|---|---|"]
+             f"{result['pairs']} pairs of its dev split ({result.get('decoding', 'greedy')}):", "",
+             "| model | chrF | BLEU |", "|---|---|---|"]
     if result.get("kept_starting_model"):
         lines[:0] = ["**No fine-tuned weights did better on your dev pairs than the model it started from**, so "
                      "the new model keeps that model's weights. More pairs, cleaner pairs, or a lower learning "
@@ -219,6 +223,10 @@ class TrainTab:
             self.filter = gr.Slider(0, 0.5, value=FINE_TUNE_FILTER, step=0.05, elem_id="train-filter",
                                     label="Leave out the least likely pairs (fine-tuning)",
                                     info="the share the model finds least likely: most often misaligned pairs")
+            self.rehearsal = gr.Checkbox(value=True, elem_id="train-rehearsal",
+                                         label="Mix in general pairs (fine-tuning)",
+                                         info="as many pairs of the shipped models' own training data as yours, "
+                                              "when this computer has it: the model keeps more of what it knew")
         with gr.Accordion("Advanced: the model's shape (from scratch)", open=False):
             with gr.Row():
                 self.advanced = [gr.Number(label=label, value=None, precision=None if "dropout" in key else 0)
@@ -244,7 +252,8 @@ class TrainTab:
         preview.click(self.preview, self.inputs(), previewed, **private)
         self.files.upload(self.preview, self.inputs(), previewed, **private)  # what was read, at once
         start.click(self.start, [*self.inputs(), self.dev_files, self.mode, self.preset, self.base, self.name,
-                                 self.minutes, self.epochs, self.lr_scale, self.batch, self.filter, *self.advanced],
+                                 self.minutes, self.epochs, self.lr_scale, self.batch, self.filter, self.rehearsal,
+                                 *self.advanced],
                     shown, **private)
         stop.click(self.stop, None, shown, **private)
         resume.click(self.resume, None, shown, **private)
@@ -288,14 +297,14 @@ class TrainTab:
             return html.escape(str(error)), hidden, hidden, gr.Checkbox(visible=swapped or bool(swap))
 
     def start(self, task, files, shared, question, answer, swap, dev_files, mode, preset, base, name, minutes_,
-              epochs, lr_scale, batch, filter_share, *advanced):
+              epochs, lr_scale, batch, filter_share, rehearsal, *advanced):
         try:
             if mode == FINE_TUNE and not base:
                 raise StudioError("choose the model to fine-tune (or train from scratch)")
             pairs, _ = read_data(task, files, shared, question, answer, swap)
             dev_pairs = read_dev_data(task, dev_files, question, answer, swap)
             settings = overrides_for(mode, minutes_, epochs, lr_scale, batch, dict(zip(ADVANCED, advanced)),
-                                     filter_share)
+                                     filter_share, rehearsal)
             spec = jobs.JobSpec(task, library.check_name(name or ""),
                                 preset=PRESETS[preset].format(task=task) if mode == SCRATCH else f"{task}-finetune",
                                 init_from=str(library.find_model(base).path) if mode == FINE_TUNE else None,

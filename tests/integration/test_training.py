@@ -168,6 +168,42 @@ def test_a_fine_tune_leaves_out_the_pairs_its_starting_model_finds_least_likely(
     assert len(left_out) >= 4 and sum("xylophone" in target for target in left_out) >= 4, listed
 
 
+def test_a_fine_tune_mixes_in_general_pairs_when_this_computer_has_them(tiny_bundle, tmp_path):
+    """`train.rehearsal`: that many pairs of the task's own training data per pair of the user's, none of them a
+    dev source, the same ones on resume; without the data the fine-tune goes on with the user's pairs alone."""
+    from helpers import TINY, generated_pairs
+    from studio.data.pipeline import SPLIT_KEYS
+    from studio.train.progress import TrainingEvent
+    from studio.train.run import build_tokenizers, mix_in_general_pairs, prepare_run
+
+    general = tmp_path / "data" / "chatbot" / "ChatbotData.csv"
+    general.parent.mkdir(parents=True)
+    general.write_text("Q,A,label\n" + "".join(f"일반 {i}번 질문?,일반 답 {i},0\n" for i in range(200)), encoding="utf-8")
+    mine = tmp_path / "mine.csv"
+    mine.write_text("Q,A,label\n" + "".join(f"{q},{a},0\n" for q, a, _ in generated_pairs(40, seed=5)), encoding="utf-8")
+    said: list[TrainingEvent] = []
+    settings = dict(TINY, **{"train.rehearsal": 0.5, "task.text_pipeline": "tutorial"})
+
+    def mixed(out, data_dir):
+        run = prepare_run("chatbot", out, overrides=settings, preset="chatbot-finetune", init_from=tiny_bundle,
+                          data_files=[mine], progress=said.append)
+        build_tokenizers(run)
+        own = len(run.train_pairs)
+        mix_in_general_pairs(run, data_dir)
+        return run, own
+
+    run, own = mixed(tmp_path / "a", tmp_path / "data")
+    added = run.train_pairs[own:]
+    assert len(added) == round(0.5 * own) and all(p.source.startswith("일반") for p in added)
+    key = SPLIT_KEYS[run.config.train.dev_split]
+    assert not {key(p.source) for p in added} & {key(p.source) for p in run.dev_pairs}
+    assert any(e.text.startswith(f"Mixed in {len(added)} pairs") for e in said)
+    again, _ = mixed(tmp_path / "b", tmp_path / "data")
+    assert again.train_pairs == run.train_pairs  # drawn with the run's seed: a resumed run trains on the same
+    alone, own = mixed(tmp_path / "c", tmp_path / "nothing-here")
+    assert len(alone.train_pairs) == own and "fine-tuning on your pairs alone" in said[-1].text
+
+
 def test_a_chatbot_ships_the_weights_with_the_best_dev_token_accuracy(tiny_bundle):
     """Its replies keep improving after its dev loss turns up (docs/chatbot-training.md): the chatbot preset
     chooses among the last weights, the best epoch and the checkpoint mean by dev token accuracy."""

@@ -48,3 +48,27 @@ def test_a_sample_of_the_dev_split_is_spread_over_all_of_it():
     chosen = spread(pairs, 200)
     assert len(chosen) == 200 == len(set(chosen)) and chosen[0] == 0 and chosen[-1] > 560
     assert spread(pairs[:5], 200) == pairs[:5] and spread([], 3) == []
+
+
+def test_a_fine_tune_is_chosen_by_how_the_app_decodes_its_task():
+    """The dev chrF that picks a fine-tune's weights decodes as the app will: beam search for a translator
+    (a fine-tune's greedy outputs can loop where beam search's do not), greedy for a chatbot."""
+    from types import SimpleNamespace
+
+    from studio.data import Pair
+    from studio.train.run import selection_chrf
+
+    heard = []
+
+    class Echo:
+        def generate(self, texts, options=None):
+            heard.append(options)
+            return [SimpleNamespace(text=text) for text in texts]
+
+    pairs = [Pair(f"문장 {i}", f"문장 {i}") for i in range(5)]
+    for task, strategy in (("translator", "beam"), ("chatbot", "greedy")):
+        run = SimpleNamespace(task=task, dev_pairs=pairs, generator=Echo,
+                              config=SimpleNamespace(train=SimpleNamespace(chrf_pairs=0)))
+        assert selection_chrf(run) == 100.0
+        assert heard[-1].strategy == strategy
+    assert heard[0].beam_size == 4 and heard[0].length_penalty == 1.8
