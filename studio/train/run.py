@@ -151,6 +151,8 @@ class TrainingRun:
     # prepare_run
     files: list[str] = field(default_factory=list)  # the data files read
     dev_files: list[str] = field(default_factory=list)  # the dev pairs' files, when given (else a split of `files`)
+    general_files: list[str] = field(default_factory=list)  # where mix_in_general_pairs drew its pairs from
+    general_pairs: int = 0  # ... and how many
     pairs: list[Pair] = field(default_factory=list)  # after cleaning and dedup
     train_pairs: list[Pair] = field(default_factory=list)
     dev_pairs: list[Pair] = field(default_factory=list)
@@ -420,7 +422,7 @@ def mix_in_general_pairs(run: TrainingRun, data_dir=None) -> None:
     if not ratio or run.initial is None or not run.train_pairs:
         return
     try:
-        general, _ = read_task_pairs(run.task, data_dir)
+        general, files = read_task_pairs(run.task, data_dir)
     except StudioError as error:
         run.report("warning", text=f"No general pairs to mix in ({error}); fine-tuning on your pairs alone.")
         return
@@ -430,6 +432,7 @@ def mix_in_general_pairs(run: TrainingRun, data_dir=None) -> None:
     drawn = random.Random(run.config.train.seed).sample(general, min(len(general), 2 * wanted))
     mixed = [p for p in clean_pairs(drawn, pipeline_for(run.config.task)) if key(p.source) not in taken][:wanted]
     run.train_pairs = run.train_pairs + mixed
+    run.general_files, run.general_pairs = files, len(mixed)
     run.report("info", text=f"Mixed in {len(mixed):,} pairs of the general training data beside your "
                             f"{len(run.train_pairs) - len(mixed):,}, so that the model keeps what it knew")
 
@@ -459,7 +462,7 @@ def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: floa
         record["samples"] = samples
         if record.get("improved") or trainer.dev_batches is None:
             save_npz(out / "best.npz", variables_to_arrays(trainer.model.weights))
-            save_bundle(out, config, run.tokenizers, trainer.model, model_card=model_card(config, {}, run.files))
+            save_bundle(out, config, run.tokenizers, trainer.model, model_card=model_card(config, {}, run.files + run.general_files))
 
     scoring = config.train.chrf_pairs or config.train.select_by == "dev_chrf"
     trainer = run.trainer = Trainer(config, run.train_batches, run.dev_batches, out, None, on_epoch_end,
@@ -534,7 +537,10 @@ def write_bundle(run: TrainingRun, state, chosen: str) -> dict:
         metrics["dev_chrf_seconds"] = round(time.monotonic() - started, 1)
     metrics["samples"] = sample_outputs(generator, list(task_named(run.task).prompts))
     metrics["history"] = state.history
-    save_bundle(run.out, config, run.tokenizers, trainer.model, metrics, model_card(config, metrics, run.files))
+    if run.general_pairs:
+        metrics["general_pairs"] = run.general_pairs
+    save_bundle(run.out, config, run.tokenizers, trainer.model, metrics,
+                model_card(config, metrics, run.files + run.general_files))
     run.report("info", text=f"Bundle written to {run.out} ({chosen}).")
     return metrics
 

@@ -198,6 +198,7 @@ def test_a_fine_tune_mixes_in_general_pairs_when_this_computer_has_them(tiny_bun
     key = SPLIT_KEYS[run.config.train.dev_split]
     assert not {key(p.source) for p in added} & {key(p.source) for p in run.dev_pairs}
     assert any(e.text.startswith(f"Mixed in {len(added)} pairs") for e in said)
+    assert run.general_files == [str(general)] and run.general_pairs == len(added)  # the card lists that file
     again, _ = mixed(tmp_path / "b", tmp_path / "data")
     assert again.train_pairs == run.train_pairs  # drawn with the run's seed: a resumed run trains on the same
     alone, own = mixed(tmp_path / "c", tmp_path / "nothing-here")
