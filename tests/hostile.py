@@ -72,6 +72,7 @@ def hostile_files() -> dict[str, bytes]:
 
 # what the hostile-input tests send and accept
 INPUTS = hostile_inputs(300)
+BASE_INPUTS = hostile_inputs(0)  # the cases themselves, without their mixes with Korean text
 FILE_SETTINGS = ["greedy", 4, 1.0, 0.8, 0, 0.9, None, 64, 0]  # the Translate tab's decoding controls
 GENERIC_ERROR = "has not enabled verbose error reporting"  # what Gradio says for an unexpected exception
 CLEAR_MESSAGES = re.compile(r"type something|Korean text to translate|the limit is|nothing the model can read|nothing to read|"

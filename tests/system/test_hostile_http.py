@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile import CLEAR_MESSAGES, FILE_SETTINGS, GENERIC_ERROR, INPUTS, hostile_files
+from hostile import BASE_INPUTS, CLEAR_MESSAGES, FILE_SETTINGS, GENERIC_ERROR, INPUTS, hostile_files
 
 
 def _call(client, *args, api_name):
@@ -53,19 +53,22 @@ def _raw_call(url: str, api_name: str, data: list):
 def test_every_gradio_endpoint_answers_every_hostile_input(app_url, endpoint):
     """Over Gradio's plain HTTP API with the endpoint's defaults (the translator's is beam search), four users at
     once; gradio_client would cost ~100 ms of client work per request (benchmarks/request_floor.py), the server
-    sees the same requests either way. The last call goes through gradio_client."""
+    sees the same requests either way. The last call goes through gradio_client. The cases alone, not their
+    mixes with Korean text: what HTTP and Gradio do to a text is in the cases; the mixes meet the model's text
+    handling, which the CLI's and the Python API's hostile tests give all of them (a request through Gradio's
+    queue costs ~60 ms here, the model's work for one of these ~6 ms)."""
     from gradio_client import Client
 
     with ThreadPoolExecutor(4) as pool:
         # on TFLite, the quickest backend: what a hostile input does happens before any backend sees it
-        outcomes = list(pool.map(lambda text: _raw_call(app_url, endpoint, [text, "tflite"]), [t for _, t in INPUTS]))
+        outcomes = list(pool.map(lambda text: _raw_call(app_url, endpoint, [text, "tflite"]), [t for _, t in BASE_INPUTS]))
     client = Client(app_url, verbose=False)
-    for (category, text), (status, value) in zip(INPUTS, outcomes):
+    for (category, text), (status, value) in zip(BASE_INPUTS, outcomes):
         if status == "ok":
             assert isinstance(value[0], str) and "ms" in value[1], (category, text[:40])
         else:
             assert GENERIC_ERROR not in value and CLEAR_MESSAGES.search(value), (category, text[:40], value)
-    assert sum(status == "ok" for status, _ in outcomes) > len(INPUTS) // 3  # most are answered, not refused
+    assert sum(status == "ok" for status, _ in outcomes) > len(BASE_INPUTS) // 3  # most are answered, not refused
     assert _call(client, "나는 커피를 좋아해?", api_name=endpoint)[0] == "ok"  # and the server still works
 
 
