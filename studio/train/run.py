@@ -462,7 +462,8 @@ def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: floa
         record["samples"] = samples
         if record.get("improved") or trainer.dev_batches is None:
             save_npz(out / "best.npz", variables_to_arrays(trainer.model.weights))
-            save_bundle(out, config, run.tokenizers, trainer.model, model_card=model_card(config, {}, run.files + run.general_files))
+            save_bundle(out, config, run.tokenizers, trainer.model,
+                        model_card=model_card(config, {}, run.files + run.general_files))
 
     scoring = config.train.chrf_pairs or config.train.select_by == "dev_chrf"
     trainer = run.trainer = Trainer(config, run.train_batches, run.dev_batches, out, None, on_epoch_end,
