@@ -218,7 +218,7 @@ def fine_tuning(config: BundleConfig) -> BundleConfig:
 
 
 FINE_TUNE_RATE = 6e-5  # measured with 2e-5: the same loss on the general sets, less gained in the domain
-FINE_TUNE_REHEARSAL = 1.0  # general pairs per pair of the user's, in a translator fine-tune
+FINE_TUNE_REHEARSAL = 1.0  # general pairs per pair of the user's (the translator's preset; the Train tab's box)
 FINE_TUNE_FILTER = 0.3  # the share of pairs the starting model finds least likely, left out (misaligned pairs)
 
 

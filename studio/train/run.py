@@ -34,7 +34,7 @@ from studio.data.pipeline import (CURRENT_SPLIT, SPLIT_KEYS, SampledBatches, che
                                   source_name)
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
-from studio.evaluate import score
+from studio.evaluate import decoding_name, score
 from studio.inference import TextGenerator
 from studio.tasks import task_named
 from studio.text import TokenizerPair, pipeline_for, train_tokenizer
@@ -131,7 +131,7 @@ def chrf_on(generator, pairs: list[Pair], batch_size: int = 64, options=None) ->
     for start in range(0, len(pairs), batch_size):
         hypotheses += [g.text for g in generator.generate([p.source for p in pairs[start:start + batch_size]],
                                                           options)]
-    result = score(pairs, hypotheses, "greedy", 0.0)
+    result = score(pairs, hypotheses, decoding_name(options) if options else "greedy", 0.0)
     return float(result.chrf), result.chrf_signature
 
 
