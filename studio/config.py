@@ -208,7 +208,8 @@ def fine_tuning(config: BundleConfig) -> BundleConfig:
     """Fine-tuning a trained model on a small set of the user's pairs (its architecture and tokenizer come from
     that model): a flat learning rate after a short warm-up instead of the paper's schedule, few epochs, a tenth
     of the pairs held out, the pairs the model finds least likely left out (misaligned ones), every file
-    weighted alike, and the weights chosen by greedy dev chrF with the starting model among the candidates, so a
+    weighted alike, and the weights chosen by dev chrF (decoded as the app decodes the task: beam search for the
+    translator, `studio.train.run.selection_chrf`) with the starting model among the candidates, so a
     fine-tune that makes translations worse on the user's own dev pairs leaves the model as it was
     (docs/translator-training.md, "Fine-tuning ... on a translation memory")."""
     config.train = dataclasses.replace(config.train, learning_rate=FINE_TUNE_RATE, warmup_steps=50, epochs=10,
