@@ -26,29 +26,20 @@ def page(browser, app_url):
     context = browser.new_context(viewport={"width": 1280, "height": 1000}, accept_downloads=True)
     page = context.new_page()
     page.goto(app_url)
-    page.locator("#chat-input textarea").wait_for()
+    ready(page)
     yield page
     context.close()
 
 
+def ready(page):
+    """Wait for the page's text box and its load-time script (PAGE_SCRIPT: the stats beside the replies)."""
+    page.locator("#chat-input textarea").wait_for()
+    page.wait_for_function("() => typeof window.studioChatStats === 'function'")
+
+
 def reload(page):
     page.reload()
-    page.locator("#chat-input textarea").wait_for()
-
-
-def settled(page, quiet_s: float = 1.0, most_s: float = 20.0) -> None:
-    """Wait until the page's saved state (localStorage) has not changed for `quiet_s`: a setting is saved by an
-    event of its own, which a loaded machine may answer after the next reload would have started."""
-    import time
-
-    last, since, deadline = None, time.monotonic(), time.monotonic() + most_s
-    while time.monotonic() < deadline:
-        now = page.evaluate("() => JSON.stringify(Object.entries(localStorage))")
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet_s:
-            return
-        time.sleep(0.1)
+    ready(page)
 
 
 def send(page, text, replies):
@@ -161,26 +152,28 @@ def test_export_to_json_and_markdown_then_import_and_bad_files_lose_nothing(page
     assert listed(page) == ["내보낼 대화 (2)", "내보낼 대화"]  # nothing lost, nothing added
 
 
-def test_settings_survive_a_reload(page):
-    def saved(tab, change):
-        """Make `change`, and wait for the tab's settings to be saved (encrypted, they can only be seen to change)."""
-        key = {"chat": "transformer-studio-chat-settings-v2", "translate": "transformer-studio-translate-settings-v3"}[tab]
-        before = page.evaluate("key => localStorage.getItem(key)", key)
-        change()
-        page.wait_for_function("([key, before]) => localStorage.getItem(key) !== before", arg=[key, before])
+def saved(page, tab, change):
+    """Make `change`, and wait for the tab's settings to be saved (encrypted, they can only be seen to change): the
+    save is a request to the server, which a loaded machine may answer after a reload would have started."""
+    key = {"chat": "transformer-studio-chat-settings-v2", "translate": "transformer-studio-translate-settings-v3"}[tab]
+    before = page.evaluate("key => localStorage.getItem(key)", key)
+    change()
+    page.wait_for_function("([key, before]) => localStorage.getItem(key) !== before", arg=[key, before])
 
+
+def test_settings_survive_a_reload(page):
     page.locator("#chat-backend input").click()
-    saved("chat", lambda: page.get_by_role("option", name="tf-naive").click())
+    saved(page, "chat", lambda: page.get_by_role("option", name="tf-naive").click())
     page.locator("#chat-decoding").get_by_text("Decoding").click()
     # sampling's settings are disabled unless the strategy samples (the chat's greedy reads no seed)
     assert page.locator("#chat-seed input").is_disabled() and page.locator("#chat-top-p input[type=number]").is_disabled()
     assert page.locator("#chat-seed input").input_value() == ""  # no seed: a new sample each time (not seed 0)
-    saved("chat", lambda: page.locator("#chat-strategy").get_by_label("sample").check())
-    saved("chat", lambda: (page.locator("#chat-seed input").fill("1"), page.locator("#chat-seed input").press("Tab")))
+    saved(page, "chat", lambda: page.locator("#chat-strategy").get_by_label("sample").check())
+    saved(page, "chat", lambda: (page.locator("#chat-seed input").fill("1"), page.locator("#chat-seed input").press("Tab")))
     assert page.locator("#chat-top-p input[type=number]").is_enabled()
     page.get_by_role("tab", name="Translate").click()
     page.locator("#translate-decoding").get_by_text("Decoding").click()
-    saved("translate", lambda: page.locator("#translate-strategy").get_by_label("greedy").check())  # not the default
+    saved(page, "translate", lambda: page.locator("#translate-strategy").get_by_label("greedy").check())  # not the default
     reload(page)
     page.locator("#chat-decoding").get_by_text("Decoding").click()
     page.wait_for_function("() => document.querySelector('#chat-seed input')?.value === '1'", timeout=30_000)
@@ -269,11 +262,12 @@ def test_a_number_typed_into_a_slider_box_is_kept_while_typed_and_put_in_range_w
     top_p.press("Control+a")
     top_p.press_sequentially("0.35", delay=50)  # "0" alone is under the minimum: not clamped while typing
     assert top_p.input_value() == "0.35"
+    saved(page, "chat", lambda: top_p.press("Tab"))  # saved once left
     most = page.locator("#chat-max-new-tokens input[type=number]")
     most.fill("999")
-    most.press("Tab")  # left: put in range (Gradio refused 999 in the server, and the box went on showing it)
+    # left: put in range (Gradio refused 999 in the server, and the box went on showing it), and saved so
+    saved(page, "chat", lambda: most.press("Tab"))
     page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]').value === '64'")
-    settled(page)
     reload(page)  # what was kept is what was shown
     page.locator("#chat-decoding").get_by_text("Decoding").click()
     page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]').value === '64'")
