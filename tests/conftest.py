@@ -7,8 +7,10 @@ needs it first, and read by the others (`built_once`). Tests are handed out one 
 except those that share a costly fixture, which run on one worker: the integration tests on the exported
 bundle (they export or damage exports: no worker waits for an export another is building, and the exporters'
 traced graphs are reused; the system tests only read it and spread over the workers), and the tests of a module
-that share a module-scoped fixture (built once, not on each worker). The unit tests are handed out last."""
+that share a module-scoped fixture (built once, not on each worker). The unit tests are handed out last.
+`_handed_out_order` sets that order; pytest-xdist keeps it (`--no-loadscope-reorder`)."""
 
+import collections
 import os
 import shutil
 import tempfile
@@ -35,9 +37,31 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.xdist_group("exported"))
         elif any(d.scope == "module" for defs in fixtures.values() for d in defs):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    # the many quick unit tests last: the workers end on them together, not one on a 5-second training test
-    # while the other has finished (pytest-xdist hands out the groups first, then single tests in this order)
-    items.sort(key=lambda item: item.path.parent.name == "unit")
+    items.sort(key=_handed_out_order(items))
+
+
+def _handed_out_order(items):
+    """The order pytest-xdist hands the tests out in (`--no-loadscope-reorder`): first the "exported" group, whose
+    first test builds the shared tiny bundle and its exports while the other workers would wait for them, then the
+    groups that need neither (the other workers start on those), then the other groups, the larger first; then
+    single tests, and the many quick unit tests last: the workers end on them together, not one on a 5-second
+    training test while the other has finished."""
+    def scope(item):
+        return next((mark.args[0] for mark in item.iter_markers("xdist_group")), None)
+
+    sizes = collections.Counter(scope(item) for item in items)
+    first = {}
+    for index, item in enumerate(items):
+        first.setdefault(scope(item), index)
+    apart = {scope(item) for item in items if scope(item) and "tiny_bundle" not in item.fixturenames}
+    apart -= {scope(item) for item in items if "tiny_bundle" in item.fixturenames}
+
+    def key(item):
+        group = scope(item)
+        if group is None:
+            return (3 + (item.path.parent.name == "unit"), 0, 0)
+        return (0 if group == "exported" else 1 if group in apart else 2, -sizes[group], first[group])
+    return key
 
 
 @pytest.fixture
