@@ -267,8 +267,8 @@ def test_a_number_typed_into_a_slider_box_is_kept_while_typed_and_put_in_range_w
     most.fill("999")
     # left: put in range (Gradio refused 999 in the server, and the box went on showing it), and saved so
     saved(page, "chat", lambda: most.press("Tab"))
-    page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]').value === '64'")
+    page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]')?.value === '64'")
     reload(page)  # what was kept is what was shown
     page.locator("#chat-decoding").get_by_text("Decoding").click()
-    page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]').value === '64'")
+    page.wait_for_function("() => document.querySelector('#chat-max-new-tokens input[type=number]')?.value === '64'")
     assert page.locator("#chat-top-p input[type=number]").input_value() == "0.35"
