@@ -50,18 +50,15 @@ def _handed_out_order(items):
         return next((mark.args[0] for mark in item.iter_markers("xdist_group")), None)
 
     sizes = collections.Counter(scope(item) for item in items)
-    first = {}
-    for index, item in enumerate(items):
-        first.setdefault(scope(item), index)
     apart = {scope(item) for item in items if scope(item) and "tiny_bundle" not in item.fixturenames}
     apart -= {scope(item) for item in items if "tiny_bundle" in item.fixturenames}
 
     def key(item):
         group = scope(item)
         if group is None:
-            return (3 + (item.path.parent.name == "unit"), 0, 0)
-        return (0 if group == "exported" else 1 if group in apart else 2, -sizes[group], first[group])
-    return key
+            return (3 + (item.path.parent.name == "unit"), 0)
+        return (0 if group == "exported" else 1 if group in apart else 2, -sizes[group])
+    return key  # a stable sort: ties keep the collection's order
 
 
 @pytest.fixture
