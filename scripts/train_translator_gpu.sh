@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # The translator recipe for a lent GPU machine (JAX, no TensorFlow), as one command that ends inside BUDGET_MIN:
-#   1  enko_warm     EN->KO for ENKO_MIN minutes, warm-started from the KO->EN bundle INIT (one shared vocabulary,
-#                    so its weights fit with the sides swapped); ENKO_FROM="warm scratch" trains a from-scratch
+#   1  enko_warm     EN->KO for ENKO_MIN minutes, warm-started from ENKO_INIT: the KO->EN bundle INIT (one shared
+#                    vocabulary, so its weights fit with the sides swapped) or an earlier lease's EN->KO bundle, at
+#                    ENKO_LR times the paper's rate; ENKO_FROM="warm scratch" trains a from-scratch
 #                    enko_scratch beside it (sharing the GPU) and the better one back-translates
 #   2  bt.tsv        the EN->KO model with the higher mean greedy dev chrF translates PREP/mono_en.txt into Korean
-#   3  bt_ft         KO->EN warm-started from INIT on real + tagged synthetic pairs, for what is left
+#   3  bt_ft         KO->EN warm-started from INIT on real + tagged synthetic pairs at FT_LR, for what is left
 # Every run uses the same three bucket shapes and batch size, and the learning rate is an input of the compiled
 # step, so one persistent compilation cache serves them all: phase 3 starts training without compiling.
 # As each phase ends its results are copied to OUT (at most 8 files, none over 15 MiB): results.tar.gz (every
 # run's bundle but its weights, logs, histories), enko.weights.npz.NN and bt_ft.weights.npz.NN (float16 weights in
-# 15 MiB parts: `cat bt_ft.weights.npz.* > weights.npz`) and bt.tsv.gz.
+# 15 MiB parts: `cat bt_ft.weights.npz.* > weights.npz`) and bt.tsv.gz.NN.
 # Usage: scripts/train_translator_gpu.sh PREP RUNS OUT
 #   PREP from `python -m studio.train.prepare_accelerated --out PREP --tokenizer-from assets/translator`
-# Settings (environment): BUDGET_MIN 9.3, ENKO_MIN 4.3, ENKO_FROM warm, INIT assets/translator, BUCKETS 32,64,128,
+# Settings (environment): BUDGET_MIN 9.3, ENKO_MIN 4.3, ENKO_FROM warm, INIT assets/translator, ENKO_INIT INIT,
+#   ENKO_LR 0.5, FT_LR 0.25, BUCKETS 32,64,128,
 #   BATCH_TOKENS 16384, EVAL_MIN 1, MAX_STEPS (a test-sized run: steps per run), FINISH_S 50 (kept for the last
 #   choice, saving and packing).
 set -u
 PREP=$1; RUNS=$2; OUT=$3; mkdir -p "$RUNS" "$OUT"
 BUDGET_MIN=${BUDGET_MIN:-9.3}; ENKO_MIN=${ENKO_MIN:-4.3}; ENKO_FROM=${ENKO_FROM:-warm}; INIT=${INIT:-assets/translator}
+ENKO_INIT=${ENKO_INIT:-$INIT}; ENKO_LR=${ENKO_LR:-0.5}; FT_LR=${FT_LR:-0.25}
 BUCKETS=${BUCKETS:-32,64,128}; BATCH_TOKENS=${BATCH_TOKENS:-16384}; EVAL_MIN=${EVAL_MIN:-1}
 MAX_STEPS=${MAX_STEPS:-1000000000}; FINISH_S=${FINISH_S:-50}
 export KERAS_BACKEND=jax PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_MEM_FRACTION=${XLA_PYTHON_CLIENT_MEM_FRACTION:-0.4} \
@@ -47,10 +50,10 @@ except (OSError, KeyError, ValueError, ZeroDivisionError):
 PYTHON
 }
 
-log "phase 1: EN->KO ($ENKO_FROM), $ENKO_MIN minutes"
+log "phase 1: EN->KO ($ENKO_FROM, warm from $ENKO_INIT), $ENKO_MIN minutes"
 for start in $ENKO_FROM; do
   case $start in
-    warm) FROM="--init-from $INIT --set train.lr_scale=0.5";;
+    warm) FROM="--init-from $ENKO_INIT --set train.lr_scale=$ENKO_LR";;
     scratch) FROM="";;
     *) log "ENKO_FROM: warm or scratch, not $start"; exit 2;;
   esac
@@ -75,11 +78,11 @@ log "$(tail -1 "$RUNS/$ENKO.log")"
 FT_MIN=$($PY -c "print(max(0.5, round(($BUDGET_MIN * 60 - $SECONDS - $FINISH_S) / 60, 2)))")
 log "phase 3: KO->EN from $INIT on real + back-translated pairs, $FT_MIN minutes"
 $T --out "$RUNS/bt_ft" --weights "$WEIGHTS" --minutes "$FT_MIN" --init-from "$INIT" --synthetic "$RUNS/bt.tsv" \
-  --tag-synthetic --set train.warmup_steps=1000 --set train.lr_scale=0.25 > "$RUNS/bt_ft.log" 2>&1 &
+  --tag-synthetic --set train.warmup_steps=1000 --set train.lr_scale=$FT_LR > "$RUNS/bt_ft.log" 2>&1 &
 FT=$!
 # while bt_ft trains, the EN->KO model and the synthetic corpus travel back (the CPU is idle meanwhile)
 pack_weights "$ENKO" enko
-gzip -c "$RUNS/bt.tsv" > "$OUT/bt.tsv.gz"
+gzip -c "$RUNS/bt.tsv" | split -b 15M -d - "$OUT/bt.tsv.gz."
 wait $FT || log "bt_ft failed: see bt_ft.log"
 log "KO->EN mean dev chrF: $(mean_chrf "$RUNS/bt_ft") ($(grep -h '^done' "$RUNS/bt_ft.log"))"
 pack_weights bt_ft bt_ft
