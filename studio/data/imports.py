@@ -32,6 +32,7 @@ MIN_PAIRS = 20
 MAX_BYTES = 50_000_000  # per file, checked before reading it
 PREVIEW_ROWS = 5
 KOREAN_ROWS = 0.5  # a side is Korean when at least this share of its rows has a Hangul letter
+TEXT_ROWS = 0.5  # a side is text when at least this share of its rows has a letter of any script
 # tried in this order, a tie going to the first: commas are the likeliest of the three inside a sentence
 DELIMITERS = ("\t", ";", ",")
 DELIMITER_NAMES = {"\t": "tab", ";": "semicolon", ",": "comma"}
@@ -60,8 +61,18 @@ class ColumnsNeeded(DataError):
         first, second = ROLES[task]
         listed = ", ".join(repr(name) for name in columns)
         super().__init__(path, f"can't tell which columns hold the {first} and the {second}: the columns are "
-                               f"{listed}; choose two with columns=({first} column, {second} column)", 1)
+                               f"{listed}; choose the {first} column and the {second} column", 1)
         self.columns = columns
+
+
+class SidesSwapped(DataError):
+    """A translator file whose "Korean" side is the other language and the other way round: it can be read
+    with its sides swapped (`swap=True`)."""
+
+
+def dropped_text(dropped: dict[str, int]) -> str:
+    """Each reason with its count: "duplicate pair (5), empty question or answer (1)"."""
+    return ", ".join(f"{reason} ({count:,})" for reason, count in dropped.items())
 
 
 @dataclass(frozen=True)
@@ -77,7 +88,7 @@ class DataReport:
     notes: list[str]
 
     def as_markdown(self) -> str:
-        dropped = ", ".join(f"{count:,} {reason}" for reason, count in self.dropped.items()) or "none"
+        dropped = dropped_text(self.dropped) or "none"
         lines = ["| | |", "|---|---|", f"| Files | {_cell(', '.join(self.files))} |",
                  f"| Pairs kept | {self.pairs:,} |", f"| Dropped | {_cell(dropped)} |",
                  "| Source characters | min {} · median {} · max {} |".format(*self.source_chars),
@@ -133,7 +144,7 @@ def read_training_upload(paths: str | PathLike | Sequence[str | PathLike], task:
     if len(pairs) > len(kept):
         dropped[DUPLICATE] += len(pairs) - len(kept)
     if len(kept) < min_pairs:
-        why = f" (dropped: {', '.join(f'{n} {reason}' for reason, n in dropped.items())})" if dropped else ""
+        why = f" (dropped: {dropped_text(dropped)})" if dropped else ""
         raise DataError(", ".join(map(str, files)), f"found {len(kept)} usable pairs{why}; at least {min_pairs} are "
                                                     f"needed to train")
     return ImportedData(kept, _report(files, kept, dropped, notes))
@@ -449,9 +460,23 @@ def _checked_pairs(file: _FileRows, task: str, swap: bool) -> list[Pair]:
             file.dropped[IDENTICAL] += 1
         else:
             rows.append((source, target, line))
+    if rows:
+        _check_text(file, rows)
     if task == "translator" and rows:
         rows = _korean_first(file, rows, swap)
+    elif rows and _hangul_share(s for s, _, _ in rows) < KOREAN_ROWS:
+        file.notes.append(f"{file.origin}: few of the questions are Korean: the model learns the language of this "
+                          "file (the shipped chatbot's is Korean)")
     return [Pair(source, target, file.origin) for source, target, _ in rows]
+
+
+def _check_text(file: _FileRows, rows: list[tuple[str, str, int]]) -> None:
+    """DataError when a side is mostly numbers or codes, not text: a file's id and score columns, say."""
+    for side, texts in zip(file.sides, ([s for s, _, _ in rows], [t for _, t, _ in rows])):
+        share = sum(any(c.isalpha() for c in text) for text in texts) / len(texts)
+        if share < TEXT_ROWS:
+            raise DataError(file.path, f"{side} holds no text: only {share:.0%} of its rows have a letter, so it "
+                                       "holds numbers or codes, not sentences")
 
 
 def _korean_first(file: _FileRows, rows: list[tuple[str, str, int]], swap: bool) -> list[tuple[str, str, int]]:
@@ -465,9 +490,9 @@ def _korean_first(file: _FileRows, rows: list[tuple[str, str, int]], swap: bool)
         if swap:
             file.notes.append(f"{file.origin}: sides swapped: {target_side} read as Korean")
             return [(target, source, line) for source, target, line in rows]
-        raise DataError(file.path, f"the sides look swapped: {source_side}, read as Korean, has Korean letters in "
-                                   f"{korean:.0%} of its rows and {target_side} in {other:.0%}; read it with swap=True "
-                                   f"to take {target_side} as the Korean side")
+        raise SidesSwapped(file.path, f"the sides look swapped: {source_side}, read as Korean, has Korean letters "
+                                      f"in {korean:.0%} of its rows and {target_side} in {other:.0%}; read the other "
+                                      f"way round, {target_side} is the Korean side")
     if korean < KOREAN_ROWS:
         line = next(line for source, _, line in rows if not has_hangul(source))
         raise DataError(file.path, f"the Korean side has no Korean: only {korean:.0%} of the rows of {source_side} "

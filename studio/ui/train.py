@@ -15,7 +15,7 @@ import pandas as pd
 
 from studio import library
 from studio.config import FINE_TUNE_FILTER, FINE_TUNE_RATE, FINE_TUNE_REHEARSAL
-from studio.data.imports import ColumnsNeeded, read_training_upload
+from studio.data.imports import ColumnsNeeded, SidesSwapped, read_training_upload
 from studio.data.sources import chatbot_csv
 from studio.errors import DataError, StudioError
 from studio.tasks import TASKS
@@ -24,6 +24,7 @@ from studio.ui.common import AppModel, inform, upload_of, warn
 
 SCRATCH, FINE_TUNE = "From scratch", "Fine-tune a model"
 PRESETS = {"small (about 10 minutes on 2 cores)": "{task}-small", "full (hours)": "{task}"}
+LOSS_COLORS = {"training loss": "#3b82f6", "dev loss": "#f97316"}  # both in the legend from the first point
 CHRF_PAIRS = 64  # dev pairs scored after each epoch for the chrF curve
 ADVANCED = {"model.d_model": "d_model", "model.num_layers": "encoder layers", "model.num_heads": "attention heads",
             "model.d_ff": "feed-forward size", "model.dropout": "dropout", "tokenizer.vocab_size": "vocabulary size"}
@@ -33,6 +34,14 @@ def fine_tunable(task: str) -> list[str]:
     """The models of `task` a fine-tune can start from: one model each (an ensemble, like the shipped chatbot,
     is several)."""
     return [e.name for e in library.list_models() if e.task == task and not e.problem and e.members == 1]
+
+
+BASE_INFO = {"chatbot": "the shipped chatbot is an ensemble of three: fine-tune a model of your own",
+             "translator": "the shipped translator, or one of yours"}
+
+
+def first(names: list[str]) -> str | None:
+    return names[0] if names else None
 
 
 def read_data(task: str, files, use_shared: bool, question_column, answer_column, swap: bool):
@@ -46,12 +55,20 @@ def read_data(task: str, files, use_shared: bool, question_column, answer_column
         raise StudioError("upload training data first (CSV, TSV, .ko and .en, or TMX), or use the shared data")
     paths = [upload_of(f)[0] for f in files]
     columns = (question_column, answer_column) if question_column and answer_column else None
-    imported = read_training_upload(paths, task, columns=columns, swap=swap)
-    names = {str(upload_of(f)[0]): upload_of(f)[1] for f in files}
-    report = imported.report.as_markdown()
-    for temp, original in names.items():  # Gradio's copies have other folder names: show the user's
-        report = report.replace(temp, original)
-    return imported.pairs, report
+    try:
+        imported = read_training_upload(paths, task, columns=columns, swap=swap)
+    except DataError as error:
+        error.args = (with_names(str(error), files),)  # the same error (a chooser reads its columns), named
+        raise
+    return imported.pairs, with_names(imported.report.as_markdown(), files)
+
+
+def with_names(text: str, files) -> str:
+    """`text` with Gradio's copies of the uploads (in folders of their own) called by the user's file names."""
+    for file in files or []:
+        temp, original = upload_of(file)
+        text = text.replace(str(temp), original)
+    return text
 
 
 def read_dev_data(task: str, files, question_column, answer_column, swap: bool) -> list | None:
@@ -63,7 +80,7 @@ def read_dev_data(task: str, files, question_column, answer_column, swap: bool) 
         return read_training_upload([upload_of(f)[0] for f in files], task, columns=columns, swap=swap,
                                     min_pairs=1).pairs
     except (DataError, StudioError) as error:
-        raise StudioError(f"the dev file: {error}") from None
+        raise StudioError(f"the dev file: {with_names(str(error), files)}") from None
 
 
 def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: dict, filter_share=None,
@@ -88,9 +105,8 @@ def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: di
 
 def job_status(job: jobs.Job | None) -> tuple[str, pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
     """(status markdown, loss curve, chrF curve, samples, comparison markdown) of `job`."""
-    empty = pd.DataFrame({"step": [], "value": [], "curve": []})
     if job is None:
-        return "No training yet.", empty, pd.DataFrame({"epoch": [], "chrF": []}), pd.DataFrame(), ""
+        return "No training yet.", loss_curve([]), chrf_curve([]), pd.DataFrame(), ""
     events, state = job.events(), job.state()
     return (status_text(job, state, events), loss_curve(events), chrf_curve(events), sample_rows(events),
             comparison_text(job, state))
@@ -98,20 +114,24 @@ def job_status(job: jobs.Job | None) -> tuple[str, pd.DataFrame, pd.DataFrame, p
 
 def status_text(job: jobs.Job, state: dict, events: list[dict]) -> str:
     spec = job.spec
-    what = f"fine-tuning {html.escape(str(spec.init_from))}" if spec.fine_tunes else "from scratch"
+    what = f"fine-tuning {html.escape(Path(spec.init_from).name)}" if spec.fine_tunes else "from scratch"
     lines = [f"**{html.escape(spec.name)}** ({spec.task}, {what}): **{state['state']}**"]
-    if state.get("reason") and state["state"] in ("stopped", "failed", "stopping"):
+    running = state["state"] in ("starting", "running")
+    if state["state"] == "stopping":
+        lines.append("stopping after this step: a checkpoint is saved, then Resume goes on from it")
+    elif state.get("reason") and state["state"] in ("stopped", "failed"):
         lines.append(html.escape(str(state["reason"])))
     steps = [e for e in events if e["kind"] == "step"]
     if steps:
         last = steps[-1]
-        tokens_per_second = last["tokens"] / last["seconds"] if last.get("seconds") else 0
+        steps_per_second, tokens_per_second = pace(steps)
         lines.append(f"step {last['step']:,} · epoch {last['epoch']} of {last['epochs']} (batch {last['batch']} of "
-                     f"{last['batches']}) · {last['rate']:.1f} steps/s · {tokens_per_second:,.0f} tokens/s · "
+                     f"{last['batches']}) · {steps_per_second:.1f} steps/s · {tokens_per_second:,.0f} tokens/s · "
                      f"loss {last['losses']['loss']:.3f}")
-        running = state["state"] in ("starting", "running")
-        lines.append(f"trained {minutes(last['seconds'])}" + (remaining(job, last) if running else ""))
-    messages = [e["text"] for e in events if e["kind"] in ("info", "warning", "signal")]
+        lines.append(f"trained {minutes(last['seconds'])}"
+                     + (remaining(job, last, events, steps_per_second) if running else ""))
+    # progress notes while it runs (a finished job's outcome is in the table below); warnings always
+    messages = [e["text"] for e in events if e["kind"] == "warning" or (running and e["kind"] == "info")]
     if messages:
         lines.append("Last message: " + html.escape(messages[-1]))
     return "\n\n".join(lines)
@@ -121,11 +141,31 @@ def minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
 
 
-def remaining(job: jobs.Job, last: dict) -> str:
-    """The time left: to the last epoch at the current pace, or to the minutes budget when that comes first."""
+PACE_STEPS = 50  # the recent steps that the speeds are measured over
+
+
+def pace(steps: list[dict]) -> tuple[float, float]:
+    """(steps, target tokens) per second of training over the last PACE_STEPS steps, both over the same
+    training seconds (the pauses for evaluation left out); the last step's own rate before two are known."""
+    first, last = steps[max(0, len(steps) - PACE_STEPS)], steps[-1]
+    seconds = last["seconds"] - first["seconds"]
+    if seconds <= 0:
+        rate = last.get("rate") or 0.0
+        return rate, (last["tokens"] / last["seconds"] if last.get("seconds") else 0.0)
+    return (last["step"] - first["step"]) / seconds, (last["tokens"] - first["tokens"]) / seconds
+
+
+def remaining(job: jobs.Job, last: dict, events: list[dict], steps_per_second: float) -> str:
+    """The time left: to the last epoch at the pace of the epochs so far (their evaluations included) or, before
+    two have ended, of the recent steps; or to the minutes budget when that comes first."""
     budget = float(job.spec.overrides.get("train.max_minutes") or 0) * 60
     steps_left = (last["epochs"] - last["epoch"]) * last["batches"] + last["batches"] - last["batch"]
-    estimates = [steps_left / last["rate"]] if last.get("rate") else []
+    ends = [e["time"] for e in events if e["kind"] == "epoch" and "time" in e]
+    gaps = sorted(b - a for a, b in zip(ends, ends[1:]))
+    if gaps:  # the median epoch: a resume's gap between two epochs does not count
+        estimates = [steps_left / last["batches"] * gaps[len(gaps) // 2]]
+    else:
+        estimates = [steps_left / steps_per_second] if steps_per_second else []
     if budget:
         estimates.append(budget - last["seconds"])
     return f" · about {minutes(max(min(estimates), 0))} left" if estimates else ""
@@ -144,12 +184,18 @@ def loss_curve(events: list[dict], points: int = 300, smoothing: float = 0.95) -
     rows = [(step, value, "training loss") for step, value in smoothed[::every]]
     rows += [(e["step"], e["losses"]["dev_loss"], "dev loss") for e in events
              if e["kind"] == "epoch" and "dev_loss" in e.get("losses", {})]
-    return pd.DataFrame(rows, columns=["step", "value", "curve"])
+    return _typed(rows, {"step": "int64", "value": "float64", "curve": "string"})
 
 
 def chrf_curve(events: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([(e["epoch"], e["losses"]["dev_chrf"]) for e in events
-                         if e["kind"] == "samples" and "dev_chrf" in e.get("losses", {})], columns=["epoch", "chrF"])
+    return _typed([(e["epoch"], e["losses"]["dev_chrf"]) for e in events
+                   if e["kind"] == "samples" and "dev_chrf" in e.get("losses", {})], {"epoch": "int64", "chrF": "float64"})
+
+
+def _typed(rows: list[tuple], dtypes: dict[str, str]) -> pd.DataFrame:
+    """The plot's frame with its column types fixed, also when empty: the plot reads a column's type from its
+    dtype (an empty frame's float "curve" column drew a numeric colour legend, "-Infinity")."""
+    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
 
 
 def sample_rows(events: list[dict], epochs: int = 3) -> pd.DataFrame:
@@ -196,8 +242,8 @@ class TrainTab:
             self.task = gr.Radio(list(TASKS), value="chatbot", label="Task", elem_id="train-task")
             self.mode = gr.Radio([SCRATCH, FINE_TUNE], value=SCRATCH, label="Start", elem_id="train-mode")
             self.preset = gr.Dropdown(list(PRESETS), value=next(iter(PRESETS)), label="Size (from scratch)")
-            self.base = gr.Dropdown(fine_tunable("chatbot"), value=None, label="Model to fine-tune", visible=False,
-                                    info="the shipped chatbot is an ensemble of three: fine-tune a model of your own")
+            self.base = gr.Dropdown(fine_tunable("chatbot"), value=first(fine_tunable("chatbot")),
+                                    label="Model to fine-tune", visible=False, info=BASE_INFO["chatbot"])
         with gr.Row():
             self.files = gr.File(file_count="multiple", label="Training data: CSV (question, answer), TSV or CSV "
                                  "(Korean, English), .ko + .en line files, or TMX", elem_id="train-files",
@@ -207,8 +253,9 @@ class TrainTab:
                                      elem_id="train-dev-files", file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
             with gr.Column():
                 self.shared = gr.Checkbox(label="Use ChatbotData (the chatbot tutorials' data, already here)")
-                self.question = gr.Dropdown([], label="Question / Korean column", visible=False)
-                self.answer = gr.Dropdown([], label="Answer / English column", visible=False)
+                self.question = gr.Dropdown([], label="Question / Korean column", visible=False,
+                                            elem_id="train-question")
+                self.answer = gr.Dropdown([], label="Answer / English column", visible=False, elem_id="train-answer")
                 self.swap = gr.Checkbox(label="The columns are the other way round", visible=False)
                 preview = gr.Button("Preview the data", elem_id="train-preview")
         self.report = gr.Markdown(elem_id="train-report")
@@ -218,12 +265,12 @@ class TrainTab:
             self.minutes = gr.Number(label="Minutes (0: the preset's)", value=0, minimum=0, precision=1)
             self.epochs = gr.Number(label="Epochs (0: the preset's)", value=0, minimum=0, precision=0)
             self.lr_scale = gr.Slider(0.1, 4.0, value=1.0, step=0.1, label="Learning-rate scale (fine-tuning)",
-                                      info=f"× {FINE_TUNE_RATE:g}, flat after a short warm-up")
+                                      info=f"× {FINE_TUNE_RATE:g}, flat after a short warm-up", visible=False)
             self.batch = gr.Number(label="Batch size (0: the preset's)", value=0, minimum=0, precision=0)
-            self.filter = gr.Slider(0, 0.5, value=FINE_TUNE_FILTER, step=0.05, elem_id="train-filter",
+            self.filter = gr.Slider(0, 0.5, value=FINE_TUNE_FILTER, step=0.05, elem_id="train-filter", visible=False,
                                     label="Leave out the least likely pairs (fine-tuning)",
                                     info="the share the model finds least likely: most often misaligned pairs")
-            self.rehearsal = gr.Checkbox(value=True, elem_id="train-rehearsal",
+            self.rehearsal = gr.Checkbox(value=True, elem_id="train-rehearsal", visible=False,
                                          label="Mix in general pairs (fine-tuning)",
                                          info="as many pairs of the shipped models' own training data as yours, "
                                               "when this computer has it: the model keeps more of what it knew")
@@ -237,7 +284,8 @@ class TrainTab:
             resume = gr.Button("Resume", elem_id="train-resume")
         self.status = gr.Markdown(elem_id="train-status")
         with gr.Row():
-            self.losses = gr.LinePlot(x="step", y="value", color="curve", label="Loss", elem_id="train-loss")
+            self.losses = gr.LinePlot(x="step", y="value", color="curve", label="Loss", elem_id="train-loss",
+                                      color_map=LOSS_COLORS)
             self.chrf = gr.LinePlot(x="epoch", y="chrF", label="dev chrF", elem_id="train-chrf")
         self.samples = gr.Dataframe(headers=["epoch", "input", "output"], label="Sample outputs after each epoch",
                                     interactive=False, wrap=True, elem_id="train-samples")
@@ -247,10 +295,13 @@ class TrainTab:
         timer = gr.Timer(2.0)
         timer.tick(lambda: job_status(current_job()), None, shown, show_progress="hidden", **private)
         self.task.change(self.task_changed, [self.task, self.mode], [self.base, self.name, self.shared], **private)
-        self.mode.change(self.mode_changed, self.mode, [self.base, self.preset], **private)
+        self.mode.change(self.mode_changed, self.mode, [self.base, self.preset, self.lr_scale, self.filter,
+                                                        self.rehearsal], **private)
         previewed = [self.report, self.question, self.answer, self.swap]
         preview.click(self.preview, self.inputs(), previewed, **private)
         self.files.upload(self.preview, self.inputs(), previewed, **private)  # what was read, at once
+        for chooser in (self.question, self.answer, self.swap):  # read again as the user chooses
+            chooser.input(self.preview, self.inputs(), previewed, **private)
         start.click(self.start, [*self.inputs(), self.dev_files, self.mode, self.preset, self.base, self.name,
                                  self.minutes, self.epochs, self.lr_scale, self.batch, self.filter, self.rehearsal,
                                  *self.advanced],
@@ -276,12 +327,16 @@ class TrainTab:
 
     @staticmethod
     def task_changed(task: str, mode: str):
-        return (gr.Dropdown(choices=fine_tunable(task), value=None, visible=mode == FINE_TUNE),
+        return (gr.Dropdown(choices=fine_tunable(task), value=first(fine_tunable(task)), info=BASE_INFO[task],
+                            visible=mode == FINE_TUNE),
                 library.unique_name(f"my {task}"), gr.Checkbox(value=False, visible=task == "chatbot"))
 
     @staticmethod
     def mode_changed(mode: str):
-        return gr.Dropdown(visible=mode == FINE_TUNE), gr.Dropdown(visible=mode == SCRATCH)
+        """The fine-tune's settings show for a fine-tune only, the preset for a run from scratch only."""
+        tunes = mode == FINE_TUNE
+        return (gr.Dropdown(visible=tunes), gr.Dropdown(visible=not tunes), gr.Slider(visible=tunes),
+                gr.Slider(visible=tunes), gr.Checkbox(visible=tunes))
 
     def preview(self, task, files, shared, question, answer, swap):
         hidden = gr.Dropdown(visible=False)
@@ -290,11 +345,15 @@ class TrainTab:
             return report, gr.Dropdown(visible=bool(question)), gr.Dropdown(visible=bool(answer)), gr.Checkbox()
         except ColumnsNeeded as error:
             choices = error.columns
-            return (html.escape(str(error)), gr.Dropdown(choices=choices, value=None, visible=True),
-                    gr.Dropdown(choices=choices, value=None, visible=True), gr.Checkbox())
+            return (html.escape(f"{error} in the two lists beside the upload."),
+                    gr.Dropdown(choices=choices, value=question if question in choices else None, visible=True),
+                    gr.Dropdown(choices=choices, value=answer if answer in choices else None, visible=True),
+                    gr.Checkbox())
+        except SidesSwapped as error:
+            return (html.escape(f"{error}: tick “The columns are the other way round”."), hidden, hidden,
+                    gr.Checkbox(visible=True))
         except (DataError, StudioError) as error:
-            swapped = "swap" in str(error)
-            return html.escape(str(error)), hidden, hidden, gr.Checkbox(visible=swapped or bool(swap))
+            return html.escape(str(error)), hidden, hidden, gr.Checkbox(visible=bool(swap))
 
     def start(self, task, files, shared, question, answer, swap, dev_files, mode, preset, base, name, minutes_,
               epochs, lr_scale, batch, filter_share, rehearsal, *advanced):

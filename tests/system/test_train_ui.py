@@ -120,6 +120,24 @@ def test_the_library_refuses_to_delete_the_model_in_use_from_the_page(page):
     assert "web bot" in [e.name for e in library.list_models()]
 
 
+def test_unclear_columns_are_chosen_on_the_page_and_read_at_once(page, tmp_path):
+    """A CSV whose header does not say which columns hold the pairs: the message names the user's file (not the
+    server's copy of it) and its columns, and choosing the two in the lists reads the file again."""
+    data = tmp_path / "export.csv"
+    data.write_text("id,first,second,score\n" + "".join(f"{n},{q},{a},1\n" for n, (q, a, _) in
+                                                        enumerate(generated_pairs(30))), encoding="utf-8")
+    page.get_by_role("tab", name="Train").click()
+    page.locator("#train-files input[type=file]").set_input_files(str(data))
+    page.wait_for_function("document.querySelector('#train-report')?.innerText.includes('choose the question')")
+    report = page.locator("#train-report").inner_text()
+    assert report.startswith("export.csv:1: can't tell which columns") and "'first', 'second'" in report
+    for chooser, column in (("#train-question", "first"), ("#train-answer", "second")):
+        page.locator(f"{chooser} input").click()
+        page.locator(chooser).get_by_role("option", name=column, exact=True).click()
+    page.wait_for_function("document.querySelector('#train-report')?.innerText.includes('Pairs kept')")
+    assert "column 'first' and column 'second' used as question and answer" in page.locator("#train-report").inner_text()
+
+
 def test_the_new_model_is_exported_from_the_page_and_its_zip_runs_as_its_readme_says(page, tmp_path):
     """From the Export tab: the zip's manifest sha256s hold, its .tflite gives the golden ids in Python LiteRT,
     and its example.py runs as written and prints what the project's own backend decodes."""

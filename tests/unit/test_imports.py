@@ -10,7 +10,7 @@ import pytest
 
 import studio.data.imports as imports
 from studio.data import Pair, split_train_dev
-from studio.data.imports import ColumnsNeeded, read_training_upload, split_dev
+from studio.data.imports import ColumnsNeeded, SidesSwapped, read_training_upload, split_dev
 from studio.errors import DataError
 
 
@@ -228,7 +228,7 @@ def test_untranslated_rows_are_dropped(tmp_path):
 
 def test_too_few_pairs_says_how_many_were_found_and_needed(tmp_path):
     path = write(tmp_path / "few.csv", table(chats(5) + chats(2), header=("Q", "A")))
-    with pytest.raises(DataError, match=r"found 5 usable pairs \(dropped: 2 duplicate pair\); at least 20 are needed"):
+    with pytest.raises(DataError, match=r"found 5 usable pairs \(dropped: duplicate pair \(2\)\); at least 20 are needed"):
         read_training_upload(path, "chatbot")
     assert len(read_training_upload(path, "chatbot", min_pairs=5).pairs) == 5
     assert imports.MIN_PAIRS == 20
@@ -238,7 +238,7 @@ def test_too_few_pairs_says_how_many_were_found_and_needed(tmp_path):
 
 def test_swapped_translator_columns_are_an_error_then_read_with_swap(tmp_path):
     swapped = write(tmp_path / "swapped.tsv", table([(e, k) for k, e in translations(20)], "\t"))
-    with pytest.raises(DataError, match=r"swapped\.tsv: the sides look swapped: .*swap=True"):
+    with pytest.raises(SidesSwapped, match=r"swapped\.tsv: the sides look swapped: .*other way round"):
         read_training_upload(swapped, "translator")
     right = write(tmp_path / "right.tsv", table(translations(5, start=20), "\t"))
     data = read_training_upload([swapped, right], "translator", swap=True)
@@ -293,3 +293,19 @@ def test_split_dev_reads_an_uploaded_dev_file_and_keeps_its_sources_out_of_train
 def test_module_imports_without_tensorflow():
     code = "import sys, studio.data.imports; assert 'tensorflow' not in sys.modules, 'tensorflow imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_columns_of_numbers_are_refused_and_a_chatbot_file_without_korean_is_noted(tmp_path):
+    numbers = write(tmp_path / "scores.csv", table([(str(n), str(n * 7 % 5)) for n in range(50)],
+                                                   header=("id", "score")))
+    with pytest.raises(DataError, match=r"scores\.csv: .*holds no text: only \d+% of its rows have a letter"):
+        read_training_upload(numbers, "chatbot")
+    with pytest.raises(DataError, match=r"holds no text"):
+        read_training_upload(write(tmp_path / "ids.tsv", table(
+            [(korean, str(n)) for n, (korean, _) in enumerate(translations(30))], "\t")), "translator")
+    english = write(tmp_path / "faq.csv", table([(f"Question {n}?", f"Answer {n}.") for n in range(30)],
+                                                header=("question", "answer")))
+    data = read_training_upload(english, "chatbot")  # a bot of another language is the user's choice
+    assert len(data.pairs) == 30 and any("few of the questions are Korean" in note for note in data.report.notes)
+    assert not any("Korean" in note for note in read_training_upload(
+        write(tmp_path / "ko.csv", table(chats(30), header=("Q", "A"))), "chatbot").report.notes)

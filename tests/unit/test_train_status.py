@@ -1,0 +1,42 @@
+"""What the Train tab says of a running job: speeds measured over the same training seconds, and the time left
+at the pace of whole epochs (their evaluations included) once two have ended."""
+
+from types import SimpleNamespace
+
+from studio.ui.train import chrf_curve, loss_curve, pace, remaining
+
+
+def step(n, seconds, tokens, epoch=1, batch=None, rate=None):
+    return {"kind": "step", "step": n, "seconds": seconds, "tokens": tokens, "epoch": epoch, "epochs": 10,
+            "batch": batch or n, "batches": 10, "rate": rate if rate is not None else 1.0,
+            "losses": {"loss": 1.0}}
+
+
+def job(minutes=0):
+    return SimpleNamespace(spec=SimpleNamespace(overrides={"train.max_minutes": minutes} if minutes else {}))
+
+
+def test_steps_and_tokens_per_second_come_from_the_same_recent_training_seconds():
+    # the first step took 15 s (compiling); then 20 steps a second of 50 tokens each
+    steps = [step(1, 15.0, 50)] + [step(n, 15.0 + (n - 1) / 20, 50 * n) for n in range(2, 41)]
+    steps_per_second, tokens_per_second = pace(steps)
+    assert round(steps_per_second, 6) == 20 and round(tokens_per_second, 6) == 1000
+    assert pace([step(1, 15.0, 50, rate=0.07)]) == (0.07, 50 / 15)  # one step: its own rate
+
+
+def test_the_time_left_counts_the_evaluations_once_two_epochs_have_ended():
+    last = step(25, 10.0, 1000, epoch=3, batch=5)  # 5 of 10 batches of epoch 3 done, 7.5 epochs left
+    ends = [{"kind": "epoch", "time": t} for t in (100.0, 130.0, 190.0, 220.0)]  # 30 s epochs; 60 s: a resume
+    assert remaining(job(), last, ends, steps_per_second=100.0) == " · about 3.8 min left"  # 7.5 × 30 s
+    assert remaining(job(), last, [], steps_per_second=5.0) == " · about 15 s left"  # 75 steps at 5 a second
+    assert remaining(job(minutes=1), last, ends, steps_per_second=100.0) == " · about 50 s left"  # the budget
+    assert remaining(job(), last, [], steps_per_second=0.0) == ""
+
+
+def test_the_curves_keep_their_column_types_when_empty():
+    """The plot reads a column's kind from its dtype: an empty float "curve" drew a numeric legend."""
+    assert str(loss_curve([]).dtypes["curve"]) == "string" and str(chrf_curve([]).dtypes["epoch"]) == "int64"
+    events = [step(1, 1.0, 10), {"kind": "epoch", "step": 1, "losses": {"dev_loss": 2.5}},
+              {"kind": "samples", "epoch": 1, "losses": {"dev_chrf": 12.5}}]
+    assert loss_curve(events)["curve"].tolist() == ["training loss", "dev loss"]
+    assert chrf_curve(events).values.tolist() == [[1, 12.5]]
