@@ -44,6 +44,7 @@ MOBILE_VARIANT = "tflite-b1-float16"  # static shapes, half the fp32 size, the s
 DEFAULT_VARIANTS = {"python": PYTHON_VARIANT, "android": MOBILE_VARIANT, "ios": MOBILE_VARIANT, "web": WEB_VARIANT}
 GOLDEN_FILES = ("golden.json", "step0_logits.f32", "normalization.json")
 RUNTIMES = {"tflite": "LiteRT", "onnx": "ONNX Runtime"}
+WEIGHTS_IN_WORDS = {"none": "float32"}  # a variant's quantization as the README says it
 
 
 def check_target(target: str) -> str:
@@ -268,7 +269,8 @@ def _readme_intro(manifest: dict) -> str:
     return (f"# {package['bundle']}: the {manifest['task']} for {_target_title(package)}\n\n"
             f"An encoder-decoder Transformer exported by Transformer Studio (`studio export --zip --target "
             f"{package['target']} --variant {package['variant']}`). The model is {model} ({package['variant']}: "
-            f"{package['quantization']} weights, {kind}); it decodes one token at a time with a key/value cache "
+            f"{WEIGHTS_IN_WORDS.get(package['quantization'], package['quantization'])} weights, {kind}); it decodes "
+            "one token at a time with a key/value cache "
             f"through {parts}. Everything below is read from `manifest.json`, "
             f"which lists every file of this folder with its size and sha256.")
 

@@ -99,6 +99,12 @@ def _device(metrics: dict) -> str:
     return "a GPU" if device.startswith(("cuda", "gpu", "rocm")) else "CPU"
 
 
+def _minutes(seconds: float) -> str:
+    """"1 minute", "12 minutes", "under a minute"."""
+    count = round(seconds / 60)
+    return "under a minute" if count < 1 else f"{count:,} minute" + ("s" if count != 1 else "")
+
+
 def _training_lines(metrics: dict) -> list[str]:
     """"## Training": steps, time, device and throughput of the run (or of each ensemble member)."""
     members = metrics.get("ensemble_members", [])
@@ -111,7 +117,7 @@ def _training_lines(metrics: dict) -> list[str]:
     lines += [f"- Before: {stage}" for stage in metrics.get("stages", [])]  # earlier runs these weights come from
     bullet = "- " if members or metrics.get("stages") else ""
     lines += [f"{bullet}{named}{run.get('steps', 0):,} steps ({run.get('epochs_trained', '?')} "
-              f"full epochs), {run['train_seconds'] / 60:,.0f} minutes of training time on {_device(run)}, "
+              f"full epochs), {_minutes(run['train_seconds'])} of training time on {_device(run)}, "
               f"{run.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
               f"{run.get('weights', 'last')}." for named, run in trainings]
     return lines

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import queue
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -85,7 +86,7 @@ def summary(bundle, variant: str, zip_path: Path, check: dict, timing: dict) -> 
     file = " + ".join(VARIANTS[variant].files[:2]) if VARIANTS[variant].format == "onnx" else VARIANTS[variant].files[0]
     parity = (f"largest logit difference {check['max_abs_logit_diff']:.1e}, greedy outputs identical on "
               f"{check['greedy_match_rate']:.0%} of {check['samples']} inputs") if check else \
-        "see the greedy outputs below (batch-1 graphs: the zip's golden data checks a port)"
+        "batch-1 graphs are not verified logit by logit: see “greedy outputs = TensorFlow's” in the next row"
     lines = [f"| {html.escape(bundle.path.name)} | {variant} |", "|---|---|",
              f"| Package | `{html.escape(zip_path.name)}`, {zip_path.stat().st_size / 2**20:.1f} MB |",
              f"| Model file | `{file}`, {file_megabytes(bundle, variant):.1f} MB |",
@@ -182,7 +183,9 @@ class ExportTab:
             entry = library.find_model(name)
             bundle = load_bundle(entry.path)
             variant = package_variant(target, variant)
-            out = self.out_dir / f"{time.strftime('%H%M%S')}-{entry.name}-{target}.zip".replace(" ", "-")
+            # a folder per export: the zip keeps a plain name ("faq-bot-python.zip") and never meets another
+            out = Path(tempfile.mkdtemp(prefix=time.strftime("%H%M%S-"), dir=self.out_dir)) / \
+                f"{entry.name}-{target}.zip".replace(" ", "-")
             ensure_exported(bundle, [variant, "tflite"], progress=messages.put)  # verification needs tflite too
             package_export(bundle, target, out, variant=variant, progress=messages.put)
             messages.put("Checking it against TensorFlow...")

@@ -23,7 +23,8 @@ def library_rows(services: dict[str, AppModel]) -> list[list]:
         origin = "shipped" if e.shipped else (e.data or "?")
         if e.train_pairs:
             origin += f" ({e.train_pairs:,} pairs)"
-        rows.append(["▶" if used else "", e.name, e.task, round(e.bytes / 2**20, 1), e.parameters or None, origin,
+        parameters = f"{e.parameters:,}" if e.parameters else ""
+        rows.append(["▶" if used else "", e.name, e.task, round(e.bytes / 2**20, 1), parameters, origin,
                      f"⚠ {e.problem}" if e.problem else e.headline_score()])
     return rows
 
