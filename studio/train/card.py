@@ -13,6 +13,7 @@ from studio.evaluate import Score, decode_all, decoding_name
 from studio.fidelity import Facts
 from studio.fidelity import describe as describe_facts
 from studio.files import atomic_write_bytes
+from studio.generate.guards import RETRY_NO_REPEAT
 from studio.tasks import Task, task_named
 from studio.text import pipeline_for
 from studio.text.protect import Glossary, protector_for
@@ -152,7 +153,9 @@ def _sample_lines(metrics: dict) -> list[str]:
     """"## Sample outputs": a list, or a table beside an earlier model's outputs."""
     if not metrics.get("samples"):
         return []
-    lines = ["", f"## Sample outputs ({metrics.get('samples_decoding', 'greedy')})"]
+    lines = ["", f"## Sample outputs ({metrics.get('samples_decoding', 'greedy')})", "",
+             f"As the app decodes: an output caught in a loop is decoded again with repeated {RETRY_NO_REPEAT}-grams "
+             "banned (a plain decoding loop, like an exported package's example, can differ there)."]
     before = metrics.get("samples_before")  # {"bundle": what it was, "outputs": {source: output}}
     if before:
         lines += ["", f"| input | before: {before['bundle']} | now |", "| --- | --- | --- |"]

@@ -17,8 +17,8 @@ from pathlib import Path
 import gradio as gr
 
 from exporters import ensure_exported
-from exporters.verify import verify_exports
 from exporters.package import DEFAULT_VARIANTS, package_export, package_variant
+from exporters.verify import verify_exports
 from studio import library
 from studio.bundle import load_bundle
 from studio.errors import StudioError
