@@ -475,8 +475,8 @@ def _check_text(file: _FileRows, rows: list[tuple[str, str, int]]) -> None:
     for side, texts in zip(file.sides, ([s for s, _, _ in rows], [t for _, t, _ in rows])):
         share = sum(any(c.isalpha() for c in text) for text in texts) / len(texts)
         if share < TEXT_ROWS:
-            raise DataError(file.path, f"{side} holds no text: only {share:.0%} of its rows have a letter, so it "
-                                       "holds numbers or codes, not sentences")
+            raise DataError(file.path, f"{side} holds no text: only {share:.0%} of its rows have a letter (numbers "
+                                       "or codes, not sentences)")
 
 
 def _korean_first(file: _FileRows, rows: list[tuple[str, str, int]], swap: bool) -> list[tuple[str, str, int]]:

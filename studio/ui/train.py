@@ -147,12 +147,12 @@ PACE_STEPS = 50  # the recent steps that the speeds are measured over
 def pace(steps: list[dict]) -> tuple[float, float]:
     """(steps, target tokens) per second of training over the last PACE_STEPS steps, both over the same
     training seconds (the pauses for evaluation left out); the last step's own rate before two are known."""
-    first, last = steps[max(0, len(steps) - PACE_STEPS)], steps[-1]
-    seconds = last["seconds"] - first["seconds"]
+    start, last = steps[max(0, len(steps) - PACE_STEPS)], steps[-1]
+    seconds = last["seconds"] - start["seconds"]
     if seconds <= 0:
         rate = last.get("rate") or 0.0
         return rate, (last["tokens"] / last["seconds"] if last.get("seconds") else 0.0)
-    return (last["step"] - first["step"]) / seconds, (last["tokens"] - first["tokens"]) / seconds
+    return (last["step"] - start["step"]) / seconds, (last["tokens"] - start["tokens"]) / seconds
 
 
 def remaining(job: jobs.Job, last: dict, events: list[dict], steps_per_second: float) -> str:
@@ -188,8 +188,9 @@ def loss_curve(events: list[dict], points: int = 300, smoothing: float = 0.95) -
 
 
 def chrf_curve(events: list[dict]) -> pd.DataFrame:
-    return _typed([(e["epoch"], e["losses"]["dev_chrf"]) for e in events
-                   if e["kind"] == "samples" and "dev_chrf" in e.get("losses", {})], {"epoch": "int64", "chrF": "float64"})
+    points = [(e["epoch"], e["losses"]["dev_chrf"]) for e in events
+              if e["kind"] == "samples" and "dev_chrf" in e.get("losses", {})]
+    return _typed(points, {"epoch": "int64", "chrF": "float64"})
 
 
 def _typed(rows: list[tuple], dtypes: dict[str, str]) -> pd.DataFrame:

@@ -135,7 +135,8 @@ def test_unclear_columns_are_chosen_on_the_page_and_read_at_once(page, tmp_path)
         page.locator(f"{chooser} input").click()
         page.locator(chooser).get_by_role("option", name=column, exact=True).click()
     page.wait_for_function("document.querySelector('#train-report')?.innerText.includes('Pairs kept')")
-    assert "column 'first' and column 'second' used as question and answer" in page.locator("#train-report").inner_text()
+    report = page.locator("#train-report").inner_text()
+    assert "column 'first' and column 'second' used as question and answer" in report
 
 
 def test_the_new_model_is_exported_from_the_page_and_its_zip_runs_as_its_readme_says(page, tmp_path):
