@@ -44,6 +44,14 @@ def first(names: list[str]) -> str | None:
     return names[0] if names else None
 
 
+def chooser(columns: list[str], chosen: str | None):
+    """A column list of the file just read: the column chosen kept, one of another file's cleared, and none
+    chosen left as it is on the page (the user may have chosen one since this reading was asked for)."""
+    if chosen is None:
+        return gr.Dropdown(choices=columns, visible=True)
+    return gr.Dropdown(choices=columns, value=chosen if chosen in columns else None, visible=True)
+
+
 def read_data(task: str, files, use_shared: bool, question_column, answer_column, swap: bool):
     """(pairs, report markdown) of the upload, or of the shared ChatbotData for `use_shared`."""
     if use_shared:
@@ -299,10 +307,13 @@ class TrainTab:
         self.mode.change(self.mode_changed, self.mode, [self.base, self.preset, self.lr_scale, self.filter,
                                                         self.rehearsal], **private)
         previewed = [self.report, self.question, self.answer, self.swap]
-        preview.click(self.preview, self.inputs(), previewed, **private)
-        self.files.upload(self.preview, self.inputs(), previewed, **private)  # what was read, at once
-        for chooser in (self.question, self.answer, self.swap):  # read again as the user chooses
-            chooser.input(self.preview, self.inputs(), previewed, **private)
+        # one reading at a time, in the order asked: a reading of the first column chosen must not answer after
+        # the reading of both
+        reading = {"concurrency_id": "train-read", **private}
+        preview.click(self.preview, self.inputs(), previewed, **reading)
+        self.files.upload(self.preview, self.inputs(), previewed, **reading)  # what was read, at once
+        for column in (self.question, self.answer, self.swap):  # read again as the user chooses
+            column.input(self.preview, self.inputs(), previewed, **reading)
         start.click(self.start, [*self.inputs(), self.dev_files, self.mode, self.preset, self.base, self.name,
                                  self.minutes, self.epochs, self.lr_scale, self.batch, self.filter, self.rehearsal,
                                  *self.advanced],
@@ -346,10 +357,8 @@ class TrainTab:
             return report, gr.Dropdown(visible=bool(question)), gr.Dropdown(visible=bool(answer)), gr.Checkbox()
         except ColumnsNeeded as error:
             choices = error.columns
-            return (html.escape(f"{error} in the two lists beside the upload."),
-                    gr.Dropdown(choices=choices, value=question if question in choices else None, visible=True),
-                    gr.Dropdown(choices=choices, value=answer if answer in choices else None, visible=True),
-                    gr.Checkbox())
+            return (html.escape(f"{error} in the two lists beside the upload."), chooser(choices, question),
+                    chooser(choices, answer), gr.Checkbox())
         except SidesSwapped as error:
             return (html.escape(f"{error}: tick “The columns are the other way round”."), hidden, hidden,
                     gr.Checkbox(visible=True))
