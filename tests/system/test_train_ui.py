@@ -120,24 +120,28 @@ def test_the_library_refuses_to_delete_the_model_in_use_from_the_page(page):
     assert "web bot" in [e.name for e in library.list_models()]
 
 
-def test_unclear_columns_are_chosen_on_the_page_and_read_at_once(page, tmp_path):
+def test_unclear_columns_are_chosen_on_the_page_and_read_at_once(app, page, tmp_path):
     """A CSV whose header does not say which columns hold the pairs: the message names the user's file (not the
-    server's copy of it) and its columns, and choosing the two in the lists reads the file again."""
+    server's copy of it) and its columns, and choosing the two in the lists reads the file again. On a page of its
+    own: the module's page holds the first test's upload, and the columns chosen apply to every file uploaded."""
     data = tmp_path / "export.csv"
     data.write_text("id,first,second,score\n" + "".join(f"{n},{q},{a},1\n" for n, (q, a, _) in
                                                         enumerate(generated_pairs(30))), encoding="utf-8")
-    page.get_by_role("tab", name="Train").click()
-    page.locator("#train-files input[type=file]").set_input_files(str(data))
-    page.wait_for_function("(t => t.includes('choose the question') && !t.includes('processing'))"
-                           "(document.querySelector('#train-report')?.innerText ?? '')")
-    report = page.locator("#train-report").inner_text()
+    own = page.context.new_page()
+    own.goto(app)
+    own.get_by_role("tab", name="Train").click()
+    own.locator("#train-files input[type=file]").set_input_files(str(data))
+    own.wait_for_function("(t => t.includes('choose the question') && !t.includes('processing'))"
+                          "(document.querySelector('#train-report')?.innerText ?? '')")
+    report = own.locator("#train-report").inner_text()
     assert report.startswith("export.csv:1: can't tell which columns") and "'first', 'second'" in report
     for chooser, column in (("#train-question", "first"), ("#train-answer", "second")):
-        page.locator(f"{chooser} input").click()
-        page.locator(chooser).get_by_role("option", name=column, exact=True).click()
-    page.wait_for_function("document.querySelector('#train-report')?.innerText.includes('Pairs kept')")
-    report = page.locator("#train-report").inner_text()
+        own.locator(f"{chooser} input").click()
+        own.locator(chooser).get_by_role("option", name=column, exact=True).click()
+    own.wait_for_function("document.querySelector('#train-report')?.innerText.includes('Pairs kept')")
+    report = own.locator("#train-report").inner_text()
     assert "column 'first' and column 'second' used as question and answer" in report
+    own.close()
 
 
 def test_the_new_model_is_exported_from_the_page_and_its_zip_runs_as_its_readme_says(page, tmp_path):
