@@ -85,7 +85,7 @@ def package_export(bundle, target: str, out_zip, *, variant: str | None = None, 
     if bundle.config.tokenizer.kind != "sentencepiece":
         raise StudioError(f"{bundle.path}: a package needs a SentencePiece tokenizer "
                           f"(this bundle uses {bundle.config.tokenizer.kind})")
-    top = bundle.path.name
+    top = bundle.path.name.replace(" ", "-")  # a folder a shell command can name without quotes
     with tempfile.TemporaryDirectory(prefix="studio-package-") as scratch:
         if target == "web":
             payload, export_manifest, model = _web_payload(bundle, chosen, Path(scratch), progress)

@@ -97,6 +97,26 @@ def summary(bundle, variant: str, zip_path: Path, check: dict, timing: dict) -> 
     return "\n".join(lines)
 
 
+def model_choices(name: str | None, known: list[str]) -> tuple[dict, list[str]]:
+    """The library's models and the names now known: a model new since `known` was listed is chosen (what a user
+    who has just trained one comes to export), else `name` while it is still there, else the first."""
+    entries = library.list_models()
+    names = [e.name for e in entries]
+    new = [e for e in entries if e.name not in known]
+    if new and known:
+        name = max(new, key=_written).name
+    elif name not in names:
+        name = next(iter(names), None)
+    return {"choices": names, "value": name}, names
+
+
+def _written(entry: library.ModelEntry) -> float:
+    try:
+        return (entry.path / "config.json").stat().st_mtime
+    except OSError:  # deleted meanwhile
+        return 0.0
+
+
 class ExportTab:
     def __init__(self):
         self.out_dir = session_folder("studio-packages-")
@@ -104,7 +124,9 @@ class ExportTab:
                     "golden data to test your port, and a README with code to run it. The export is checked "
                     "against TensorFlow and timed on this computer.")
         with gr.Row():
-            self.model = gr.Dropdown([e.name for e in library.list_models()], label="Model", elem_id="export-model")
+            choices, names = model_choices(None, [])
+            self.model = gr.Dropdown(**choices, label="Model", elem_id="export-model")
+            self.known = gr.State(names)  # the names listed last: a model new since then is chosen
             refresh = gr.Button("Refresh", size="sm")
             self.target = gr.Radio(list(TARGETS), value=next(iter(TARGETS)), label="For", elem_id="export-target")
             self.variant = gr.Dropdown(label="Graph", elem_id="export-variant", **_dropdown(next(iter(TARGETS))))
@@ -118,8 +140,7 @@ class ExportTab:
                                   "2 threads, side by side)", interactive=False, visible=False, wrap=True,
                                   elem_id="export-comparison")
         private = {"api_visibility": "private"}
-        refresh.click(lambda: gr.Dropdown(choices=[e.name for e in library.list_models()]), None, self.model,
-                      **private)
+        refresh.click(self.shown, self.shown_from, self.listing, **private)
         self.target.change(variant_choices, self.target, self.variant, **private)
         go.click(self.export, [self.model, self.target, self.variant], [self.progress, self.result, self.download],
                  **private)
@@ -127,13 +148,16 @@ class ExportTab:
 
     @property
     def listing(self) -> list:
-        return [self.model]
+        return [self.model, self.known]
 
-    shown_from: list = []
+    @property
+    def shown_from(self) -> list:
+        return [self.model, self.known]
 
     @staticmethod
-    def shown():
-        return gr.Dropdown(choices=[e.name for e in library.list_models()])
+    def shown(name: str | None, known: list[str]):
+        choices, names = model_choices(name, known)
+        return gr.Dropdown(**choices), names
 
     def export(self, name, target_label, variant):
         """Yields (progress, result, download) as the export goes on."""

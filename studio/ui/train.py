@@ -120,6 +120,13 @@ def job_status(job: jobs.Job | None) -> tuple[str, pd.DataFrame, pd.DataFrame, p
             comparison_text(job, state))
 
 
+def follow(job: jobs.Job | None) -> tuple:
+    """`job_status` and the Stop and Resume buttons, each usable only when it applies."""
+    state = job.state()["state"] if job else None
+    return (*job_status(job), gr.Button(interactive=state in ("starting", "running")),
+            gr.Button(interactive=state == "stopped"))
+
+
 def status_text(job: jobs.Job, state: dict, events: list[dict]) -> str:
     spec = job.spec
     what = f"fine-tuning {html.escape(Path(spec.init_from).name)}" if spec.fine_tunes else "from scratch"
@@ -289,8 +296,8 @@ class TrainTab:
                                  for key, label in ADVANCED.items()]
         with gr.Row():
             start = gr.Button("Train", variant="primary", elem_id="train-start")
-            stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
-            resume = gr.Button("Resume", elem_id="train-resume")
+            stop = gr.Button("Stop", variant="stop", elem_id="train-stop", interactive=False)
+            resume = gr.Button("Resume", elem_id="train-resume", interactive=False)
         self.status = gr.Markdown(elem_id="train-status")
         with gr.Row():
             self.losses = gr.LinePlot(x="step", y="value", color="curve", label="Loss", elem_id="train-loss",
@@ -299,10 +306,10 @@ class TrainTab:
         self.samples = gr.Dataframe(headers=["epoch", "input", "output"], label="Sample outputs after each epoch",
                                     interactive=False, wrap=True, elem_id="train-samples")
         self.comparison = gr.Markdown(elem_id="train-comparison")
-        shown = [self.status, self.losses, self.chrf, self.samples, self.comparison]
+        shown = [self.status, self.losses, self.chrf, self.samples, self.comparison, stop, resume]
         private = {"api_visibility": "private"}  # page events, not an API: nothing here is for other programs
         timer = gr.Timer(2.0)
-        timer.tick(lambda: job_status(current_job()), None, shown, show_progress="hidden", **private)
+        timer.tick(lambda: follow(current_job()), None, shown, show_progress="hidden", **private)
         self.task.change(self.task_changed, [self.task, self.mode], [self.base, self.name, self.shared], **private)
         self.mode.change(self.mode_changed, self.mode, [self.base, self.preset, self.lr_scale, self.filter,
                                                         self.rehearsal], **private)
@@ -387,7 +394,7 @@ class TrainTab:
             inform(f"Training {spec.name}: it runs in the background; this tab follows it.")
         except (DataError, StudioError) as error:
             warn(error)
-        return job_status(current_job())
+        return follow(current_job())
 
     def stop(self):
         job = jobs.running_job()
@@ -398,7 +405,7 @@ class TrainTab:
             inform("Stopping after this step: a checkpoint is saved, and Resume goes on from it.")
         except StudioError as error:
             warn(error)
-        return job_status(current_job())
+        return follow(current_job())
 
     def resume(self):
         job = current_job()
@@ -410,4 +417,4 @@ class TrainTab:
             inform(f"Resuming {job.spec.name} from its last checkpoint.")
         except StudioError as error:
             warn(error)
-        return job_status(current_job())
+        return follow(current_job())

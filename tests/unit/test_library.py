@@ -123,3 +123,20 @@ def test_studio_models_lists_chooses_renames_shows_and_deletes(data_dir):
     runner.invoke(app, ["models", "--use", "chatbot"])
     assert runner.invoke(app, ["models", "--delete", "helpdesk"]).exit_code == 0
     assert names() == ["chatbot", "translator"]
+
+
+def test_the_export_tab_chooses_a_model_new_since_it_listed_them_else_keeps_the_choice(data_dir):
+    import os
+
+    from studio.ui.export import model_choices
+
+    shown, known = model_choices(None, [])
+    assert shown == {"choices": ["chatbot", "translator"], "value": "chatbot"} and known == shown["choices"]
+    assert model_choices("translator", known)[0]["value"] == "translator"
+    user_model("newer")
+    user_model("older")
+    os.utime(library.models_dir() / "older" / "config.json", (1, 1))
+    shown, known = model_choices("translator", known)
+    assert shown["value"] == "newer" and known == ["chatbot", "translator", "newer", "older"]
+    assert model_choices("translator", known)[0]["value"] == "translator"  # nothing new: the choice is kept
+    assert model_choices("gone", known)[0]["value"] == "chatbot"
