@@ -158,6 +158,7 @@ def test_the_trainer_refuses_another_backend(prepared, tmp_path, capsys):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow  # ~20 CPU-seconds of JAX processes for a script only a lease runs: run it before each lease
 def test_the_gpu_lease_script_runs_end_to_end_at_test_size(prepared, trained, tmp_path):
     """scripts/train_translator_gpu.sh as a lease runs it (EN->KO warm-started from a KO->EN bundle, back-translation,
     the KO->EN fine-tune on real + synthetic pairs), a step per run: GPU minutes are never spent debugging it."""
