@@ -127,7 +127,7 @@ class ExportTab:
             choices, names = model_choices(None, [])
             self.model = gr.Dropdown(**choices, label="Model", elem_id="export-model")
             self.known = gr.State(names)  # the names listed last: a model new since then is chosen
-            refresh = gr.Button("Refresh", size="sm")
+            refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90)  # beside the list, not stretched
             self.target = gr.Radio(list(TARGETS), value=next(iter(TARGETS)), label="For", elem_id="export-target")
             self.variant = gr.Dropdown(label="Graph", elem_id="export-variant", **_dropdown(next(iter(TARGETS))))
         with gr.Row():

@@ -64,7 +64,7 @@ class ModelsTab:
                                   wrap=True, elem_id="models-table")
         with gr.Row():
             self.choice = gr.Dropdown(label="Model", choices=self.names(), value=None, elem_id="models-choice")
-            refresh = gr.Button("Refresh", size="sm")
+            refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90)  # beside the list, not stretched
         with gr.Row():
             use = gr.Button("Use it in its tabs", variant="primary", elem_id="models-use")
             self.new_name = gr.Textbox(label="New name", max_lines=1, scale=2)
