@@ -225,7 +225,10 @@ def comparison_text(job: jobs.Job, state: dict) -> str:
     result = job.comparison() if state["state"] == "finished" else None
     if not result:
         return ""
-    lines = [f"**{html.escape(state.get('model', job.spec.name))} is in your models** (Models tab). On "
+    model = state.get("model", job.spec.name)
+    where = ("is in your models** (Models tab)" if (library.models_dir() / model).is_dir()
+             else "was put in your models** (since renamed or deleted there)")
+    lines = [f"**{html.escape(model)} {where}. On "
              f"{result['pairs']} pairs of its dev split ({result.get('decoding', 'greedy')}):", "",
              "| model | chrF | BLEU |", "|---|---|---|"]
     if result.get("kept_starting_model"):

@@ -40,3 +40,17 @@ def test_the_curves_keep_their_column_types_when_empty():
               {"kind": "samples", "epoch": 1, "losses": {"dev_chrf": 12.5}}]
     assert loss_curve(events)["curve"].tolist() == ["training loss", "dev loss"]
     assert chrf_curve(events).values.tolist() == [[1, 12.5]]
+
+
+def test_the_finished_job_says_when_its_model_was_renamed_or_deleted_since(tmp_path, monkeypatch):
+    from studio import library
+    from studio.ui.train import comparison_text
+
+    monkeypatch.setenv("STUDIO_DATA_DIR", str(tmp_path))
+    result = {"pairs": 3, "decoding": "greedy", "models": {"new": {"chrf": 10.0, "bleu": 1.0}}, "samples": []}
+    finished = SimpleNamespace(spec=SimpleNamespace(name="faq bot"), comparison=lambda: result)
+    (library.models_dir() / "faq bot").mkdir(parents=True)
+    assert "**faq bot is in your models** (Models tab)" in comparison_text(finished, {"state": "finished",
+                                                                                     "model": "faq bot"})
+    (library.models_dir() / "faq bot").rename(library.models_dir() / "faq helper")
+    assert "since renamed or deleted" in comparison_text(finished, {"state": "finished", "model": "faq bot"})
