@@ -111,20 +111,21 @@ def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: di
     return settings
 
 
-def job_status(job: jobs.Job | None) -> tuple[str, pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
-    """(status markdown, loss curve, chrF curve, samples, comparison markdown) of `job`."""
+def job_status(job: jobs.Job | None, state: dict | None = None) -> tuple[str, pd.DataFrame, pd.DataFrame,
+                                                                         pd.DataFrame, str]:
+    """(status markdown, loss curve, chrF curve, samples, comparison markdown) of `job` (in `state`, when read)."""
     if job is None:
         return "No training yet.", loss_curve([]), chrf_curve([]), pd.DataFrame(), ""
-    events, state = job.events(), job.state()
+    events, state = job.events(), state or job.state()
     return (status_text(job, state, events), loss_curve(events), chrf_curve(events), sample_rows(events),
             comparison_text(job, state))
 
 
 def follow(job: jobs.Job | None) -> tuple:
     """`job_status` and the Stop and Resume buttons, each usable only when it applies."""
-    state = job.state()["state"] if job else None
-    return (*job_status(job), gr.Button(interactive=state in ("starting", "running")),
-            gr.Button(interactive=state == "stopped"))
+    state = job.state() if job else {"state": None}  # read once: the buttons agree with the status shown
+    return (*job_status(job, state), gr.Button(interactive=state["state"] in ("starting", "running")),
+            gr.Button(interactive=state["state"] == "stopped"))
 
 
 def status_text(job: jobs.Job, state: dict, events: list[dict]) -> str:
