@@ -207,30 +207,30 @@ def write_golden_data(bundle, export_dir: Path, progress=print) -> dict:
     return manifest
 
 
-# weights → (traced DecoderModule, its SavedModel): a later export of the same weights in this process (the
-# app exports each backend when it is first chosen) skips tracing; the two most recent bundles are kept
-_TRACED: OrderedDict[tuple, tuple] = OrderedDict()
-_TRACED_LOCK = threading.Lock()
-_TRACED_KEEP = 4  # two bundles, each at any batch and at batch 1
+# weights → the SavedModel of their traced DecoderModule (`signatures.shared_module`, shared with the TF runtime):
+# a later export of the same weights in this process (the app exports each backend when it is first chosen) skips
+# tracing and saving; the two most recent bundles are kept
+_SAVED: OrderedDict[tuple, Path] = OrderedDict()
+_SAVED_LOCK = threading.Lock()
+_SAVED_KEEP = 4  # two bundles, each at any batch and at batch 1
 
 
 def _traced(bundle, sources: dict, batch: int | None, progress):
     key = (*sorted(sources.items()), batch)  # the same weights and config, wherever the bundle lies: one graph
-    with _TRACED_LOCK:
-        if key in _TRACED:
-            _TRACED.move_to_end(key)
-            return _TRACED[key]
-        from studio.runtimes.signatures import DecoderModule  # deferred: it imports TensorFlow
+    from studio.runtimes.signatures import shared_module  # deferred: it imports TensorFlow
 
+    with _SAVED_LOCK:
+        module = shared_module(bundle, batch)
+        if key in _SAVED:
+            _SAVED.move_to_end(key)
+            return module, _SAVED[key]
         progress("Tracing encode and decode_step" + (f" at batch {batch}..." if batch else "..."))
-        module = DecoderModule(bundle.build_model(), batch)
         folder = Path(tempfile.mkdtemp(prefix="studio-saved-model-"))
         atexit.register(shutil.rmtree, folder, True)
         module.save(folder)
-        _TRACED[key] = (module, folder)
-        while len(_TRACED) > _TRACED_KEEP:
-            _, (_, old) = _TRACED.popitem(last=False)
-            shutil.rmtree(old, ignore_errors=True)
+        _SAVED[key] = folder
+        while len(_SAVED) > _SAVED_KEEP:
+            shutil.rmtree(_SAVED.popitem(last=False)[1], ignore_errors=True)
         return module, folder
 
 

@@ -75,7 +75,6 @@ class ServedModel:
         self.progress = progress
         self.threads = threads
         self._generators: dict = {}
-        self._model = None
         self._guard = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}  # one per backend: preparing one never blocks another
         self._checked: dict[str, str | None] = {}  # backend -> its stale reason, until its generator is made
@@ -108,13 +107,6 @@ class ServedModel:
     def task(self) -> str:
         return self.bundle.config.task.task
 
-    def keras_model(self):
-        """The bundle's Keras model, built once and shared by the tf and tf-naive backends."""
-        with self._guard:
-            if self._model is None:
-                self._model = self.bundle.build_model()
-            return self._model
-
     def needs_export(self, backend: str) -> str | None:
         """Why `generator(backend)` would export first (the stale reason), or None. Decided once: the
         generator goes by this answer (it is not asked again until the backend's generator is made)."""
@@ -144,10 +136,9 @@ class ServedModel:
                     import_tensorflow_quietly()  # without its start-up chatter; exported runtimes never import it
                 if stale:
                     ensure_exported(self.bundle, [backend], progress=self.progress)
-                model = self.keras_model() if chosen.format == "tf" else None
                 # decided once, above: a current export, or one just built, is not hashed again; a stale one
                 # left as it is goes to `load_runtime`, whose ExportError names the command that rebuilds it
-                runtime = load_runtime(self.bundle, backend, model=model, threads=self.threads,
+                runtime = load_runtime(self.bundle, backend, threads=self.threads,
                                        checked=not reason or self.build_missing)
                 generator = TextGenerator(self.bundle.preprocessor, runtime, backend, self.bundle)
                 if self.max_batch > 1 and steps_rows(generator.runtime):

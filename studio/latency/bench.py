@@ -88,12 +88,11 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
         backends = [b for b in backends if VARIANTS[b].format != "ctranslate2"]
         if not backends:
             raise StudioError(f"{bundle.path} is an ensemble, which CTranslate2 cannot run: choose other backends")
-    model = bundle.build_model() if any(VARIANTS[b].format == "tf" for b in backends) else None
     prompts = prompts or list(task_named(bundle.config.task.task).prompts[3:4])
     sources = [bundle.preprocessor.encode(p)[0] for p in prompts]
     greedy = DecodeSpec.for_model(c)
     lengths = [min(n, greedy.max_new_tokens) for n in lengths]
-    reference = load_runtime(bundle, "tf", model=model or bundle.build_model())
+    reference = load_runtime(bundle, "tf")
     expected = decode(reference, sources, greedy, TokenByToken())
     export_dir = ensure_exported(bundle, [b for b in backends if VARIANTS[b].exported], progress=progress)
 
@@ -107,7 +106,7 @@ def run_benchmark(bundle, backends: list[str], lengths=(8, 16, 30), repeats: int
             runners[backend] = lambda source, steps, m, ct2=ct2: timed_ctranslate2_decode(ct2, source, steps, m)
             outputs = ct2.greedy(sources, greedy.max_new_tokens)
         else:
-            runtime = load_runtime(bundle, backend, model=model, threads=threads)
+            runtime = load_runtime(bundle, backend, threads=threads)
             runners[backend] = (lambda source, steps, m, rt=runtime: timed_runtime_decode(
                 rt, source, DecodeSpec(c.bos_id, c.eos_id, steps, c.pad_id, min_new_tokens=steps), m))
             outputs = decode(runtime, sources, greedy, TokenByToken())

@@ -22,10 +22,13 @@ positions there either, `encode_<L>` and `decode_step_<L>` for the shorter sourc
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import tensorflow as tf
 
 from studio.runtimes.graph_state import source_buckets
-from studio.variants import input_names
+from studio.variants import input_names, source_hashes
 
 
 class DecoderModule(tf.Module):
@@ -101,3 +104,26 @@ class DecoderModule(tf.Module):
         tf.saved_model.save(self, str(directory), signatures={
             name: function.get_concrete_function() for name, function in self.functions().items()})
 
+
+# a bundle's weights and config (wherever its files lie) -> its DecoderModule at a batch size: the TF runtimes and
+# the exporters of the same weights share one Keras model and its traced functions, so that another copy of the
+# bundle, a backend chosen later or an export does not build and trace them again; two bundles are kept
+_SHARED: OrderedDict[tuple, DecoderModule] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+_SHARED_KEEP = 4  # two bundles, each at any batch and at batch 1
+
+
+def shared_module(bundle, batch: int | None = None) -> DecoderModule:
+    """The DecoderModule of `bundle` (a loaded `studio.bundle.Bundle`) at `batch` (None: any batch), made once
+    per process for its weights and config (`studio.variants.source_hashes`) and never changed: callers that
+    change weights (training) make their own."""
+    weights = tuple(sorted(source_hashes(bundle).items()))
+    with _SHARED_LOCK:
+        module = _SHARED.get((weights, batch))
+        if module is None:
+            model = next((m.model for (w, _), m in _SHARED.items() if w == weights), None) or bundle.build_model()
+            module = _SHARED[(weights, batch)] = DecoderModule(model, batch)
+            while len(_SHARED) > _SHARED_KEEP:
+                _SHARED.popitem(last=False)
+        _SHARED.move_to_end((weights, batch))
+        return module

@@ -15,7 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from studio.runtimes.graph_state import GraphState, pad_source
-from studio.runtimes.signatures import DecoderModule
+from studio.runtimes.signatures import DecoderModule, shared_module
 from studio.variants import input_names
 
 
@@ -25,13 +25,15 @@ class TFCachedRuntime:
 
     @classmethod
     def load(cls, bundle, variant, paths=(), model=None, threads: int | None = None):
-        """`studio.runtimes.load_runtime`'s constructor: over `model`, or the bundle's own (built now)."""
-        return cls(model if model is not None else bundle.build_model())
+        """`studio.runtimes.load_runtime`'s constructor: over `model`, or the bundle's own, traced once per
+        process for its weights (`signatures.shared_module`)."""
+        return cls(model) if model is not None else cls(module=shared_module(bundle))
 
-    def __init__(self, model):
-        self.model = model
-        self.config = model.config
-        self.module = DecoderModule(model)
+    def __init__(self, model=None, module: DecoderModule | None = None):
+        """Over `model` (traced now) or an existing `module` (any batch)."""
+        self.module = module if module is not None else DecoderModule(model)
+        self.model = self.module.model
+        self.config = self.model.config
         step_inputs = input_names(self.config.cache_depth)["decode_step"]
         self._cache_names = [n for n in step_inputs if n.startswith("cache_")]
         self._cross_names = [n for n in step_inputs if n.startswith("cross_")]
@@ -89,7 +91,7 @@ class TFNaiveRuntime:
 
     @classmethod
     def load(cls, bundle, variant, paths=(), model=None, threads: int | None = None):
-        return cls(model if model is not None else bundle.build_model())
+        return cls(model if model is not None else shared_module(bundle).model)
 
     def __init__(self, model):
         self.model = model

@@ -49,6 +49,24 @@ def test_generation_runs_and_cached_equals_naive_greedy(tiny_bundle):
     assert all(isinstance(g.text, str) for g in cached.generate(prompts))
 
 
+def test_copies_of_a_bundle_share_one_traced_model_other_weights_get_their_own(tiny_bundle, bundle_copy, tmp_path):
+    from studio.bundle import save_bundle
+
+    prompts = ["나는 커피를 좋아해?", "너는 영화를 봤어?"]
+    first, copy = (TextGenerator.from_path(path, "tf") for path in (tiny_bundle, bundle_copy))
+    assert copy.runtime.module is first.runtime.module  # built and traced once for these weights
+    original = load_bundle(tiny_bundle)
+    model = original.build_model()
+    for variable in model.weights:
+        variable.assign(variable.numpy() + np.random.default_rng(1).normal(0, 0.5, variable.shape))
+    save_bundle(tmp_path / "other", original.config, original.tokenizers, model)
+    other = TextGenerator.from_path(tmp_path / "other", "tf")
+    assert other.runtime.module is not first.runtime.module
+    assert [g.ids for g in other.generate(prompts)] == [g.ids for g in TextGenerator.open(
+        load_bundle(tmp_path / "other"), "tf", model=load_bundle(tmp_path / "other").build_model()).generate(prompts)]
+    assert [g.ids for g in first.generate(prompts)] != [g.ids for g in other.generate(prompts)]
+
+
 def test_too_long_input_is_truncated_with_a_warning(tiny_generator):
     result = tiny_generator.generate(["나는 커피를 좋아해 " * 50])[0]
     assert result.warnings and "only the first" in result.warnings[0]
