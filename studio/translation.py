@@ -6,6 +6,7 @@ then joined back per input line. Empty lines stay empty, so a file keeps its lin
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import time
@@ -295,15 +296,19 @@ class _Decoded:
 
 def _decode_pieces(generator, flat: list[str], options, protector, scores: bool, batch_size: int, on_progress,
                    stop, timed: bool) -> _Decoded:
+    """The pieces decoded in batches; a piece written again (a repeated line or boilerplate sentence, a long run
+    of the same words) is decoded once, and each repeat gets the same English. `results` are those of the first
+    pieces of `flat` that were decoded (all of them unless stopped)."""
+    unique = list(dict.fromkeys(flat))
     decoded = _Decoded([], [], [], None)
     if on_progress:
-        on_progress(0, len(flat))
-    for start in range(0, len(flat), batch_size):
+        on_progress(0, len(unique))
+    for start in range(0, len(unique), batch_size):
         if stop is not None and stop():
-            decoded.warnings.append(f"Stopped after {start:,} of {len(flat):,} sentences; the rest is left "
+            decoded.warnings.append(f"Stopped after {start:,} of {len(unique):,} sentences; the rest is left "
                                     "untranslated.")
             break
-        batch = flat[start:start + batch_size]
+        batch = unique[start:start + batch_size]
         shielded = [protector.protect(source) for source in batch] if protector else None
         sources = [s.text for s in shielded] if shielded else batch
         if timed and len(flat) == 1:
@@ -316,10 +321,18 @@ def _decode_pieces(generator, flat: list[str], options, protector, scores: bool,
             decoded.report += report
         decoded.results += [finish_generation(source, result) for source, result in zip(batch, results)]
         if on_progress:
-            on_progress(start + len(batch), len(flat))
+            on_progress(start + len(batch), len(unique))
     if decoded.latency is not None and decoded.results:  # the words as the text has them
         decoded.latency.confidence = decoded.results[0].confidence
+    decoded.results = _in_text_order(flat, unique, decoded.results)
     return decoded
+
+
+def _in_text_order(flat: list[str], unique: list[str], results: list) -> list:
+    """The results of `unique` (the first of them, when stopped) for the pieces of `flat` in order, as far as
+    every piece has one."""
+    done = {piece: result for piece, result in zip(unique, results)}
+    return list(itertools.takewhile(lambda r: r is not None, (done.get(piece) for piece in flat)))
 
 
 def _per_line(lines: list[str], plan: list[list[str]], results: list, scores: bool) -> Translation:

@@ -144,6 +144,23 @@ def test_a_stopped_translation_keeps_the_lines_done_and_leaves_the_rest_as_they_
     assert warnings == ["Stopped after 2 of 3 sentences; the rest is left untranslated."]
 
 
+def test_a_repeated_sentence_is_decoded_once_and_each_repeat_gets_its_english():
+    translator, batches = WordTranslator(), []
+    lines = ["회의는 열린다", "가격은 만났다", "회의는 열린다", "", "회의는 열린다", "무게는 열린다"]
+    outputs, _ = translate_lines(translator, lines, batch_size=2,
+                                 on_progress=lambda done, total: batches.append((done, total)))
+    assert outputs == ["The meeting is held", "The price is met", "The meeting is held", "", "The meeting is held",
+                       "The weight is held"]
+    assert translator.calls == [["회의는 열린다", "가격은 만났다"], ["무게는 열린다"]]
+    assert batches == [(0, 3), (2, 3), (3, 3)]
+    # stopped after the first batch: the lines up to the first one not decoded, repeats included, are done
+    translator = WordTranslator()
+    outputs, warnings = translate_lines(translator, lines, batch_size=2, stop=lambda: bool(translator.calls))
+    assert outputs == ["The meeting is held", "The price is met", "The meeting is held", "", "The meeting is held",
+                       "무게는 열린다"]
+    assert warnings == ["Stopped after 2 of 3 sentences; the rest is left untranslated."]
+
+
 class ForgetsEachPlaceholderOnce(WordTranslator):
     """Drops Xq1 the first time it sees a source, Xq2 the second time: a retry that loses what pass 1 kept."""
 
