@@ -37,20 +37,30 @@ class TFCachedRuntime:
         step_inputs = input_names(self.config.cache_depth)["decode_step"]
         self._cache_names = [n for n in step_inputs if n.startswith("cache_")]
         self._cross_names = [n for n in step_inputs if n.startswith("cross_")]
+        self._graphs: dict = {}
+
+    def graph(self, name: str):
+        """The traced graph of the module's `name` (encode, decode_step, decode_rows), traced on first use. It is
+        called as it is: a tf.function's call first matches its arguments to the signature in Python, ~0.4 ms
+        a call here, a tenth of the shipped translator's decode step."""
+        graph = self._graphs.get(name)
+        if graph is None:
+            graph = self._graphs[name] = getattr(self.module, name).get_concrete_function()
+        return graph
 
     def encode(self, source_ids: np.ndarray) -> GraphState:
         c = self.config
         source = pad_source(source_ids, c.max_source_len, c.pad_id)
-        outputs = self.module.encode(tf.constant(source))
+        outputs = self.graph("encode")(tf.constant(source))
         shape = (source.shape[0], c.num_heads, c.max_target_len, c.head_dim)
         cache = {name: tf.zeros(shape, tf.float32) for name in self._cache_names}
         return GraphState(cache, {name: outputs[name] for name in self._cross_names}, outputs["source_mask"])
 
     def step(self, state: GraphState, tokens: np.ndarray, position: int):
-        return self._step(self.module.decode_step, state, tokens, position)
+        return self._step(self.graph("decode_step"), state, tokens, position)
 
     def step_rows(self, state: GraphState, tokens: np.ndarray, positions: np.ndarray):
-        return self._step(self.module.decode_rows, state, tokens, np.asarray(positions, dtype=np.int32))
+        return self._step(self.graph("decode_rows"), state, tokens, np.asarray(positions, dtype=np.int32))
 
     def _step(self, function, state: GraphState, tokens, position):
         """Run decode_step (a scalar position) or decode_rows (one per row)."""
