@@ -28,7 +28,7 @@ from studio.ui.common import remove_old_files, warn
 from studio.variants import VARIANTS, export_dir_for, read_manifest
 
 TARGETS = {"Python (LiteRT or ONNX Runtime)": "python", "Android (Kotlin)": "android", "iOS (Swift)": "ios",
-           "Web page (LiteRT.js, offline)": "web"}
+           "Web page (LiteRT.js)": "web"}
 CHOICES = {"python": ["tflite", "tflite-float16", "tflite-int8", "tflite-b1", "tflite-b1-float16", "tflite-b1-int8",
                       "onnx", "onnx-int8"],
            **{t: ["tflite-b1-float16", "tflite-b1", "tflite-b1-int8"] for t in ("android", "ios", "web")}}
@@ -128,8 +128,11 @@ class ExportTab:
             self.model = gr.Dropdown(**choices, label="Model", elem_id="export-model")
             self.known = gr.State(names)  # the names listed last: a model new since then is chosen
             refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90)  # beside the list, not stretched
-            self.target = gr.Radio(list(TARGETS), value=next(iter(TARGETS)), label="For", elem_id="export-target")
-            self.variant = gr.Dropdown(label="Graph", elem_id="export-variant", **_dropdown(next(iter(TARGETS))))
+        with gr.Row():  # the targets on one line, the graph beside them (sharing a row with the model, they wrapped)
+            self.target = gr.Radio(list(TARGETS), value=next(iter(TARGETS)), label="For", elem_id="export-target",
+                                   scale=4)
+            self.variant = gr.Dropdown(label="Graph", elem_id="export-variant", scale=1, min_width=200,
+                                       **_dropdown(next(iter(TARGETS))))
         with gr.Row():
             go = gr.Button("Export and package", variant="primary", elem_id="export-go")
             compare = gr.Button("Compare every graph for this target", elem_id="export-compare")
