@@ -89,8 +89,8 @@ def test_compare_endpoint_and_bad_settings_get_clear_messages(app_url):
 def test_file_translator_endpoint_handles_bad_files_and_keeps_no_upload(app_url, tmp_path):
     from gradio_client import Client, handle_file
 
-    client = Client(app_url, verbose=False)
-    for name, content in hostile_files().items():
+    client, files = Client(app_url, verbose=False), hostile_files()
+    for name, content in files.items():
         path = tmp_path / name
         path.write_bytes(content)
         status, value = _call(client, handle_file(str(path)), "tf", *FILE_SETTINGS, api_name="/translate_file")
@@ -108,10 +108,10 @@ def test_file_translator_endpoint_handles_bad_files_and_keeps_no_upload(app_url,
     import httpx
 
     response = httpx.post(app_url.rstrip("/") + "/gradio_api/upload",
-                          files={"files": ("huge.txt", hostile_files()["huge.txt"], "text/plain")}, timeout=60)
+                          files={"files": ("huge.txt", files["huge.txt"], "text/plain")}, timeout=60)
     assert response.status_code == 413, response.status_code
     cache = Path(os.environ.get("GRADIO_TEMP_DIR") or Path(tempfile.gettempdir()) / "gradio")
-    kept = [p.name for p in cache.rglob("*") if p.name in hostile_files()]
+    kept = [p.name for p in cache.rglob("*") if p.name in files]  # (the files are made once: one is 2.6 MB)
     assert not kept, f"uploads left on the server: {kept}"
     assert _call(client, "나는 커피를 좋아해?", api_name="/chat")[0] == "ok"
 
