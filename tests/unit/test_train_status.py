@@ -54,3 +54,24 @@ def test_the_finished_job_says_when_its_model_was_renamed_or_deleted_since(tmp_p
                                                                                      "model": "faq bot"})
     (library.models_dir() / "faq bot").rename(library.models_dir() / "faq helper")
     assert "since renamed or deleted" in comparison_text(finished, {"state": "finished", "model": "faq bot"})
+
+
+def test_the_tick_sends_the_status_only_when_the_job_changed(tmp_path, monkeypatch):
+    import json
+
+    import gradio as gr
+
+    from studio.data import Pair
+    from studio.train import jobs
+    from studio.ui.train import follow_changes
+
+    monkeypatch.setenv("STUDIO_DATA_DIR", str(tmp_path))
+    job = jobs.create_job(jobs.JobSpec("chatbot", "faq bot"), [Pair("안녕?", "안녕!")] * 3)
+    *sent, shown = follow_changes(job, None)  # a page that shows nothing yet gets everything
+    assert "**faq bot**" in sent[0] and len(sent) == 7
+    assert follow_changes(job, shown) == (*[gr.skip()] * 7, shown)  # nothing changed: nothing is sent
+    with open(job.folder / "events.jsonl", "a", encoding="utf-8") as events:
+        events.write(json.dumps(step(1, 1.0, 10)) + "\n")
+    *sent, now = follow_changes(job, shown)  # a new event: the status and curves are sent again
+    assert now != shown and "step 1" in sent[0] and len(sent[1]) == 1
+    assert follow_changes(None, None)[0] == "No training yet." and follow_changes(None, ("no job",))[-1] == ("no job",)
