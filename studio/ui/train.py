@@ -122,9 +122,9 @@ def job_status(job: jobs.Job | None, state: dict | None = None) -> tuple[str, pd
             comparison_text(job, state))
 
 
-def follow(job: jobs.Job | None) -> tuple:
-    """`job_status` and the Stop and Resume buttons, each usable only when it applies."""
-    state = job.state() if job else {"state": None}  # read once: the buttons agree with the status shown
+def follow(job: jobs.Job | None, state: dict | None = None) -> tuple:
+    """`job_status` and the Stop and Resume buttons, each usable only when it applies (in `state`, when read)."""
+    state = state or (job.state() if job else {"state": None})  # read once: the buttons agree with the status
     return (*job_status(job, state), gr.Button(interactive=state["state"] in ("starting", "running")),
             gr.Button(interactive=state["state"] == "stopped"))
 
@@ -133,21 +133,26 @@ def follow_changes(job: jobs.Job | None, shown_as: tuple | None) -> tuple:
     """The 2-second tick: `follow` and what the page then shows (`revision`), or, when that is what the page shows
     already (`shown_as`), nothing new (a finished run of 7,000 events cost 78-115 ms of CPU a tick to read and draw
     again, beside a training on the same cores, and the browser redrew its curves)."""
-    now = revision(job)
+    state = job.state() if job else None
+    now = revision(job, state)
     if now == shown_as:
         return (*[gr.skip()] * 7, shown_as)
-    return (*follow(job), now)
+    return (*follow(job, state), now)
 
 
-def revision(job: jobs.Job | None) -> tuple:
-    """What the tab's status, curves and table are made from: the job, its state, how much of its events and
+def revision(job: jobs.Job | None, state: dict | None) -> tuple:
+    """What the tab's status, curves and table are made from: the job, its `state`, how much of its events and
     comparison is written, and whether its model is still in the library under its name."""
     if job is None:
         return ("no job",)
-    state = job.state()
     written = tuple(_size(job.folder / name) for name in ("events.jsonl", "comparison.json"))
-    listed = (library.models_dir() / state.get("model", job.spec.name)).is_dir()
-    return (str(job.folder), json.dumps(state, sort_keys=True, default=str), *written, listed)
+    return (str(job.folder), json.dumps(state, sort_keys=True, default=str), *written, landed(job, state)[1])
+
+
+def landed(job: jobs.Job, state: dict) -> tuple[str, bool]:
+    """(the name the job's model was put in the library under, whether it is still there)."""
+    model = state.get("model") or job.spec.name
+    return model, (library.models_dir() / model).is_dir()
 
 
 def _size(path: Path) -> int:
@@ -255,8 +260,8 @@ def comparison_text(job: jobs.Job, state: dict) -> str:
     result = job.comparison() if state["state"] == "finished" else None
     if not result:
         return ""
-    model = state.get("model", job.spec.name)
-    where = ("is in your models** (Models tab)" if (library.models_dir() / model).is_dir()
+    model, listed = landed(job, state)
+    where = ("is in your models** (Models tab)" if listed
              else "was put in your models** (since renamed or deleted there)")
     lines = [f"**{html.escape(model)} {where}. On "
              f"{result['pairs']} pairs of its dev split ({result.get('decoding', 'greedy')}):", "",
