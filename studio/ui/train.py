@@ -243,10 +243,11 @@ def chrf_curve(events: list[dict]) -> pd.DataFrame:
     return _typed(points, {"epoch": "int64", "chrF": "float64"})
 
 
-def _typed(rows: list[tuple], dtypes: dict[str, str]) -> pd.DataFrame:
-    """The plot's frame with its column types fixed, also when empty: the plot reads a column's type from its
-    dtype (an empty frame's float "curve" column drew a numeric colour legend, "-Infinity")."""
-    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
+def _typed(rows: list[tuple], dtypes: dict[str, str]) -> pd.DataFrame | None:
+    """The plot's frame with its column types fixed (the plot reads a column's kind from its dtype), or None when
+    there is nothing to draw: a LinePlot first drawn from an empty frame drew axes but never the lines of the
+    frames that followed (Gradio 6.31, in Chromium), so a new run's curves stayed blank until a reload."""
+    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes) if rows else None
 
 
 def sample_rows(events: list[dict], epochs: int = 3) -> pd.DataFrame:

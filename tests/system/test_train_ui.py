@@ -87,7 +87,9 @@ def test_a_new_user_trains_stops_resumes_and_chats_with_a_model_of_their_own(pag
     assert "epoch" in finished
     assert page.locator("#train-samples").inner_text().count(MESSAGE[:2]) >= 0  # the table is drawn
     assert "is in your models" in page.locator("#train-comparison").inner_text()
-    assert page.locator("#train-loss").is_visible() and page.locator("#train-chrf").is_visible()
+    for plot in ("#train-loss", "#train-chrf"):  # lines drawn in colour, on the page that was empty before the run
+        page.wait_for_function("(plot) => [...document.querySelectorAll(plot + ' .mark-line path')]"
+                               ".some(line => line.getAttribute('stroke'))", arg=plot)
 
     page.get_by_role("tab", name="Models").click()  # lists the library as it is now
     page.wait_for_function("document.querySelector('#models-table')?.innerText.includes('web bot')")

@@ -33,12 +33,14 @@ def test_the_time_left_counts_the_evaluations_once_two_epochs_have_ended():
     assert remaining(job(), last, [], steps_per_second=0.0) == ""
 
 
-def test_the_curves_keep_their_column_types_when_empty():
-    """The plot reads a column's kind from its dtype: an empty float "curve" drew a numeric legend."""
-    assert str(loss_curve([]).dtypes["curve"]) == "string" and str(chrf_curve([]).dtypes["epoch"]) == "int64"
+def test_the_curves_are_typed_frames_and_nothing_before_the_first_point():
+    """The plot reads a column's kind from its dtype; and a plot first drawn from an empty frame never drew the
+    lines that came after, so an empty curve is no frame at all."""
+    assert loss_curve([]) is None and chrf_curve([]) is None
     events = [step(1, 1.0, 10), {"kind": "epoch", "step": 1, "losses": {"dev_loss": 2.5}},
               {"kind": "samples", "epoch": 1, "losses": {"dev_chrf": 12.5}}]
     assert loss_curve(events)["curve"].tolist() == ["training loss", "dev loss"]
+    assert str(loss_curve(events).dtypes["curve"]) == "string" and str(chrf_curve(events).dtypes["epoch"]) == "int64"
     assert chrf_curve(events).values.tolist() == [[1, 12.5]]
 
 
