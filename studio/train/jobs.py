@@ -226,11 +226,23 @@ def run_job(job: Job, resume: bool = False) -> None:
 
     def listen(event: TrainingEvent) -> None:
         if event.kind == "signal":
-            stopped.append(event.text)
             job._write_state("stopping", reason=event.text)
+        elif event.kind == "stopped":  # the stop ended training before it was done: not a finished model
+            stopped.append(event.text)
+        elif event.kind == "epoch_start":
+            began.append(True)
         events.write(json.dumps({**dataclasses.asdict(event), "time": time.time()}, ensure_ascii=False) + "\n")
         events.flush()
 
+    def late_stop(signum, frame) -> None:
+        """The trainer takes a stop while it trains. Before that nothing is lost by ending; after it, while the
+        model is written into the library and compared, the job finishes (seconds) rather than end half-way."""
+        if not began:
+            raise StudioError("stopped by the user before training began")
+        listen(TrainingEvent("info", text="The training is over; the model is being written, so it finishes."))
+
+    began: list[bool] = []
+    previous = signal.signal(signal.SIGTERM, late_stop)
     try:
         from studio.train.run import train_task  # deferred: it imports TensorFlow, the job's process only
 
@@ -257,6 +269,7 @@ def run_job(job: Job, resume: bool = False) -> None:
             pass
         raise
     finally:
+        signal.signal(signal.SIGTERM, previous)
         events.close()
         lock.close()
 

@@ -20,6 +20,8 @@ class TrainingEvent:
 
     - "info", "warning": what happened, in words (`text`): data read, tokenizer trained, resumed, budget reached…
     - "signal": a person asked the run to stop (Ctrl-C, SIGTERM): what it does now, in words (`text`)
+    - "stopped": that stop ended the training before it was done (`step`, `epoch` of `epochs`; a checkpoint is
+      saved); a stop that comes after the last step reports nothing more, and the run ends as finished
     - "epoch_start": an epoch begins (`epoch` of `epochs`, `batch` of its `batches` already trained when resumed)
     - "step": a training step is done (`step`, `batch` of `batches`; `losses`: loss and token_accuracy of the
       epoch so far, and step_loss, this step's; `rate`: steps per second; `seconds` and `tokens`: training time and target tokens so far)
@@ -69,6 +71,8 @@ class ConsoleProgress:
 
     def _signal(self, event: TrainingEvent) -> None:
         self.console.print(event.text, highlight=False)
+
+    _stopped = _signal
 
     def _epoch_start(self, event: TrainingEvent) -> None:
         self._bar = Progress(TextColumn(f"epoch {event.epoch}/{event.epochs}"), BarColumn(), MofNCompleteColumn(),

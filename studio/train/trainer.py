@@ -241,6 +241,11 @@ class Trainer:
                 break
             stopped_early = self._end_epoch(sums, epoch_start, pace)
         pace.writer.flush()
+        done = (self.state.epoch >= epochs or stopped_early or bool(max_steps and self.state.step >= max_steps)
+                or bool(pace.budget and self.state.train_seconds >= pace.budget))
+        if signals.stop_requested and not done:  # a stop that came after the last step cut nothing short
+            self._report("stopped", step=self.state.step, epoch=self.state.epoch + 1, epochs=epochs,
+                         text=f"stopped at step {self.state.step:,}: a checkpoint is saved, resuming goes on from it")
         return self.state
 
     def _train_epoch(self, epochs: int, max_steps: int | None, signals: TrainingSignals,

@@ -249,6 +249,34 @@ def test_ctrl_c_or_kill_stops_after_the_step_with_a_checkpoint_to_resume_from(co
     assert resumed.state.step == 2 * len(resumed.train_batches)
 
 
+def test_only_a_stop_that_cuts_training_short_reports_it_stopped(corpus, tmp_path):
+    """A stop during the last epoch's end (its evaluation and samples: the slow part of a small run) comes after
+    the last step: the run is done, and a job must end finished, not stopped (which left no model)."""
+    import os
+    import signal
+
+    heard = []
+
+    def run(out, signal_at_end_of_epoch=None, signal_at_step=None):
+        trainer = make_trainer(corpus, out, batch_size=16)  # 3 batches an epoch
+        trainer.progress = heard.append
+        if signal_at_step:
+            interrupt_at_step(trainer, signal_at_step, signal.SIGTERM)
+        trainer.on_epoch_end = lambda trainer, record: (
+            record["epoch"] == signal_at_end_of_epoch and os.kill(os.getpid(), signal.SIGTERM))
+        return trainer.fit(epochs=2)
+
+    state = run(tmp_path / "late", signal_at_end_of_epoch=2)
+    kinds = [e.kind for e in heard]
+    assert state.epoch == 2 and "signal" in kinds and "stopped" not in kinds
+    heard.clear()
+    state = run(tmp_path / "early", signal_at_end_of_epoch=1)
+    assert state.epoch == 1 and [e.kind for e in heard].count("stopped") == 1
+    heard.clear()
+    state = run(tmp_path / "last-step", signal_at_step=6)  # the last step itself: its epoch's end not yet run
+    assert state.step == 6 and state.epoch == 1 and [e.kind for e in heard].count("stopped") == 1
+
+
 def test_a_second_ctrl_c_quits_at_once(corpus, tmp_path):
     import os
     import signal

@@ -132,3 +132,52 @@ def test_a_full_disk_while_checkpointing_stops_the_job_with_the_reason_and_keeps
     store = CheckpointStore(job.run_dir / "checkpoints")
     assert store.latest() == saved[0] and store.all() == saved  # no partial checkpoint left behind
     assert not list(store.directory.glob(".tmp-ckpt-*"))
+
+
+def fake_training(tiny_bundle, *events, kill_after=False):
+    """A `train_task` that reports `events` (kinds), then writes the tiny bundle as its run (with a dev split) and,
+    with `kill_after`, receives a stop while the job writes the model."""
+    import os
+    import signal
+
+    from studio.train.progress import TrainingEvent
+
+    def train_task(task, out, progress, **options):
+        for kind in events:
+            progress(TrainingEvent(kind, text=kind))
+            if kind == "kill":
+                os.kill(os.getpid(), signal.SIGTERM)
+        shutil.copytree(tiny_bundle, out, dirs_exist_ok=True)
+        (out / "dev.tsv").write_text("".join(f"{q}\t{a}\n" for q, a, _ in generated_pairs(3)), encoding="utf-8")
+        if kill_after:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return train_task
+
+
+def test_a_stop_after_the_last_step_still_finishes_the_job_into_the_library(data_dir, tiny_bundle, monkeypatch):
+    """The Stop of a small run often lands while its last epoch is scored: the trainer then reports a "signal" but
+    no "stopped", and the job ends finished, its model in the library, also when another stop comes while the
+    model is written. A stop that did cut training short ends it stopped; one before training began, failed."""
+    import signal
+
+    import studio.train.run
+
+    before = signal.getsignal(signal.SIGTERM)
+    cases = [("late", ("epoch_start", "signal"), True, "finished"),
+             ("cut", ("epoch_start", "signal", "stopped"), False, "stopped")]
+    for name, events, kill_after, ends in cases:
+        monkeypatch.setattr(studio.train.run, "train_task", fake_training(tiny_bundle, *events, kill_after=kill_after))
+        job = jobs.create_job(jobs.JobSpec("chatbot", name, overrides=settings()), pairs())
+        jobs.run_job(job)
+        assert job.state()["state"] == ends, (name, job.state())
+        assert (name in [e.name for e in library.list_models()]) == (ends == "finished")
+    said = [e.get("text", "") for job in jobs.list_jobs() for e in job.events()]
+    assert any("being written, so it finishes" in text for text in said)
+
+    monkeypatch.setattr(studio.train.run, "train_task", fake_training(tiny_bundle, "info", "kill", "epoch_start"))
+    job = jobs.create_job(jobs.JobSpec("chatbot", "early", overrides=settings()), pairs())
+    with pytest.raises(StudioError, match="before training began"):
+        jobs.run_job(job)
+    assert job.state()["state"] == "failed" and job.state()["reason"] == "stopped by the user before training began"
+    assert signal.getsignal(signal.SIGTERM) == before  # the job's handler is the job's alone
