@@ -144,10 +144,20 @@ class ExportTab:
                                   elem_id="export-comparison")
         private = {"api_visibility": "private"}
         refresh.click(self.shown, self.shown_from, self.listing, **private)
-        self.target.change(variant_choices, self.target, self.variant, **private)
-        go.click(self.export, [self.model, self.target, self.variant], [self.progress, self.result, self.download],
-                 **private)
-        compare.click(self.compare_graphs, [self.model, self.target], [self.progress, self.table], **private)
+        # what the page shows is of one model and target: another choice clears the last export's card and zip
+        shown = [self.progress, self.result, self.download, self.table]
+        self.target.change(variant_choices, self.target, self.variant, **private).then(cleared, None, shown, **private)
+        self.model.input(cleared, None, shown, **private)
+        self.variant.input(lambda: cleared()[:3], None, shown[:3], **private)  # the comparison is of every graph
+        # while an export or a comparison runs, nothing can change what it is of, nor start another
+        choosing = [self.model, refresh, self.target, self.variant, go, compare]
+        locked, unlocked = usable(False, len(choosing)), usable(True, len(choosing))
+        go.click(locked, None, choosing, **private).then(
+            self.export, [self.model, self.target, self.variant], [self.progress, self.result, self.download],
+            **private).then(unlocked, None, choosing, **private)
+        compare.click(locked, None, choosing, **private).then(
+            self.compare_graphs, [self.model, self.target], [self.progress, self.table], **private).then(
+            unlocked, None, choosing, **private)
 
     @property
     def listing(self) -> list:
@@ -225,6 +235,16 @@ class ExportTab:
             outcome["error"] = str(error)
         except Exception as error:  # noqa: BLE001 - a converter's or runtime's own error: said, not raised
             outcome["error"] = f"{type(error).__name__}: {error}"
+
+
+def cleared() -> tuple:
+    """The progress, result card, download and comparison table of no export."""
+    return "", "", None, gr.Dataframe(value=None, visible=False)
+
+
+def usable(interactive: bool, controls: int):
+    """An event function that makes `controls` components usable or not."""
+    return lambda: [gr.update(interactive=interactive)] * controls
 
 
 def _in_background(work, *args, outcome: dict):

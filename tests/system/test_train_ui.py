@@ -160,8 +160,11 @@ def test_the_new_model_is_exported_from_the_page_and_its_zip_runs_as_its_readme_
     page.get_by_role("tab", name="Export").click()  # lists the library as it is now, the model trained last chosen
     page.wait_for_function("document.querySelector('#export-model input')?.value === 'web bot'")
     page.locator("#export-go").click()
+    page.wait_for_function("document.querySelector('#export-go').disabled")  # one export at a time, its choices kept
+    assert page.locator("#export-target input").first.is_disabled() and page.locator("#export-compare").is_disabled()
     page.wait_for_function("document.querySelector('#export-result')?.innerText.includes('Measured here')",
                            timeout=300_000)
+    page.wait_for_function("!document.querySelector('#export-go').disabled")
     result = page.locator("#export-result").inner_text()
     assert "greedy outputs identical on 100%" in result and "ms/token" in result
     with page.expect_download() as download:
@@ -192,6 +195,10 @@ def test_the_new_model_is_exported_from_the_page_and_its_zip_runs_as_its_readme_
     source_ids = load_bundle(library.models_dir() / "web bot").preprocessor.encode(MESSAGE)[0]
     expected = decode(runtime, [source_ids], DecodeSpec.for_model(model_config), TokenByToken())[0]
     assert f"source ids: {source_ids}" in run.stdout and f"output ids: {expected}" in run.stdout  # plain greedy
+
+    page.get_by_label("Android (Kotlin)").check()  # another target: the Python zip is no longer offered
+    page.wait_for_function("!document.querySelector('#export-result')?.innerText.trim()")
+    assert page.locator("#export-download a").count() == 0
 
 
 def test_the_tools_are_off_on_a_public_server_without_a_password(exported):
