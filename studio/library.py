@@ -62,8 +62,13 @@ class ModelEntry:
         for name, by_decoding in self.scores.items():
             for decoding, score in by_decoding.items():
                 if isinstance(score, dict) and "chrf" in score:
-                    return f"{name} ({decoding}): chrF {score['chrf']:.2f}, BLEU {score.get('bleu', 0):.2f}"
+                    return f"{name} ({decoding}): {score_text(score)}"
         return ""
+
+
+def score_text(score: dict) -> str:
+    """"chrF x, BLEU y", without a BLEU the run did not measure (a run's own dev split is scored by chrF alone)."""
+    return f"chrF {score['chrf']:.2f}" + (f", BLEU {score['bleu']:.2f}" if "bleu" in score else "")
 
 
 def _folder_bytes(path: Path) -> int:

@@ -47,8 +47,7 @@ def details(name: str | None) -> str:
     for set_name, by_decoding in e.scores.items():
         for decoding, s in by_decoding.items():
             if isinstance(s, dict) and "chrf" in s:
-                facts.append(f"{html.escape(set_name)}, {html.escape(decoding)}: chrF {s['chrf']:.2f}"
-                             + (f", BLEU {s['bleu']:.2f}" if "bleu" in s else ""))
+                facts.append(f"{html.escape(set_name)}, {html.escape(decoding)}: {library.score_text(s)}")
     if e.problem:
         facts.append(f"⚠ It cannot be used: {html.escape(e.problem)}")
     return "\n\n".join(facts) + "\n\n---\n\n" + e.card
