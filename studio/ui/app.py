@@ -42,8 +42,10 @@ def build_app(chatbot: AppModel, translator: AppModel, default_backend: str = DE
                     + (f" The same models also run [in your browser, offline]({SITE_PATH}/) (LiteRT.js)." if site
                        else ""), elem_id="studio-header")
         with gr.Tab("Chat") as chat_tab:
+            chatbot.show_in_use(app, chat_tab, "chat-model")
             chat = ChatTab(chatbot, default_backend, app)
         with gr.Tab("Translate") as translate_tab:
+            translator.show_in_use(app, translate_tab, "translate-model")
             translate = TranslateTab(translator, default_backend)
         # the Models tab may serve another model with another capacity
         chat.decoding.follow_capacity(app, chat_tab, lambda: chatbot.capacity)

@@ -16,6 +16,7 @@ from pathlib import Path
 import gradio as gr
 from gradio.utils import get_upload_folder
 
+from studio.bundle import default_bundle
 from studio.errors import StudioError
 from studio.generate import DecodeOptions
 from studio.graph_pack import packed_backends
@@ -54,6 +55,21 @@ class AppModel:
     @property
     def bundle_path(self) -> Path | None:
         return self.bundle.path if self.bundle else None
+
+    def in_use(self) -> str:
+        """Which model the task's tabs use, in a line (the Models tab can switch it)."""
+        path = self.bundle_path
+        if path is None:
+            return ""
+        shipped = path.resolve() == default_bundle(self.task).resolve()
+        which = f"the shipped {self.task}" if shipped else f"**{html.escape(path.name)}** (one of yours)"
+        return f"<small>Model: {which} · the Models tab chooses another</small>"
+
+    def show_in_use(self, app: gr.Blocks, tab: gr.Tab, elem_id: str) -> None:
+        """A line saying which model is used, written when the page loads and each time `tab` is shown."""
+        line = gr.Markdown(self.in_use(), elem_id=elem_id)
+        for event in (app.load, tab.select):
+            event(self.in_use, None, line, queue=False, show_progress="hidden", api_visibility="private")
 
     @property
     def available(self) -> bool:

@@ -107,6 +107,7 @@ def test_a_new_user_trains_stops_resumes_and_chats_with_a_model_of_their_own(pag
 
     expected = TextGenerator.from_path(library.models_dir() / "web bot", "tf")(MESSAGE)
     page.get_by_role("tab", name="Chat").click()
+    page.wait_for_function("document.querySelector('#chat-model')?.innerText.includes('Model: web bot (one of yours)')")
     page.locator("#chat-input textarea").fill(MESSAGE)
     page.locator("#chat-input textarea").press("Enter")
     page.wait_for_function("(text) => document.querySelector('#chat-window')?.innerText.includes(text)",
