@@ -76,7 +76,9 @@ def compare_tab(services: dict[str, AppModel]) -> None:
         text = gr.Textbox(value=example_for("chatbot", ""), label="Input", scale=4, elem_id="compare-input")
     button = gr.Button("Run on every backend", variant="primary", elem_id="compare-button")
     summary = gr.Markdown(elem_id="compare-summary")
-    table = gr.Dataframe(headers=COLUMNS, interactive=False, elem_id="compare-table", wrap=True)
+    # the output wraps in its share of the width; the figures keep theirs (at 1280 px the last two were cut off)
+    table = gr.Dataframe(headers=COLUMNS, interactive=False, elem_id="compare-table", wrap=True,
+                         column_widths=["13%", "39%", "9%", "9%", "7%", "10%", "13%"])
     plot = gr.Plot(label="Latency (log scale; lower is better)", elem_id="compare-plot")
     button.click(as_notice(partial(compare_view, services), ("", None, None)), [text, task], [summary, table, plot],
                  api_visibility="private")
