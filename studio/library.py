@@ -197,13 +197,19 @@ def rename(name: str, new_name: str) -> ModelEntry:
     return read_entry(target, new_name)
 
 
-def delete(name: str, in_use: set[str] = frozenset()) -> None:
-    """Delete a model the user made. Refused for the shipped ones, and for one a tab is using (`in_use`: the
-    names the running app's tabs use; the task's chosen model counts as in use too): choose another first."""
+def deletable(name: str, in_use: set[str] = frozenset()) -> ModelEntry:
+    """The entry of a model the user made that no tab uses (`in_use`: the names the running app's tabs use; the
+    task's chosen model counts as in use too); StudioError for a shipped one or one in use: choose another first."""
     entry = _user_entry(name, "deleted")
     if name in in_use or chosen_name(entry.task) == name:
         raise StudioError(f"{name} is the {entry.task} model the app uses: choose another {entry.task} model "
                           "first, then delete it")
+    return entry
+
+
+def delete(name: str, in_use: set[str] = frozenset()) -> None:
+    """Delete a model the user made, when `deletable`."""
+    entry = deletable(name, in_use)
     trash = entry.path.with_name(f".deleting-{entry.path.name}")
     os.replace(entry.path, trash)  # gone from the library at once, even if removing its files takes a while
     shutil.rmtree(trash, ignore_errors=True)

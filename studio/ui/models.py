@@ -53,6 +53,9 @@ def details(name: str | None) -> str:
     return "\n\n".join(facts) + "\n\n---\n\n" + e.card
 
 
+DELETE = "Delete"
+
+
 class ModelsTab:
     def __init__(self, services: dict[str, AppModel]):
         self.services = services
@@ -63,20 +66,27 @@ class ModelsTab:
                                   wrap=True, elem_id="models-table")
         with gr.Row():
             self.choice = gr.Dropdown(label="Model", choices=self.names(), value=None, elem_id="models-choice")
-            refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90)  # beside the list, not stretched
+            refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90,  # beside the list, not stretched
+                                elem_id="models-refresh")
         with gr.Row():
             use = gr.Button("Use it in its tabs", variant="primary", elem_id="models-use")
             self.new_name = gr.Textbox(label="New name", max_lines=1, scale=2)
             rename = gr.Button("Rename", elem_id="models-rename")
-            delete = gr.Button("Delete", variant="stop", elem_id="models-delete")
+            delete = gr.Button(DELETE, variant="stop", elem_id="models-delete")
         self.details = gr.Markdown(details(None), elem_id="models-details")
         outputs = [self.table, self.choice, self.details]
         private = {"api_visibility": "private"}  # page events, not an API: nothing here is for other programs
-        self.choice.change(details, self.choice, self.details, **private)
+        # Delete asks first: its first click names the model on the button, a second click deletes it; anything
+        # else done meanwhile (another model chosen, another button) takes the question back
+        armed = gr.State(None)
+        disarm = (lambda: (None, gr.Button(DELETE)), None, [armed, delete])
+        self.choice.change(details, self.choice, self.details, **private).then(*disarm, **private)
+        for button in (refresh, use, rename):
+            button.click(*disarm, queue=False, **private)
         refresh.click(self.refreshed, self.choice, outputs, **private)
         use.click(self.use, self.choice, outputs, **private)
         rename.click(self.rename, [self.choice, self.new_name], outputs, **private)
-        delete.click(self.delete, self.choice, outputs, **private)
+        delete.click(self.delete, [self.choice, armed], [*outputs, armed, delete], **private)
 
     @property
     def listing(self) -> list:
@@ -129,12 +139,21 @@ class ModelsTab:
             return f"Renamed {name} to {entry.name}.", entry.name
         return self._act(name, act)
 
-    def delete(self, name: str | None):
+    def delete(self, name: str | None, armed: str | None):
+        """The first click on a model (`armed` is not it) asks to click again; the second deletes it."""
+        in_use = {e.name for e in library.list_models() if self._serving(e.path)}
+        if name and name != armed:
+            try:
+                library.deletable(name, in_use)
+            except StudioError as error:
+                warn(error)
+                return *self.refreshed(name), None, gr.Button(DELETE)
+            return gr.skip(), gr.skip(), gr.skip(), name, gr.Button(f"Delete {name}? Click again")
+
         def act(name):
-            in_use = {e.name for e in library.list_models() if self._serving(e.path)}
             library.delete(name, in_use=in_use)
             return f"Deleted {name}.", None
-        return self._act(name, act)
+        return *self._act(name, act), None, gr.Button(DELETE)
 
     def _serving(self, path) -> list[AppModel]:
         """The services whose tabs run the bundle at `path` now."""

@@ -123,6 +123,27 @@ def test_the_library_refuses_to_delete_the_model_in_use_from_the_page(page):
     assert "web bot" in [e.name for e in library.list_models()]
 
 
+def test_a_model_is_deleted_on_the_second_click_only(page):
+    import shutil
+
+    shutil.copytree(library.models_dir() / "web bot", library.models_dir() / "spare bot")
+    page.get_by_role("tab", name="Chat").click()
+    page.get_by_role("tab", name="Models").click()  # lists the library anew
+    page.wait_for_function("document.querySelector('#models-table')?.innerText.includes('spare bot')")
+    page.locator("#models-choice input").fill("spare bot")
+    page.keyboard.press("Enter")
+    page.locator("#models-delete").click()
+    page.get_by_role("button", name="Delete spare bot? Click again").wait_for()
+    assert "spare bot" in [e.name for e in library.list_models()]
+    page.locator("#models-refresh").click()  # anything else done meanwhile takes the question back
+    page.get_by_role("button", name="Delete", exact=True).wait_for()
+    page.locator("#models-delete").click()
+    page.locator("#models-delete").get_by_text("Click again").wait_for()
+    page.locator("#models-delete").click()
+    page.get_by_text("Deleted spare bot.").wait_for()
+    assert "spare bot" not in [e.name for e in library.list_models()]
+
+
 def test_unclear_columns_are_chosen_on_the_page_and_read_at_once(app, page, tmp_path):
     """A CSV whose header does not say which columns hold the pairs: the message names the user's file (not the
     server's copy of it) and its columns, and choosing the two in the lists reads the file again. On a page of its
