@@ -73,7 +73,8 @@ def test_a_job_trains_in_its_own_process_stops_resumes_and_lands_in_the_library(
     assert any("Resum" in e.get("text", "") for e in job.events())
     entry = library.find_model("tuned")
     assert not entry.shipped and entry.task == "chatbot" and not entry.problem
-    assert not (entry.path / "checkpoints").exists() and (job.run_dir / "checkpoints").is_dir()
+    assert not (entry.path / "checkpoints").exists() and not (job.run_dir / "checkpoints").exists()  # disk freed
+    assert job.state()["state"] == "finished"  # not inferred from checkpoints: it said so
     comparison = job.comparison()
     assert set(comparison["models"]) == {"base", "new"}  # a fine-tune is compared with the model it started from
     assert comparison["pairs"] == len((job.run_dir / "dev.tsv").read_text(encoding="utf-8").splitlines()) == len({p.source for p in dev})
