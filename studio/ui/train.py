@@ -125,7 +125,8 @@ def job_status(job: jobs.Job | None, state: dict | None = None) -> tuple[str, pd
 def follow(job: jobs.Job | None, state: dict | None = None) -> tuple:
     """`job_status` and the Stop and Resume buttons, each usable only when it applies (in `state`, when read)."""
     state = state or (job.state() if job else {"state": None})  # read once: the buttons agree with the status
-    return (*job_status(job, state), gr.Button(interactive=state["state"] in ("starting", "running")),
+    running = state["state"] in ("starting", "running")  # Stop is red only when it can stop something
+    return (*job_status(job, state), gr.Button(interactive=running, variant="stop" if running else "secondary"),
             gr.Button(interactive=state["state"] == "stopped"))
 
 
@@ -335,7 +336,7 @@ class TrainTab:
                                  for key, label in ADVANCED.items()]
         with gr.Row():
             start = gr.Button("Train", variant="primary", elem_id="train-start")
-            stop = gr.Button("Stop", variant="stop", elem_id="train-stop", interactive=False)
+            stop = gr.Button("Stop", elem_id="train-stop", interactive=False)
             resume = gr.Button("Resume", elem_id="train-resume", interactive=False)
         self.status = gr.Markdown(elem_id="train-status")
         with gr.Row():
