@@ -141,6 +141,7 @@ class ExportTab:
         self.download = gr.File(label="Download", interactive=False, elem_id="export-download")
         self.table = gr.Dataframe(headers=COMPARISON_HEADERS, label="Every graph, measured here (batch 1, 16 tokens, "
                                   "2 threads, side by side)", interactive=False, visible=False, wrap=True,
+                                  column_widths=["17%", "8%", "16%", "16%", "12%", "14%", "17%"],
                                   elem_id="export-comparison")
         private = {"api_visibility": "private"}
         refresh.click(self.shown, self.shown_from, self.listing, **private)
