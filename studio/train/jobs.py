@@ -319,7 +319,7 @@ def compare_with_base(job: Job, bundle: Path, limit: int = 200, rows: int = 5) -
         weights = ""
     options = task_named(job.spec.task).default_options()
     result = {"pairs": len(dev), "decoding": decoding_name(options), "models": {}, "samples": [],
-              "kept_starting_model": str(weights).startswith(STARTING_MODEL)}
+              "kept_starting_model": str(weights).startswith(STARTING_MODEL), "weights": str(weights)}
     outputs = {}
     for label, path in models.items():
         started = time.monotonic()

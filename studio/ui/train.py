@@ -275,6 +275,8 @@ def comparison_text(job: jobs.Job, state: dict) -> str:
     for label, m in result["models"].items():
         name = "before (the base model)" if label == "base" else "after (the new model)"
         lines.append(f"| {name} | {m['chrf']:.2f} | {m['bleu']:.2f} |")
+    if result.get("weights"):  # which weights the run kept, and by what (they can differ from the curve's last)
+        lines += ["", f"The new model's weights: {html.escape(result['weights'])}."]
     columns = [k for k in ("source", "reference", "base", "new") if result["samples"] and k in result["samples"][0]]
     lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in result["samples"]:

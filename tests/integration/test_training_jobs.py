@@ -2,6 +2,7 @@
 a file the Train tab reads, stop with a checkpoint and resume from it, finish into the model library, and one
 at a time: a second start is refused with the reason."""
 
+import json
 import shutil
 import time
 from types import SimpleNamespace
@@ -80,6 +81,7 @@ def test_a_job_trains_in_its_own_process_stops_resumes_and_lands_in_the_library(
     assert comparison["pairs"] == len((job.run_dir / "dev.tsv").read_text(encoding="utf-8").splitlines()) == len({p.source for p in dev})
     assert comparison["samples"][0].keys() >= {"source", "reference", "base", "new"}
     assert 0 <= comparison["models"]["new"]["chrf"] <= 100 and len(comparison["samples"]) <= 5
+    assert comparison["weights"] == json.loads((entry.path / "metrics.json").read_text(encoding="utf-8"))["weights"]
 
 
 def test_a_job_whose_process_died_is_resumable_from_its_checkpoint_or_failed(data_dir):

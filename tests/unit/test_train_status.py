@@ -56,6 +56,8 @@ def test_the_finished_job_says_when_its_model_was_renamed_or_deleted_since(tmp_p
                                                                                      "model": "faq bot"})
     (library.models_dir() / "faq bot").rename(library.models_dir() / "faq helper")
     assert "since renamed or deleted" in comparison_text(finished, {"state": "finished", "model": "faq bot"})
+    result["weights"] = "best epoch (dev token accuracy last weights 0.15, best epoch 0.20)"  # not the curve's last
+    assert "The new model's weights: best epoch (dev token accuracy" in comparison_text(finished, {"state": "finished"})
 
 
 def test_the_tick_sends_the_status_only_when_the_job_changed(tmp_path, monkeypatch):
