@@ -5,15 +5,17 @@ a reload or an app restart. One training at a time on this machine: a second sta
     <user data dir>/jobs/<id>/job.json      what to train (`JobSpec`)
                              data/          the training data, written when the job is made
                              dev/           the user's dev pairs, if given (else the run splits data/)
-                             run/           the training run (`studio train --out`): checkpoints, then the bundle
+                             run/           the training run (`studio train --out`): checkpoints (until it
+                                            finishes), then the bundle
                              events.jsonl   every `TrainingEvent`, one JSON object a line, as the run reports it
                              state.json     running / stopped / finished / failed, the process id, the reason
                              comparison.json  the finished model against its base on the run's dev split
     <user data dir>/jobs/training.lock      held (flock) by the running job's process: released if it dies
 
 Stop sends SIGTERM: the trainer finishes the step, saves a checkpoint and writes the bundle, and the job is
-"stopped" (resume continues from the checkpoint). A finished job's bundle is copied into the model library
-under the job's name. Run a job's process by hand with `python -m studio.train.jobs JOB_FOLDER [--resume]`."""
+"stopped" (resume continues from the checkpoint); a stop after the last step lets the job finish, and one before
+the first or while the model is written stops it too (resumable when it has a checkpoint). A finished job's bundle
+is copied into the model library under the job's name, and its checkpoints are deleted. Run a job's process by hand with `python -m studio.train.jobs JOB_FOLDER [--resume]`."""
 
 from __future__ import annotations
 
@@ -217,10 +219,15 @@ def stop(job: Job) -> None:
     os.kill(int(state["pid"]), signal.SIGTERM)
 
 
+class StoppedOutsideTraining(StudioError):
+    """A Stop that came while the job was not training: before its first step, or while it chose and wrote the
+    model (the trainer takes the ones that come while it trains)."""
+
+
 def run_job(job: Job, resume: bool = False) -> None:
     """The job's process: train (or resume), then add the model to the library and compare it with its base."""
     lock = _take_lock()
-    spec, stopped = job.spec, []
+    spec, stopped, phase = job.spec, [], ["preparing"]  # preparing -> training -> comparing
     job._write_state("running")
     events = open(job.folder / "events.jsonl", "a", encoding="utf-8")
 
@@ -230,20 +237,19 @@ def run_job(job: Job, resume: bool = False) -> None:
         elif event.kind == "stopped":  # the stop ended training before it was done: not a finished model
             stopped.append(event.text)
         elif event.kind == "epoch_start":
-            began.append(True)
+            phase[0] = "training"
         events.write(json.dumps({**dataclasses.asdict(event), "time": time.time()}, ensure_ascii=False) + "\n")
         events.flush()
 
-    def late_stop(signum, frame) -> None:
-        """The trainer takes a stop while it trains. Before that nothing is lost by ending; after it, while the
-        model is written into the library and compared, the job finishes (seconds) rather than end half-way."""
-        if not began:
-            raise StudioError("stopped by the user before training began")
-        listen(TrainingEvent("info", text="The training is over; the model is being written, so it finishes."))
+    def stop_outside_training(signum, frame) -> None:
+        if phase[0] == "comparing":  # the model is in the library already: the comparison is what is left out
+            raise StoppedOutsideTraining("stopped by the user before the comparison with the base model")
+        raise StoppedOutsideTraining("stopped by the user before training began" if phase[0] == "preparing" else
+                                     "stopped by the user while the model was chosen and written: Resume writes it")
 
-    began: list[bool] = []
-    previous = signal.signal(signal.SIGTERM, late_stop)
+    previous = None
     try:
+        previous = signal.signal(signal.SIGTERM, stop_outside_training)
         from studio.train.run import train_task  # deferred: it imports TensorFlow, the job's process only
 
         data = sorted((job.folder / "data").iterdir())
@@ -255,27 +261,39 @@ def run_job(job: Job, resume: bool = False) -> None:
             job._write_state("stopped", reason="stopped by the user: resume continues from the last checkpoint")
             return
         entry = add_to_library(job)
-        compare_with_base(job, entry.path)
+        phase[0] = "comparing"
+        try:
+            compare_with_base(job, entry.path)
+        except StoppedOutsideTraining as stop:
+            listen(TrainingEvent("info", text=str(stop)))
         job._write_state("finished", model=entry.name)
-        # a finished job is not resumed: its checkpoints (the weights and optimizer state, five times over) would
-        # only fill the disk: a fine-tuned translator's five are ~0.7 GB (12 M float32 weights and Adam's two moments)
-        shutil.rmtree(job.run_dir / "checkpoints", ignore_errors=True)
-        (job.run_dir / "best.npz").unlink(missing_ok=True)
     except BaseException as error:  # noqa: BLE001 - the tab must learn why, whatever it was
         reason = str(error) if isinstance(error, StudioError) else f"{type(error).__name__}: {error}"
-        # a full disk: the job can go on from its last checkpoint (Resume) once space is freed; anything else
-        # would fail again the same way
-        resumable = (isinstance(error, CheckpointError) or getattr(error, "errno", None) == errno.ENOSPC) \
-            and _has_checkpoint(job)
+        # a stop outside training or a full disk: the job can go on from its last checkpoint (Resume, once space
+        # is freed); anything else would fail again the same way
+        resumable = (isinstance(error, (CheckpointError, StoppedOutsideTraining))
+                     or getattr(error, "errno", None) == errno.ENOSPC) and _has_checkpoint(job)
         try:
             job._write_state("stopped" if resumable else "failed", reason=reason)
         except OSError:  # a disk too full even for state.json: the tab infers the state from the checkpoints
             pass
         raise
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         events.close()
         lock.close()
+    _drop_checkpoints(job)
+
+
+def _drop_checkpoints(job: Job) -> None:
+    """A finished job is not resumed: its checkpoints (weights and Adam's two moments, five times over: ~0.7 GB for a
+    fine-tuned translator's 12 M weights) and best epoch would only fill the disk."""
+    shutil.rmtree(job.run_dir / "checkpoints", ignore_errors=True)
+    try:
+        (job.run_dir / "best.npz").unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _take_lock():

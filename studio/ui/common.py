@@ -17,6 +17,7 @@ import gradio as gr
 from gradio.utils import get_upload_folder
 
 from studio.bundle import default_bundle
+from studio.library import models_dir
 from studio.errors import StudioError
 from studio.generate import DecodeOptions
 from studio.graph_pack import packed_backends
@@ -61,8 +62,12 @@ class AppModel:
         path = self.bundle_path
         if path is None:
             return ""
-        shipped = path.resolve() == default_bundle(self.task).resolve()
-        which = f"the shipped {self.task}" if shipped else f"**{html.escape(path.name)}** (one of yours)"
+        if path.resolve() == default_bundle(self.task).resolve():
+            which = f"the shipped {self.task}"
+        elif path.resolve().parent == models_dir().resolve():
+            which = f"**{html.escape(path.name)}** (one of yours)"
+        else:  # a bundle given when the app was started
+            which = f"**{html.escape(str(path))}**"
         return f"<small>Model: {which} · the Models tab chooses another</small>"
 
     def show_in_use(self, app: gr.Blocks, tab: gr.Tab, elem_id: str) -> None:

@@ -148,7 +148,7 @@ class ExportTab:
         # what the page shows is of one model and target: another choice clears the last export's card and zip
         shown = [self.progress, self.result, self.download, self.table]
         self.target.change(variant_choices, self.target, self.variant, **private).then(cleared, None, shown, **private)
-        self.model.input(cleared, None, shown, **private)
+        self.model.change(cleared, None, shown, **private)  # chosen by hand, or anew when the tab lists the library
         self.variant.input(lambda: cleared()[:3], None, shown[:3], **private)  # the comparison is of every graph
         # while an export or a comparison runs, nothing can change what it is of, nor start another
         choosing = [self.model, refresh, self.target, self.variant, go, compare]

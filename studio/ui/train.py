@@ -112,8 +112,8 @@ def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: di
     return settings
 
 
-def job_status(job: jobs.Job | None, state: dict | None = None) -> tuple[str, pd.DataFrame, pd.DataFrame,
-                                                                         pd.DataFrame, str]:
+def job_status(job: jobs.Job | None, state: dict | None = None) -> tuple[str, pd.DataFrame | None,
+                                                                         pd.DataFrame | None, pd.DataFrame, str]:
     """(status markdown, loss curve, chrF curve, samples, comparison markdown) of `job` (in `state`, when read)."""
     if job is None:
         return "No training yet.", loss_curve([]), chrf_curve([]), pd.DataFrame(), ""
@@ -222,7 +222,7 @@ def remaining(job: jobs.Job, last: dict, events: list[dict], steps_per_second: f
     return f" · about {minutes(max(min(estimates), 0))} left" if estimates else ""
 
 
-def loss_curve(events: list[dict], points: int = 300, smoothing: float = 0.95) -> pd.DataFrame:
+def loss_curve(events: list[dict], points: int = 300, smoothing: float = 0.95) -> pd.DataFrame | None:
     """The training loss (each step's, exponentially smoothed as TensorBoard does) and the dev loss after each
     epoch, at most `points` points of the first."""
     steps = [e for e in events if e["kind"] == "step"]
@@ -238,7 +238,7 @@ def loss_curve(events: list[dict], points: int = 300, smoothing: float = 0.95) -
     return _typed(rows, {"step": "int64", "value": "float64", "curve": "string"})
 
 
-def chrf_curve(events: list[dict]) -> pd.DataFrame:
+def chrf_curve(events: list[dict]) -> pd.DataFrame | None:
     points = [(e["epoch"], e["losses"]["dev_chrf"]) for e in events
               if e["kind"] == "samples" and "dev_chrf" in e.get("losses", {})]
     return _typed(points, {"epoch": "int64", "chrF": "float64"})
@@ -445,7 +445,8 @@ class TrainTab:
             if job is None:
                 raise StudioError("no training is running")
             jobs.stop(job)
-            inform("Stopping after this step: a checkpoint is saved, and Resume goes on from it.")
+            inform("Stopping after this step: a checkpoint is saved, and Resume goes on from it (a run past its "
+                   "last step finishes instead).")
         except StudioError as error:
             warn(error)
         return follow(current_job())

@@ -3,7 +3,9 @@ a file the Train tab reads, stop with a checkpoint and resume from it, finish in
 at a time: a second start is refused with the reason."""
 
 import json
+import os
 import shutil
+import signal
 import time
 from types import SimpleNamespace
 
@@ -137,50 +139,60 @@ def test_a_full_disk_while_checkpointing_stops_the_job_with_the_reason_and_keeps
     assert not list(store.directory.glob(".tmp-ckpt-*"))
 
 
-def fake_training(tiny_bundle, *events, kill_after=False):
-    """A `train_task` that reports `events` (kinds), then writes the tiny bundle as its run (with a dev split) and,
-    with `kill_after`, receives a stop while the job writes the model."""
-    import os
-    import signal
-
+def fake_training(tiny_bundle, *events, checkpoint=False):
+    """A `train_task` that reports `events` (kinds: "kill" sends the job a stop there, "write" writes the tiny bundle
+    as its run with a dev split); `checkpoint`: the run has one to resume from (a resumed job's)."""
     from studio.train.progress import TrainingEvent
 
     def train_task(task, out, progress, **options):
+        if checkpoint:
+            (out / "checkpoints" / "ckpt-00000001").mkdir(parents=True)
+            (out / "checkpoints" / "ckpt-00000001" / "state.json").write_text("{}", encoding="utf-8")
         for kind in events:
-            progress(TrainingEvent(kind, text=kind))
             if kind == "kill":
                 os.kill(os.getpid(), signal.SIGTERM)
-        shutil.copytree(tiny_bundle, out, dirs_exist_ok=True)
-        (out / "dev.tsv").write_text("".join(f"{q}\t{a}\n" for q, a, _ in generated_pairs(3)), encoding="utf-8")
-        if kill_after:
-            os.kill(os.getpid(), signal.SIGTERM)
+            elif kind == "write":
+                shutil.copytree(tiny_bundle, out, dirs_exist_ok=True)
+                (out / "dev.tsv").write_text("".join(f"{q}\t{a}\n" for q, a, _ in generated_pairs(3)), encoding="utf-8")
+            else:
+                progress(TrainingEvent(kind, text=kind))
 
     return train_task
 
 
-def test_a_stop_after_the_last_step_still_finishes_the_job_into_the_library(data_dir, tiny_bundle, monkeypatch):
-    """The Stop of a small run often lands while its last epoch is scored: the trainer then reports a "signal" but
-    no "stopped", and the job ends finished, its model in the library, also when another stop comes while the
-    model is written. A stop that did cut training short ends it stopped; one before training began, failed."""
-    import signal
-
+def run_fake(tiny_bundle, monkeypatch, name, *events, checkpoint=False):
+    """The job's state after `run_job` over `fake_training(events)`, and whether its model is in the library."""
     import studio.train.run
 
-    before = signal.getsignal(signal.SIGTERM)
-    cases = [("late", ("epoch_start", "signal"), True, "finished"),
-             ("cut", ("epoch_start", "signal", "stopped"), False, "stopped")]
-    for name, events, kill_after, ends in cases:
-        monkeypatch.setattr(studio.train.run, "train_task", fake_training(tiny_bundle, *events, kill_after=kill_after))
-        job = jobs.create_job(jobs.JobSpec("chatbot", name, overrides=settings()), pairs())
+    monkeypatch.setattr(studio.train.run, "train_task", fake_training(tiny_bundle, *events, checkpoint=checkpoint))
+    job = jobs.create_job(jobs.JobSpec("chatbot", name, overrides=settings()), pairs())
+    try:
         jobs.run_job(job)
-        assert job.state()["state"] == ends, (name, job.state())
-        assert (name in [e.name for e in library.list_models()]) == (ends == "finished")
-    said = [e.get("text", "") for job in jobs.list_jobs() for e in job.events()]
-    assert any("being written, so it finishes" in text for text in said)
+    except StudioError:
+        pass
+    return job.state(), name in [e.name for e in library.list_models()]
 
-    monkeypatch.setattr(studio.train.run, "train_task", fake_training(tiny_bundle, "info", "kill", "epoch_start"))
-    job = jobs.create_job(jobs.JobSpec("chatbot", "early", overrides=settings()), pairs())
-    with pytest.raises(StudioError, match="before training began"):
-        jobs.run_job(job)
-    assert job.state()["state"] == "failed" and job.state()["reason"] == "stopped by the user before training began"
+
+def test_a_stop_ends_a_job_as_what_it_cut_short(data_dir, tiny_bundle, monkeypatch):
+    """The Stop of a small run often lands while its last epoch is scored: the trainer then reports a "signal" but
+    no "stopped", and the job finishes into the library. A stop that cut training short, or came before training
+    or while the model was written, ends it stopped (resumable from a checkpoint) or, with none, failed; one during
+    the comparison leaves the comparison out."""
+    before = signal.getsignal(signal.SIGTERM)
+    state, listed = run_fake(tiny_bundle, monkeypatch, "late", "epoch_start", "signal", "write")
+    assert state["state"] == "finished" and listed
+    state, listed = run_fake(tiny_bundle, monkeypatch, "cut", "epoch_start", "signal", "stopped", "write")
+    assert state["state"] == "stopped" and not listed
+    state, _ = run_fake(tiny_bundle, monkeypatch, "early", "info", "kill", "epoch_start", "write")
+    assert state["state"] == "failed" and state["reason"] == "stopped by the user before training began"
+    state, _ = run_fake(tiny_bundle, monkeypatch, "resumed", "info", "kill", "write", checkpoint=True)
+    assert state["state"] == "stopped"  # a resumed job stopped before its first step can be resumed again
+    state, listed = run_fake(tiny_bundle, monkeypatch, "writing", "epoch_start", "write", "kill", checkpoint=True)
+    assert state["state"] == "stopped" and "Resume writes it" in state["reason"] and not listed
+
+    monkeypatch.setattr(jobs, "compare_with_base", lambda job, path: os.kill(os.getpid(), signal.SIGTERM))
+    state, listed = run_fake(tiny_bundle, monkeypatch, "compared", "epoch_start", "write")
+    assert state["state"] == "finished" and listed
+    said = [e.get("text", "") for job in jobs.list_jobs() for e in job.events()]
+    assert "stopped by the user before the comparison with the base model" in said
     assert signal.getsignal(signal.SIGTERM) == before  # the job's handler is the job's alone

@@ -5,6 +5,7 @@ jobs), so nothing of another test's or the user's is seen."""
 
 import os
 import re
+import shutil
 
 import pytest
 from helpers import chromium, free_port, generated_pairs
@@ -124,8 +125,6 @@ def test_the_library_refuses_to_delete_the_model_in_use_from_the_page(page):
 
 
 def test_a_model_is_deleted_on_the_second_click_only(page):
-    import shutil
-
     shutil.copytree(library.models_dir() / "web bot", library.models_dir() / "spare bot")
     page.get_by_role("tab", name="Chat").click()
     page.get_by_role("tab", name="Models").click()  # lists the library anew
