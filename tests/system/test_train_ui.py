@@ -217,6 +217,11 @@ def test_the_new_model_is_exported_from_the_page_and_its_zip_runs_as_its_readme_
     expected = decode(runtime, [source_ids], DecodeSpec.for_model(model_config), TokenByToken())[0]
     assert f"source ids: {source_ids}" in run.stdout and f"output ids: {expected}" in run.stdout  # plain greedy
 
+    page.get_by_role("tab", name="Models").click()  # the tab lists the library anew when shown again: the same
+    page.get_by_role("tab", name="Export").click()  # model stays chosen, and its zip stays on offer
+    page.wait_for_timeout(1500)
+    assert page.locator("#export-download a").count() == 1
+    assert "Measured here" in page.locator("#export-result").inner_text()
     page.get_by_label("Android (Kotlin)").check()  # another target: the Python zip is no longer offered
     page.wait_for_function("!document.querySelector('#export-result')?.innerText.trim()")
     assert page.locator("#export-download a").count() == 0
