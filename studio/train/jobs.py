@@ -15,7 +15,8 @@ a reload or an app restart. One training at a time on this machine: a second sta
 Stop sends SIGTERM: the trainer finishes the step, saves a checkpoint and writes the bundle, and the job is
 "stopped" (resume continues from the checkpoint); a stop after the last step lets the job finish, and one before
 the first or while the model is written stops it too (resumable when it has a checkpoint). A finished job's bundle
-is copied into the model library under the job's name, and its checkpoints are deleted. Run a job's process by hand with `python -m studio.train.jobs JOB_FOLDER [--resume]`."""
+is copied into the model library under the job's name, and its checkpoints are deleted. Run a job's process by
+hand with `python -m studio.train.jobs JOB_FOLDER [--resume]`."""
 
 from __future__ import annotations
 
