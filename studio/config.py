@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from studio.errors import StudioError
+
 FORMAT_VERSION = 1
 
 
@@ -265,3 +267,73 @@ def translator_preset() -> BundleConfig:
         task=TaskConfig(task="translator", source_lang="ko", target_lang="en", text_pipeline="translator"),
     )
 
+
+
+# every preset by name (`studio train --preset`, the Train tab's sizes)
+CONFIGS = {"chatbot": chatbot_preset, "translator": translator_preset,
+           "translator-tutorial": translator_tutorial_preset,
+           "chatbot-small": chatbot_small_preset, "translator-small": translator_small_preset,
+           "chatbot-finetune": chatbot_fine_tune_preset, "translator-finetune": translator_fine_tune_preset}
+
+
+def preset_config(task: str, preset: str | None = None) -> BundleConfig:
+    """A fresh copy of `preset` (default: the task's own), refused in plain words when it is not one of `task`'s."""
+    chosen = preset or task
+    if chosen not in CONFIGS or not chosen.startswith(task):
+        raise StudioError(f"unknown preset {chosen!r} for {task}; choose from "
+                          f"{', '.join(k for k in CONFIGS if k.startswith(task))}")
+    return CONFIGS[chosen]()
+
+
+def apply_overrides(config: BundleConfig, overrides: dict) -> BundleConfig:
+    """Overrides like {"model.d_model": 128, "train.epochs": 3}; a value of the wrong kind is refused by name."""
+    for key, value in (overrides or {}).items():
+        section, _, name = key.partition(".")
+        target = getattr(config, section, None)
+        if target is None or not hasattr(target, name):
+            raise StudioError(f"unknown setting {key!r}")
+        current = getattr(target, name)
+        if isinstance(current, bool) and isinstance(value, str):
+            value = value.lower() in ("1", "true", "yes", "on")
+        elif current is not None and not isinstance(current, (list, bool)) and isinstance(value, str):
+            value = _typed(key, type(current), value)
+        setattr(target, name, value)
+    return config
+
+
+def _typed(key: str, kind: type, value: str):
+    try:
+        return kind(float(value)) if kind is int and float(value).is_integer() else kind(value)
+    except ValueError:
+        wanted = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
+        raise StudioError(f"{key} must be {wanted}, not {value!r}") from None
+
+
+# (setting, what it is, lowest, highest): the bounds a training can start with
+SHAPE_BOUNDS = (("model.num_layers", "encoder layers", 1, 24), ("model.num_decoder_layers", "decoder layers", 0, 24),
+                ("model.d_model", "d_model (the width)", 8, 2048), ("model.num_heads", "attention heads", 1, 64),
+                ("model.d_ff", "the feed-forward size", 8, 16384), ("model.dropout", "dropout", 0.0, 0.9),
+                ("model.max_source_len", "the longest source (tokens)", 4, 1024),
+                ("model.max_target_len", "the longest target (tokens)", 4, 1024),
+                ("tokenizer.vocab_size", "the vocabulary size", 300, 256000),
+                ("train.epochs", "epochs", 1, 100000), ("train.batch_size", "the batch size", 1, 65536),
+                ("train.max_minutes", "minutes", 0.0, 100000.0))
+
+
+def check_settings(config: BundleConfig) -> BundleConfig:
+    """`config` when a training can start with it, else a StudioError saying which setting is wrong and why, in the
+    words the Train tab and `--set` use (before any job or process starts)."""
+    for key, label, low, high in SHAPE_BOUNDS:
+        section, name = key.split(".")
+        value = getattr(getattr(config, section), name)
+        if not low <= value <= high:
+            raise StudioError(f"{label} ({key}) must be between {low:g} and {high:g}, not {value:g}")
+    model = config.model
+    if model.d_model % model.num_heads:
+        raise StudioError(f"d_model ({model.d_model}) must be a multiple of the attention heads "
+                          f"({model.num_heads}): each head gets d_model / heads dimensions")
+    try:
+        model.validate()
+    except ValueError as error:
+        raise StudioError(str(error)) from None
+    return config

@@ -39,7 +39,7 @@ import numpy as np
 import sacrebleu
 
 from studio.bundle import load_bundle, save_bundle
-from studio.config import BundleConfig
+from studio.config import BundleConfig, apply_overrides
 from studio.data.pipeline import check_source_weights, parse_source_weights, weighted_indices
 from studio.data.sources import KOEN_SOURCES
 from studio.model import Transformer
@@ -47,7 +47,7 @@ from studio.model.ensemble import refuse_training
 from studio.text.tokenizers import BACK_TRANSLATION_TAG, TokenizerPair
 from studio.train.card import model_card
 from studio.train.loss import masked_sums
-from studio.train.run import apply_overrides, config_from_args
+from studio.train.run import config_from_args
 from studio.train.schedule import ADAM, transformer_lr
 from studio.weights import assign_arrays
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio import library
+from studio.config import apply_overrides, check_settings, preset_config
 from studio.data.readers import Pair
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes
@@ -181,8 +182,10 @@ def refuse_if_busy() -> None:
 def create_job(spec: JobSpec, pairs: list[Pair], data_name: str = "train",
                dev_pairs: list[Pair] | None = None) -> Job:
     """A new job folder holding `spec`, the training data (a file named `data_name`) and the dev pairs if given
-    (else the run holds out its own); nothing runs yet (`start`)."""
+    (else the run holds out its own); nothing runs yet (`start`). Settings a training cannot start with are refused
+    here, in plain words, before anything is written."""
     library.check_name(spec.name)
+    check_settings(apply_overrides(preset_config(spec.task, spec.preset), spec.overrides))
     folder = jobs_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     try:
         folder.mkdir(parents=True)

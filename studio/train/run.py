@@ -26,9 +26,7 @@ from pathlib import Path
 from rich.console import Console
 
 from studio.bundle import Bundle, load_bundle, save_bundle
-from studio.config import (BundleConfig, chatbot_fine_tune_preset, chatbot_preset, chatbot_small_preset,
-                           translator_fine_tune_preset, translator_preset, translator_small_preset,
-                           translator_tutorial_preset)
+from studio.config import BundleConfig, apply_overrides, check_settings, preset_config
 from studio.data import BucketedBatches, Pair, clean_pairs, encode_pairs, read_pairs, split_train_dev
 from studio.data.pipeline import (CURRENT_SPLIT, SPLIT_KEYS, SampledBatches, check_source_weights, parse_source_weights,
                                   source_name)
@@ -36,7 +34,7 @@ from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, se
 from studio.errors import StudioError
 from studio.evaluate import decoding_name, score
 from studio.inference import TextGenerator
-from studio.tasks import task_named
+from studio.tasks import TASKS, task_named
 from studio.text import TokenizerPair, pipeline_for, train_tokenizer
 from studio.text.preprocess import Preprocessor
 from studio.train.card import model_card, sample_outputs
@@ -45,10 +43,6 @@ from studio.train.progress import ConsoleProgress, Listener, TrainingEvent
 from studio.train.transplant import transplant
 from studio.weights import assign_arrays, load_npz, save_npz, variables_to_arrays
 
-PRESETS = {"chatbot": chatbot_preset, "translator": translator_preset}
-CONFIGS = {"chatbot": chatbot_preset, "translator": translator_preset, "translator-tutorial": translator_tutorial_preset,
-           "chatbot-small": chatbot_small_preset, "translator-small": translator_small_preset,
-           "chatbot-finetune": chatbot_fine_tune_preset, "translator-finetune": translator_fine_tune_preset}
 # the files a task trains on when given none (`Task.training_data`): f(data_dir, sources) -> paths
 DEFAULT_DATA = {"chatbot_csv": lambda data_dir, sources: [chatbot_csv(data_dir)],
                 "koen_sources": lambda data_dir, sources: koen_source_files(select_sources(sources), data_dir)}
@@ -60,22 +54,6 @@ LEFT_OUT = "left_out.tsv"
 FIXED_ON_RESUME = ("train.source_weights", "train.subword_alpha", "train.seed", "train.split_seed",
                    "train.batch_tokens", "train.batch_size", "train.bucket_width", "train.filter_share",
                    "train.rehearsal")
-
-
-def apply_overrides(config: BundleConfig, overrides: dict) -> BundleConfig:
-    """Overrides like {"model.d_model": 128, "train.epochs": 3}."""
-    for key, value in (overrides or {}).items():
-        section, _, name = key.partition(".")
-        target = getattr(config, section, None)
-        if target is None or not hasattr(target, name):
-            raise StudioError(f"unknown setting {key!r}")
-        current = getattr(target, name)
-        if isinstance(current, bool) and isinstance(value, str):
-            value = value.lower() in ("1", "true", "yes", "on")
-        elif current is not None and not isinstance(current, (list, bool)) and isinstance(value, str):
-            value = type(current)(value)
-        setattr(target, name, value)
-    return config
 
 
 def read_task_pairs(task: str, data_dir=None, sources: str | None = None, data_files=None) -> tuple[list[Pair], list[str]]:
@@ -190,8 +168,8 @@ def prepare_run(task: str, out: str | Path, resume: bool = False, overrides: dic
     `init_from`) and its data, read, cleaned and split into train and dev pairs (or the dev pairs read from
     `dev_files`)."""
     progress = progress or ConsoleProgress()
-    if task not in PRESETS:
-        raise StudioError(f"unknown task {task!r}; choose chatbot or translator")
+    if task not in TASKS:
+        raise StudioError(f"unknown task {task!r}; choose {' or '.join(TASKS)}")
     out = Path(out)
     resuming = resume and (out / "run.json").is_file()
     if resume and not resuming:
@@ -259,10 +237,7 @@ def _new_config(task: str, preset: str | None, overrides: dict, initial: Bundle 
     """A new run's settings: the preset with `overrides`, or `initial`'s architecture; and whether `initial`'s
     embeddings must be re-indexed for another tokenizer."""
     chosen = preset or task
-    if chosen not in CONFIGS or not chosen.startswith(task):
-        raise StudioError(f"unknown preset {chosen!r} for {task}; choose from "
-                          f"{', '.join(k for k in CONFIGS if k.startswith(task))}")
-    config = apply_overrides(CONFIGS[chosen](), overrides)
+    config = check_settings(apply_overrides(preset_config(task, chosen), overrides))
     if initial is None:
         if chosen.endswith("-finetune"):
             raise StudioError(f"--preset {chosen} fine-tunes a trained model: give it with --init-from")

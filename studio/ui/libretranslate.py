@@ -17,10 +17,11 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import anyio
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from limits import RateLimitItemPerMinute, storage, strategies
 
 from studio.errors import DataError, StudioError
@@ -308,7 +309,41 @@ class LibreTranslateApi:
                 return error_response(error)
             return FileResponse(path, filename=path.name, headers=CORS)
 
-        return router
+        @router.post("/suggest")
+        def suggest_route():
+            return error_response(ApiError(403, "Suggestions are disabled on this server."))
+
+        return with_api_shapes(router)
+
+
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def with_api_shapes(router: APIRouter) -> APIRouter:
+    """`router` with each route also under a doubled slash (a client given the server's URL with a trailing slash
+    asks for `//languages`), a preflight (OPTIONS) answered for browsers, any other method answered 405 and any
+    other doubled-slash path 404, in LibreTranslate's `{"error": ...}` shape."""
+    for route in list(router.routes):
+        for path in (route.path, "/" + route.path):
+            if path != route.path:
+                router.add_api_route(path, route.endpoint, methods=list(route.methods), include_in_schema=False)
+            router.add_api_route(path, preflight, methods=["OPTIONS"], include_in_schema=False)
+            others = [m for m in HTTP_METHODS if m not in route.methods]
+            router.add_api_route(path, not_allowed, methods=others, include_in_schema=False)
+    router.add_api_route("//{path:path}", not_found, methods=list(HTTP_METHODS), include_in_schema=False)
+    return router
+
+
+def preflight():
+    return Response(status_code=200, headers={**CORS, "Access-Control-Max-Age": str(20 * 24 * 3600)})
+
+
+def not_allowed():
+    return error_response(ApiError(405, "The method is not allowed for the requested URL."))
+
+
+def not_found():
+    return error_response(ApiError(404, "The requested URL was not found on the server."))
 
 
 async def respond(request: Request, work, limiter, body_limit: int, prepare=None) -> JSONResponse:
@@ -353,14 +388,16 @@ def error_response(error: ApiError) -> JSONResponse:
 
 async def read_params(request: Request, limit: int) -> dict:
     """The request's parameters as LibreTranslate reads them: a JSON object's, else the query string's and the
-    form's (urlencoded or multipart, one file; a repeated field's first value). A body over `limit` bytes is
-    refused (413) before it is read."""
+    form's (urlencoded, read as UTF-8 whether raw or percent-encoded, or multipart with one file); a repeated `q`
+    is a list of texts, any other repeated field its last value. A body over `limit` bytes is refused (413) before
+    it is read."""
     declared = request.headers.get("content-length")
     if declared is None or not declared.isdigit():
         raise ApiError(411, "Invalid request: a Content-Length header is required")
     if int(declared) > limit:
         raise ApiError(413, f"Invalid request: the request is {int(declared):,} bytes; the limit is {limit:,}")
-    if request.headers.get("content-type", "").split(";")[0].strip() == "application/json":
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type == "application/json":
         try:
             params = json.loads(await request.body() or b"{}")
         except ValueError:
@@ -368,12 +405,40 @@ async def read_params(request: Request, limit: int) -> dict:
         if not isinstance(params, dict):
             raise ApiError(400, "Invalid JSON format")
         return params
-    params = dict(request.query_params)
+    if content_type == "application/x-www-form-urlencoded":
+        fields = form_fields(await request.body())
+    else:
+        try:
+            form = await request.form(max_files=1, max_fields=MAX_FIELDS, max_part_size=limit)
+        except Exception as error:  # noqa: BLE001 - Starlette's MultiPartException, a malformed body
+            raise ApiError(400, f"Invalid request: {error}") from None
+        fields = form.multi_items()
+    return gathered(list(request.query_params.multi_items()) + list(fields))
+
+
+MAX_FIELDS = MAX_TEXTS + 32  # a form's fields: a list `q` of MAX_TEXTS and the other parameters
+
+
+def form_fields(body: bytes) -> list[tuple[str, str]]:
+    """An urlencoded body's fields as UTF-8, as LibreTranslate's server reads them (Starlette would read raw bytes
+    as Latin-1 and make mojibake of a client's unescaped Korean)."""
     try:
-        form = await request.form(max_files=1, max_fields=32, max_part_size=limit)
-    except Exception as error:  # noqa: BLE001 - Starlette's MultiPartException, a malformed body
-        raise ApiError(400, f"Invalid request: {error}") from None
-    params.update({key: form.get(key) for key in form.keys()})
+        return parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False, encoding="utf-8",
+                         errors="strict", max_num_fields=MAX_FIELDS)
+    except UnicodeDecodeError:
+        raise ApiError(400, "Invalid request: the form is not UTF-8 text") from None
+    except ValueError:
+        raise ApiError(400, f"Invalid request: more than {MAX_FIELDS} fields") from None
+
+
+def gathered(fields: list[tuple]) -> dict:
+    """{name: value}: the texts of a repeated `q` as a list (`q=a&q=b`, as clients send a list in a form), any other
+    field's last value."""
+    params, texts = {}, [value for name, value in fields if name == "q"]
+    for name, value in fields:
+        params[name] = value
+    if len(texts) > 1:
+        params["q"] = texts
     return params
 
 

@@ -15,7 +15,7 @@ import gradio as gr
 import pandas as pd
 
 from studio import library
-from studio.config import FINE_TUNE_FILTER, FINE_TUNE_RATE, FINE_TUNE_REHEARSAL
+from studio.config import FINE_TUNE_FILTER, preset_config, FINE_TUNE_RATE, FINE_TUNE_REHEARSAL
 from studio.data.imports import ColumnsNeeded, SidesSwapped, read_training_upload
 from studio.data.sources import chatbot_csv
 from studio.errors import DataError, StudioError
@@ -107,9 +107,21 @@ def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: di
             settings["train.filter_share"] = str(float(filter_share))
         if rehearsal is not None:
             settings["train.rehearsal"] = str(FINE_TUNE_REHEARSAL if rehearsal else 0.0)
-    else:
-        settings.update({key: str(value) for key, value in advanced.items() if value not in (None, "")})
+    else:  # an empty or 0 field keeps the preset's value (it shows as the field's placeholder)
+        settings.update({key: str(value) for key, value in advanced.items() if value not in (None, "", 0)})
     return settings
+
+
+def preset_placeholders(task: str, preset: str) -> list[str]:
+    """`preset`'s own value of each Advanced field: what the field means while it is empty or 0."""
+    config = preset_config(task, PRESETS[preset].format(task=task))
+    values = [getattr(getattr(config, key.split(".")[0]), key.split(".")[1]) for key in ADVANCED]
+    return [f"{value:g} (the preset's)" for value in values]
+
+
+def preset_shape(task: str, preset: str) -> list:
+    """The Advanced fields emptied, showing `preset`'s values."""
+    return [gr.Number(value=None, placeholder=text) for text in preset_placeholders(task, preset)]
 
 
 def job_status(job: jobs.Job | None, state: dict | None = None) -> tuple[str, pd.DataFrame | None,
@@ -333,9 +345,11 @@ class TrainTab:
                                          info="as many pairs of the shipped models' own training data as yours, "
                                               "when this computer has it: the model keeps more of what it knew")
         with gr.Accordion("Advanced: the model's shape (from scratch)", open=False):
+            shape = zip(ADVANCED.items(), preset_placeholders("chatbot", first(list(PRESETS))))
             with gr.Row():
-                self.advanced = [gr.Number(label=label, value=None, precision=None if "dropout" in key else 0)
-                                 for key, label in ADVANCED.items()]
+                self.advanced = [gr.Number(label=label, value=None, precision=None if "dropout" in key else 0,
+                                           minimum=0, placeholder=placeholder)
+                                 for (key, label), placeholder in shape]
         with gr.Row():
             start = gr.Button("Train", variant="primary", elem_id="train-start")
             stop = gr.Button("Stop", elem_id="train-stop", interactive=False)
@@ -354,6 +368,8 @@ class TrainTab:
         timer.tick(lambda seen: follow_changes(current_job(), seen), shown_as, [*shown, shown_as],
                    show_progress="hidden", **private)
         self.task.change(self.task_changed, [self.task, self.mode], [self.base, self.name, self.shared], **private)
+        for choice in (self.task, self.preset):
+            choice.change(preset_shape, [self.task, self.preset], self.advanced, **private)
         self.mode.change(self.mode_changed, self.mode, [self.base, self.preset, self.lr_scale, self.filter,
                                                         self.rehearsal], **private)
         previewed = [self.report, self.question, self.answer, self.swap]

@@ -4,6 +4,7 @@
 import io
 import json
 import urllib.error
+from urllib.parse import urlencode
 
 import pytest
 from fastapi import FastAPI
@@ -187,3 +188,32 @@ def test_detection_reads_the_script():
     assert detect_language("오늘 날씨가 좋다")[0] == {"confidence": 100.0, "language": "ko"}
     assert [d["language"] for d in detect_language("Seoul 서울 is big")] == ["en", "ko"]
     assert detect_language("123 !!!") == [{"confidence": 0.0, "language": "en"}]
+
+
+def test_form_bodies_are_read_as_utf8_raw_or_escaped_and_a_repeated_q_is_a_list(http):
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    by_json = http.post("/translate", json={"q": KOREAN, "source": "ko", "target": "en"}).json()
+    raw = http.post("/translate", content=f"q={KOREAN}&source=ko&target=en".encode(), headers=form)  # curl -d q=…
+    assert raw.json() == by_json
+    assert http.post("/detect", content=f"q={KOREAN}".encode(), headers=form).json()[0]["language"] == "ko"
+    listed = http.post("/translate", content=urlencode([("q", KOREAN), ("q", "커피"), ("source", "ko"),
+                                                       ("target", "en")]).encode(), headers=form).json()
+    assert listed["translatedText"][0] == by_json["translatedText"] and len(listed["translatedText"]) == 2
+    broken = http.post("/translate", content=b"q=\xff\xfe&source=ko&target=en", headers=form)
+    assert (broken.status_code, broken.json()) == (400, {"error": "Invalid request: the form is not UTF-8 text"})
+
+
+def test_a_doubled_slash_wrong_methods_and_suggestions_get_libretranslates_answers(http):
+    base = "http://testserver"  # a client given "http://host:port/" asks for "//languages"
+    assert http.get(f"{base}//languages").json() == http.get("/languages").json()
+    doubled = http.post(f"{base}//translate", json={"q": KOREAN, "source": "ko", "target": "en"})
+    assert doubled.status_code == 200 and doubled.json()["translatedText"]
+    wrong = http.get("/translate")
+    assert (wrong.status_code, wrong.json()) == (405, {"error": "The method is not allowed for the requested URL."})
+    missing = http.get(f"{base}//nothing")
+    assert (missing.status_code, list(missing.json())) == (404, ["error"])
+    suggest = http.post("/suggest", json={"q": KOREAN, "s": "I like coffee.", "source": "ko", "target": "en"})
+    assert (suggest.status_code, suggest.json()) == (403, {"error": "Suggestions are disabled on this server."})
+    preflight = http.options("/translate", headers={"Origin": "moz-extension://x",
+                                                    "Access-Control-Request-Method": "POST"})
+    assert preflight.status_code == 200 and preflight.headers["access-control-allow-origin"] == "*"
