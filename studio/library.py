@@ -51,6 +51,7 @@ class ModelEntry:
     initialized_from: str = ""
     problem: str = ""  # why it cannot be used ("" when it can)
     members: int = 1  # models averaged at each step (an ensemble, like the shipped chatbot: more than one)
+    learned_little: str = ""  # why its dev figures say it is not usable as it is, with what would help ("": fine)
 
     @property
     def card(self) -> str:
@@ -69,6 +70,11 @@ class ModelEntry:
 def score_text(score: dict) -> str:
     """"chrF x, BLEU y", without a BLEU the run did not measure (a run's own dev split is scored by chrF alone)."""
     return f"chrF {score['chrf']:.2f}" + (f", BLEU {score['bleu']:.2f}" if "bleu" in score else "")
+
+
+def dev_split_name(pairs: int) -> str:
+    """What a trained model's own dev figure is measured on (the Models tab's and the Train tab's one label)."""
+    return f"its whole dev split ({pairs:,} pairs)" if pairs else "its dev split"
 
 
 def _folder_bytes(path: Path) -> int:
@@ -91,12 +97,23 @@ def read_entry(path: Path, name: str, shipped: bool = False) -> ModelEntry:
     data = ", ".join(Path(str(f)).name for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     scores = metrics.get("evaluation") or {}
     if not scores and "dev_chrf" in metrics:
-        scores = {"its dev split": {"greedy": {"chrf": metrics["dev_chrf"]}}}
+        scores = {dev_split_name(int(metrics.get("dev_pairs") or 0)): {"greedy": {"chrf": metrics["dev_chrf"]}}}
     problem = "" if (path / "weights.npz").is_file() and (path / "checksums.json").is_file() else \
         "weights.npz or checksums.json is missing"
     return ModelEntry(name, path, task, shipped, _folder_bytes(path), int(metrics.get("parameters") or 0),
                       int(metrics.get("train_pairs") or 0), int(metrics.get("dev_pairs") or 0), data, scores,
-                      str(metrics.get("initialized_from") or ""), problem, members)
+                      str(metrics.get("initialized_from") or ""), problem, members,
+                      "" if shipped else _learned_little(task, metrics))
+
+
+def _learned_little(task: str, metrics: dict) -> str:
+    """What the task says of a trained model's own dev figures (`Task.learned_little`)."""
+    if task not in TASKS or not isinstance(metrics.get("dev_chrf"), (int, float)):
+        return ""
+    distinct = metrics.get("dev_distinct")
+    return TASKS[task].learned_little(float(metrics["dev_chrf"]), distinct if isinstance(distinct, (int, float))
+                                      else None, int(metrics.get("train_pairs") or 0),
+                                      float(metrics.get("train_seconds") or 0) / 60)
 
 
 def list_models() -> list[ModelEntry]:

@@ -13,6 +13,7 @@ from studio.generate.options import DecodeOptions
 # writes words never seen in training (a quarter of the chatbot's sampled words), a top-k cut keeps the draw among
 # the likely tokens (docs/chatbot-training.md, "Sampling defaults")
 SAMPLING = (("temperature", 0.7), ("top_k", 20), ("top_p", 0.9))
+MIN_DISTINCT = 0.2  # below this share of distinct outputs on its dev split, a model says one thing to everything
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,10 @@ class Task:
     # were part of its training ("" = the same)
     weakness: str = ""
     weakness_with_synthetic: str = ""
+    # a model of this task whose greedy chrF on its own dev split is below this learned too little to be used as
+    # it is (`learned_little`): measured, a chatbot that answers every question with one stock reply scores ~4 on
+    # ChatbotData's split, the Train tab's small preset ~13, the shipped ensemble ~22
+    usable_chrf: float = 8.0
 
     @property
     def default_decoding(self) -> dict:
@@ -74,6 +79,23 @@ class Task:
     @property
     def card_inputs(self) -> tuple[str, ...]:
         return self.showcase or self.prompts
+
+    def learned_little(self, chrf: float | None, distinct: float | None, pairs: int, minutes: float) -> str:
+        """Why a trained model of this task is not usable as it is, with what would help, in words for the Train
+        and Models tabs ("" when its dev figures show no such problem, or it has none). `distinct`: the share of
+        distinct outputs on its dev split; `pairs` and `minutes`: its training pairs and training time."""
+        if chrf is None:
+            return ""
+        found = [f"chrF {chrf:.1f} on its own dev split, where a usable {self.name} scores {self.usable_chrf:g} or "
+                 "more"] if chrf < self.usable_chrf else []
+        if distinct is not None and distinct < MIN_DISTINCT:
+            found.append(f"only {distinct:.0%} of its {self.outputs_are} there differ from one another")
+        if not found:
+            return ""
+        helps = ([f"more pairs (it trained on {pairs:,}; thousands help most)"] if pairs < 5000 else []) + \
+                ([f"more minutes (it trained {minutes:.0f})"] if minutes < 30 else [])
+        return (f"It learned little: {'; '.join(found)}. Expect mostly wrong {self.outputs_are}. What would help: "
+                f"{' and '.join(helps) or 'cleaner pairs, or fine-tuning a trained model instead'}.")
 
 
 CHATBOT = Task(
@@ -130,6 +152,7 @@ TRANSLATOR = Task(
     example="오바마는 대통령이다.",
     outputs_are="translations",
     max_length_ratio=3.0,
+    usable_chrf=15.0,  # English output from a model that learned nothing still shares letters with the reference
     weakness="Domain mismatch: trained mostly on non-news text, so news (the tutorials' park corpus) translates worse "
              "than everyday sentences; names are often garbled, and a small model gets long, dense sentences partly "
              "wrong.",

@@ -119,7 +119,8 @@ def _training_lines(metrics: dict) -> list[str]:
     bullet = "- " if members or metrics.get("stages") else ""
     lines += [f"{bullet}{named}{run.get('steps', 0):,} steps ({run.get('epochs_trained', '?')} "
               f"full epochs), {_minutes(run['train_seconds'])} of training time on {_device(run)}, "
-              f"{run.get('train_target_tokens_per_second', 0):,.0f} target tokens/s; shipped weights: "
+              f"{run.get('train_target_tokens_per_second', 0):,.0f} target tokens/s on average (compiling and the "
+              f"first slow steps included); shipped weights: "
               f"{run.get('weights', 'last')}." for named, run in trainings]
     return lines
 

@@ -105,12 +105,19 @@ def chrf_pairs(run: "TrainingRun") -> list[Pair]:
 def chrf_on(generator, pairs: list[Pair], batch_size: int = 64, options=None) -> tuple[float, str]:
     """chrF of `generator` on `pairs` (`studio.evaluate.score`), greedy unless `options` say otherwise, and its
     sacrebleu signature."""
+    chrf, signature, _ = dev_figures(generator, pairs, batch_size, options)
+    return chrf, signature
+
+
+def dev_figures(generator, pairs: list[Pair], batch_size: int = 64, options=None) -> tuple[float, str, float]:
+    """`chrf_on`'s chrF and signature, and the share of distinct outputs (a model that says one thing to every
+    input has few)."""
     hypotheses = []
     for start in range(0, len(pairs), batch_size):
         hypotheses += [g.text for g in generator.generate([p.source for p in pairs[start:start + batch_size]],
                                                           options)]
     result = score(pairs, hypotheses, decoding_name(options) if options else "greedy", 0.0)
-    return float(result.chrf), result.chrf_signature
+    return float(result.chrf), result.chrf_signature, len(set(hypotheses)) / max(len(hypotheses), 1)
 
 
 @dataclass
@@ -509,7 +516,8 @@ def write_bundle(run: TrainingRun, state, chosen: str) -> dict:
     generator = run.generator()
     if run.dev_examples:
         started = time.monotonic()
-        metrics["dev_chrf"], metrics["chrf_signature"] = chrf_on(generator, run.dev_pairs)
+        metrics["dev_chrf"], metrics["chrf_signature"], distinct = dev_figures(generator, run.dev_pairs)
+        metrics["dev_distinct"] = round(distinct, 4)
         metrics["dev_chrf_seconds"] = round(time.monotonic() - started, 1)
     metrics["samples"] = sample_outputs(generator, list(task_named(run.task).prompts))
     metrics["history"] = state.history

@@ -24,8 +24,9 @@ def library_rows(services: dict[str, AppModel]) -> list[list]:
         if e.train_pairs:
             origin += f" ({e.train_pairs:,} pairs)"
         parameters = f"{e.parameters:,}" if e.parameters else ""
+        score = f"⚠ {e.problem}" if e.problem else e.headline_score()
         rows.append(["▶" if used else "", e.name, e.task, round(e.bytes / 2**20, 1), parameters, origin,
-                     f"⚠ {e.problem}" if e.problem else e.headline_score()])
+                     f"⚠ learned little · {score}" if e.learned_little else score])
     return rows
 
 
@@ -50,10 +51,13 @@ def details(name: str | None) -> str:
                 facts.append(f"{html.escape(set_name)}, {html.escape(decoding)}: {library.score_text(s)}")
     if e.problem:
         facts.append(f"⚠ It cannot be used: {html.escape(e.problem)}")
+    if e.learned_little:
+        facts.append(f"⚠ **{html.escape(e.learned_little)}**")
     return "\n\n".join(facts) + "\n\n---\n\n" + e.card
 
 
 DELETE = "Delete"
+USE = "Use it in its tabs"
 
 
 class ModelsTab:
@@ -69,7 +73,7 @@ class ModelsTab:
             refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90,  # beside the list, not stretched
                                 elem_id="models-refresh")
         with gr.Row():
-            use = gr.Button("Use it in its tabs", variant="primary", elem_id="models-use")
+            use = gr.Button(USE, variant="primary", elem_id="models-use")
             self.new_name = gr.Textbox(label="New name", max_lines=1, scale=2)
             rename = gr.Button("Rename", elem_id="models-rename")
             delete = gr.Button(DELETE, variant="stop", elem_id="models-delete")
@@ -78,13 +82,18 @@ class ModelsTab:
         private = {"api_visibility": "private"}  # page events, not an API: nothing here is for other programs
         # Delete asks first: its first click names the model on the button, a second click deletes it; anything
         # else done meanwhile (another model chosen, another button) takes the question back
-        armed = gr.State(None)
+        # Use asks the same way before a model that learned little replaces a tab's model
+        armed, use_armed = gr.State(None), gr.State(None)
         disarm = (lambda: (None, gr.Button(DELETE)), None, [armed, delete])
-        self.choice.change(details, self.choice, self.details, **private).then(*disarm, **private)
+        disarm_use = (lambda: (None, gr.Button(USE)), None, [use_armed, use])
+        self.choice.change(details, self.choice, self.details, **private).then(*disarm, **private).then(
+            *disarm_use, **private)
         for button in (refresh, use, rename):
             button.click(*disarm, queue=False, **private)
+        for button in (refresh, rename, delete):
+            button.click(*disarm_use, queue=False, **private)
         refresh.click(self.refreshed, self.choice, outputs, **private)
-        use.click(self.use, self.choice, outputs, **private)
+        use.click(self.use, [self.choice, use_armed], [*outputs, use_armed, use], **private)
         rename.click(self.rename, [self.choice, self.new_name], outputs, **private)
         delete.click(self.delete, [self.choice, armed], [*outputs, armed, delete], **private)
 
@@ -119,7 +128,14 @@ class ModelsTab:
             warn(error)
         return self.refreshed(name)
 
-    def use(self, name: str | None):
+    def use(self, name: str | None, armed: str | None = None):
+        """Make `name` its task's model; one that learned little (its dev figures) only at a second click, after
+        the first has said why."""
+        entry = next((e for e in library.list_models() if e.name == name), None)
+        if entry is not None and entry.learned_little and name != armed and not entry.problem:
+            warn(f"{name}: {entry.learned_little} Click “Use {name} anyway” to use it all the same.")
+            return gr.skip(), gr.skip(), gr.skip(), name, gr.Button(f"Use {name} anyway")
+
         def act(name):
             entry = library.find_model(name)
             service = self.services.get(entry.task)
@@ -128,7 +144,7 @@ class ModelsTab:
             service.switch(entry.path)
             library.choose(name)
             return f"The {entry.task} tabs now use {name}.", name
-        return self._act(name, act)
+        return *self._act(name, act), None, gr.Button(USE)
 
     def rename(self, name: str | None, new_name: str):
         def act(name):

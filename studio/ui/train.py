@@ -189,7 +189,8 @@ def status_text(job: jobs.Job, state: dict, events: list[dict]) -> str:
         last = steps[-1]
         steps_per_second, tokens_per_second = pace(steps)
         lines.append(f"step {last['step']:,} · epoch {last['epoch']} of {last['epochs']} (batch {last['batch']} of "
-                     f"{last['batches']}) · {steps_per_second:.1f} steps/s · {tokens_per_second:,.0f} tokens/s · "
+                     f"{last['batches']}) · {steps_per_second:.1f} steps/s · {tokens_per_second:,.0f} target tokens/s "
+                     f"(the last {PACE_STEPS} steps) · "
                      f"loss {last['losses']['loss']:.3f}")
         lines.append(f"trained {minutes(last['seconds'])}"
                      + (remaining(job, last, events, steps_per_second) if running else ""))
@@ -278,8 +279,12 @@ def comparison_text(job: jobs.Job, state: dict) -> str:
     where = ("is in your models** (Models tab)" if listed
              else "was put in your models** (since renamed or deleted there)")
     lines = [f"**{html.escape(model)} {where}. On "
-             f"{result['pairs']} pairs of its dev split ({result.get('decoding', 'greedy')}):", "",
+             f"{result['pairs']} pairs spread over its dev split ({result.get('decoding', 'greedy')}):", "",
              "| model | chrF | BLEU |", "|---|---|---|"]
+    entry = next((e for e in library.list_models() if e.name == model and not e.shipped), None) if listed else None
+    if entry is not None and entry.learned_little:
+        lines[:0] = [f"⚠ **{html.escape(entry.learned_little)}** The Models tab asks before it replaces a tab's "
+                     "model.", ""]
     if result.get("kept_starting_model"):
         lines[:0] = ["**No fine-tuned weights did better on your dev pairs than the model it started from**, so "
                      "the new model keeps that model's weights. More pairs, cleaner pairs, or a lower learning "
@@ -287,6 +292,11 @@ def comparison_text(job: jobs.Job, state: dict) -> str:
     for label, m in result["models"].items():
         name = "before (the base model)" if label == "base" else "after (the new model)"
         lines.append(f"| {name} | {m['chrf']:.2f} | {m['bleu']:.2f} |")
+    if entry is not None and entry.scores:  # the figure the Models tab shows, by its own label
+        split, by_decoding = next(iter(entry.scores.items()))
+        decoding, figure = next(iter(by_decoding.items()))
+        lines += ["", f"On {html.escape(split)} ({html.escape(decoding)}), as the Models tab shows it: "
+                      f"{library.score_text(figure)}."]
     if result.get("weights"):  # which weights the run kept, and by what (they can differ from the curve's last)
         lines += ["", f"The new model's weights: {html.escape(result['weights'])}."]
     columns = [k for k in ("source", "reference", "base", "new") if result["samples"] and k in result["samples"][0]]

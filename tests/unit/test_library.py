@@ -141,3 +141,34 @@ def test_the_export_tab_chooses_a_model_new_since_it_listed_them_else_keeps_the_
     assert shown["value"] == "newer" and known == ["chatbot", "translator", "newer", "older"]
     assert model_choices("translator", known)[0]["value"] == "translator"  # nothing new: the choice is kept
     assert model_choices("gone", known)[0]["value"] == "chatbot"
+
+
+def test_a_model_that_learned_little_says_so_with_what_would_help(data_dir):
+    user_model("tiny bot", dev_chrf=4.07, dev_distinct=0.05, dev_pairs=31, train_pairs=309, train_seconds=240)
+    user_model("good bot", dev_chrf=19.8, dev_distinct=0.9, train_pairs=10784, train_seconds=3600)
+    tiny, good = (library.find_model(name) for name in ("tiny bot", "good bot"))
+    assert tiny.learned_little.startswith("It learned little: chrF 4.1 on its own dev split")
+    assert "only 5% of its chat replies there differ" in tiny.learned_little
+    assert "more pairs (it trained on 309" in tiny.learned_little and "more minutes (it trained 4)" in tiny.learned_little
+    assert good.learned_little == "" and library.find_model("chatbot").learned_little == ""
+    assert tiny.headline_score() == "its whole dev split (31 pairs) (greedy): chrF 4.07"
+
+
+def test_the_models_tab_marks_a_model_that_learned_little_and_asks_before_using_it(data_dir):
+    import gradio as gr
+
+    from studio.ui.models import USE, ModelsTab, details, library_rows
+
+    user_model("tiny bot", dev_chrf=4.07, train_pairs=309, train_seconds=240)
+    switched = []
+    service = type("Service", (), {"bundle_path": None, "switch": lambda self, path: switched.append(path)})()
+    assert [row[-1] for row in library_rows({"chatbot": service}) if row[1] == "tiny bot"][0].startswith(
+        "⚠ learned little · ")
+    assert "⚠ **It learned little" in details("tiny bot")
+    with gr.Blocks():
+        tab = ModelsTab({"chatbot": service})
+    asked = tab.use("tiny bot", None)
+    assert switched == [] and asked[-2] == "tiny bot" and asked[-1].value == "Use tiny bot anyway"
+    used = tab.use("tiny bot", "tiny bot")
+    assert switched == [library.models_dir() / "tiny bot"] and used[-2] is None and used[-1].value == USE
+    assert library.chosen_name("chatbot") == "tiny bot"

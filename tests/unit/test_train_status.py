@@ -79,3 +79,22 @@ def test_the_tick_sends_the_status_only_when_the_job_changed(tmp_path, monkeypat
     *sent, now = follow_changes(job, shown)  # a new event: the status and curves are sent again
     assert now != shown and "step 1" in sent[0] and len(sent[1]) == 1
     assert follow_changes(None, None)[0] == "No training yet." and follow_changes(None, ("no job",))[-1] == ("no job",)
+
+
+def test_a_finished_job_whose_model_learned_little_says_so_beside_the_models_tab_figure(tmp_path, monkeypatch):
+    import json
+
+    from studio import library
+    from studio.ui.train import comparison_text
+
+    monkeypatch.setenv("STUDIO_DATA_DIR", str(tmp_path))
+    folder = library.models_dir() / "tiny bot"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"task": {"task": "chatbot"}}), encoding="utf-8")
+    (folder / "metrics.json").write_text(json.dumps({"dev_chrf": 4.12, "dev_pairs": 31, "train_pairs": 309,
+                                                     "train_seconds": 240}), encoding="utf-8")
+    result = {"pairs": 31, "decoding": "greedy", "models": {"new": {"chrf": 4.07, "bleu": 0.1}}, "samples": []}
+    finished = SimpleNamespace(spec=SimpleNamespace(name="tiny bot"), comparison=lambda: result)
+    text = comparison_text(finished, {"state": "finished", "model": "tiny bot"})
+    assert text.startswith("⚠ **It learned little: chrF 4.1 on its own dev split")
+    assert "On its whole dev split (31 pairs) (greedy), as the Models tab shows it: chrF 4.12." in text
