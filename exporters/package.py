@@ -25,7 +25,7 @@ from pathlib import Path
 
 from exporters import GOLDEN, ensure_exported, write_golden_data
 from exporters.web import DEFAULT_VARIANT as WEB_VARIANT
-from exporters.web import build_site
+from exporters.web import build_site, check_web_prerequisites
 from studio.bundle import load_bundle
 from studio.errors import StudioError
 from studio.files import sha256_of
@@ -66,10 +66,13 @@ def package_variant(target: str, variant: str | None = None) -> str:
 
 
 def check_package(target: str, variant: str | None, out_zip) -> str:
-    """The variant a package ships (`package_variant`), after checking that `out_zip` can be a file's name."""
+    """The variant a package ships (`package_variant`), after checking that `out_zip` can be a file's name and that
+    what the target needs besides the model is here (before any export: a missing tool fails at once)."""
     chosen = package_variant(target, variant)
     if Path(out_zip).is_dir():
         raise StudioError(f"--zip {out_zip}: is a folder; give a file name such as {Path(out_zip) / 'package.zip'}")
+    if target == "web":
+        check_web_prerequisites()
     return chosen
 
 

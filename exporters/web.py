@@ -9,20 +9,34 @@ the models; any static file server can serve the folder."""
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 from exporters import ensure_exported, write_golden_data
+from studio import paths
 from studio.bundle import load_bundle
 from studio.errors import StudioError
-from studio.files import atomic_write_bytes
+from studio.files import atomic_write_bytes, sha256_of
 from studio.tasks import task_named
 from studio.variants import VARIANTS
 
-WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+def _web_dir() -> Path:
+    """The web package: a source checkout's `web/`, else the copy installed with the wheel (`studio_web`)."""
+    checkout = Path(__file__).resolve().parent.parent / "web"
+    if (checkout / "package.json").is_file():
+        return checkout
+    spec = importlib.util.find_spec("studio_web")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(list(spec.submodule_search_locations)[0])
+    return checkout
+
+
+WEB_DIR = _web_dir()
 DEFAULT_VARIANT = "tflite-b1-float16"  # static shapes (LiteRT.js needs them); half the fp32 size
 TITLES = {"chatbot": "Chatbot (Korean)", "translator": "Korean → English"}
 
@@ -33,40 +47,64 @@ def page_decoding(task: str) -> dict:
             for key, value in task_named(task).default_decoding.items()}
 
 
-def ensure_web_packages(progress=print) -> Path:
-    """`web/node_modules` as `web/package-lock.json` pins it (`npm ci` when missing or older than the lock)."""
+def modules_home() -> Path:
+    """The folder whose `node_modules` the site copies LiteRT.js and SentencePiece from: the web package's own, or
+    (when the package is installed somewhere this user cannot write) a copy of its lock file in the user cache."""
+    if os.access(WEB_DIR, os.W_OK):
+        return WEB_DIR
+    home = paths.cache_dir() / "web" / sha256_of(WEB_DIR / "package-lock.json")[:16]
+    home.mkdir(parents=True, exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        if not (home / name).is_file():
+            shutil.copyfile(WEB_DIR / name, home / name)
+    return home
+
+
+def check_web_prerequisites() -> None:
+    """Refuse at once, with what fixes it, what would stop `build_site` after an export: no web package, or no
+    npm while its JavaScript dependencies are not installed yet."""
     if not (WEB_DIR / "package.json").is_file():
-        raise StudioError(f"{WEB_DIR}: the web package is missing; `studio web` runs from a source checkout "
-                          "(git clone ...; pip install -e .)")
-    modules, lock = WEB_DIR / "node_modules", WEB_DIR / "package-lock.json"
-    installed = modules / ".package-lock.json"
+        raise StudioError(f"{WEB_DIR}: the web package is missing from this installation; reinstall it with "
+                          "`pip install --force-reinstall transformer-studio` (or `pip install .` in a checkout)")
+    if not _installed(modules_home()) and shutil.which("npm") is None:
+        raise StudioError(NPM_NEEDED)
 
-    def current() -> bool:
-        return installed.is_file() and installed.stat().st_mtime >= lock.stat().st_mtime
 
-    if current():
-        return modules
+NPM_NEEDED = ("the web page needs Node.js 20+ and npm once, to fetch LiteRT.js, ONNX Runtime Web and SentencePiece "
+              "into the site (Debian/Ubuntu: apt-get install nodejs npm; otherwise https://nodejs.org)")
+
+
+def _installed(home: Path) -> bool:
+    installed, lock = home / "node_modules" / ".package-lock.json", home / "package-lock.json"
+    return installed.is_file() and installed.stat().st_mtime >= lock.stat().st_mtime
+
+
+def ensure_web_packages(progress=print) -> Path:
+    """`node_modules` as `package-lock.json` pins it (`npm ci` when missing or older than the lock), in
+    `modules_home()`; returns that folder."""
+    check_web_prerequisites()
+    home = modules_home()
+    if _installed(home):
+        return home
     # two processes (two `studio web`, parallel tests) must not run `npm ci` in one folder at once: the second
     # waits for the first, then finds node_modules current
-    with open(WEB_DIR / ".npm-ci.lock", "w") as held:
+    with open(home / ".npm-ci.lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        if current():
-            return modules
-        _npm_ci(progress)
-    return modules
+        if _installed(home):
+            return home
+        _npm_ci(home, progress)
+    return home
 
 
-def _npm_ci(progress) -> None:
+def _npm_ci(home: Path, progress) -> None:
     npm = shutil.which("npm")
     if npm is None:
-        raise StudioError("studio web needs Node.js 20+ and npm once, to fetch LiteRT.js, ONNX Runtime Web and "
-                          "SentencePiece into the site (Debian/Ubuntu: apt-get install nodejs npm; "
-                          "otherwise https://nodejs.org)")
+        raise StudioError(NPM_NEEDED)
     progress("Installing the web package's JavaScript dependencies (npm ci)...")
-    result = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=WEB_DIR,
+    result = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=home,
                             capture_output=True, text=True)
     if result.returncode != 0:
-        raise StudioError(f"npm ci in {WEB_DIR} failed:\n{(result.stderr or result.stdout)[-2000:]}")
+        raise StudioError(f"npm ci in {home} failed:\n{(result.stderr or result.stdout)[-2000:]}")
 
 
 def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progress=print) -> dict:
@@ -75,7 +113,7 @@ def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progres
     if variant not in static:
         raise StudioError(f"--variant {variant}: the page needs a .tflite with static shapes; choose one of "
                           f"{', '.join(static)}")
-    ensure_web_packages(progress)
+    home = ensure_web_packages(progress)
     site = Path(site)
     try:
         site.mkdir(parents=True, exist_ok=True)
@@ -84,7 +122,7 @@ def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progres
     for entry in json.loads((WEB_DIR / "site-files.json").read_text(encoding="utf-8"))["files"]:
         target = site / entry["to"]
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(WEB_DIR / entry["from"], target)
+        shutil.copyfile((home if entry["from"].startswith("node_modules/") else WEB_DIR) / entry["from"], target)
     models = []
     for path in bundle_paths:
         bundle = load_bundle(Path(path))

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import importlib.resources
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from studio import paths
 from studio.config import BundleConfig
 from studio.errors import BundleError
 from studio.files import atomic_write_bytes, sha256_of
@@ -139,8 +139,8 @@ def load_bundle(path: Path) -> Bundle:
 
 def default_assets_dir() -> Path:
     """Shipped bundles: `$STUDIO_ASSETS`, the source checkout's `assets/`, or the installed `studio_assets`."""
-    if os.environ.get("STUDIO_ASSETS"):
-        return Path(os.environ["STUDIO_ASSETS"])
+    if paths.assets_dir() is not None:
+        return paths.assets_dir()
     root = Path(__file__).resolve().parents[1]
     checkout = root / "assets"
     if (root / "pyproject.toml").is_file() and checkout.is_dir():  # running from a source checkout

@@ -5,8 +5,8 @@ Models tab and `studio models` show of each, which one each task uses, and renam
     <user data dir>/models/<name>/   a bundle (config.json, weights.npz, tokenizer/, checksums.json, metrics.json...)
     <user data dir>/library.json     {"chosen": {"chatbot": name, "translator": name}}
 
-The user data dir is platformdirs' for "transformer-studio"; STUDIO_DATA_DIR overrides it (tests, portable
-installs). The shipped bundles are listed under their task's name and can be chosen, never renamed or deleted."""
+The user data dir is `studio.paths.data_dir()` (STUDIO_DATA_DIR overrides platformdirs' folder). The shipped bundles
+are listed under their task's name and can be chosen, never renamed or deleted."""
 
 from __future__ import annotations
 
@@ -17,8 +17,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import platformdirs
-
+from studio import paths
 from studio.bundle import default_bundle
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes
@@ -29,7 +28,7 @@ NAME = re.compile(r"^[\w][\w .\-]{0,63}$")  # a folder name on every OS: letters
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get("STUDIO_DATA_DIR") or platformdirs.user_data_dir("transformer-studio"))
+    return paths.data_dir()
 
 
 def models_dir() -> Path:

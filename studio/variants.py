@@ -25,8 +25,7 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
+from studio import paths
 from studio.bundle import default_assets_dir
 from studio.errors import BundleError
 from studio.files import sha256_of
@@ -157,17 +156,12 @@ def export_dir_for(bundle_path: Path) -> Path:
     cache keyed by its path when the bundle is read-only."""
     bundle_path = Path(bundle_path).resolve()
     if bundle_path.parent == default_assets_dir().resolve():
-        return cache_dir() / "exports" / f"{bundle_path.name}-{_content_key(bundle_path)}"
+        return paths.cache_dir() / "exports" / f"{bundle_path.name}-{_content_key(bundle_path)}"
     local = bundle_path / "exports"
     if local.is_dir() and os.access(local, os.W_OK) or os.access(bundle_path, os.W_OK):
         return local
     key = hashlib.sha256(str(bundle_path).encode()).hexdigest()[:16]
-    return cache_dir() / "exports" / f"{bundle_path.name}-{key}"
-
-
-def cache_dir() -> Path:
-    """The user's cache folder for Transformer Studio (`STUDIO_CACHE_DIR` to choose another)."""
-    return Path(os.environ.get("STUDIO_CACHE_DIR") or platformdirs.user_cache_dir("transformer-studio"))
+    return paths.cache_dir() / "exports" / f"{bundle_path.name}-{key}"
 
 
 def _content_key(bundle_path: Path) -> str:

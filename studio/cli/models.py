@@ -176,6 +176,6 @@ def data(data_dir: Optional[Path] = typer.Option(None, help="Look only here"),
     searched = [f"{label}: {path}" for label, path in src.candidate_data_dirs(data_dir)] if not data_dir else [str(data_dir)]
     console.print("Searched: " + "; ".join(searched), highlight=False)
     if missing:
-        console.print(f"{missing} file(s) not found. Pass --data-dir DIR or set STUDIO_DATA_DIR to a folder with this "
-                      f"layout, or run `studio data --download` (ChatbotData from {src.CHATBOT_URL}; park tarballs "
-                      f"from {src.PARK_URL}).", highlight=False)
+        console.print(f"{missing} file(s) not found. To use a folder with this layout, {src.WHERE}; or run "
+                      f"`studio data --download` (ChatbotData from {src.CHATBOT_URL}; park tarballs from "
+                      f"{src.PARK_URL}).", highlight=False)

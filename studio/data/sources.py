@@ -1,8 +1,8 @@
 """Where training data is found, and which files a training mix uses.
 
-Search order: `--data-dir`, `$STUDIO_DATA_DIR`, `../shared/data` (beside the project or the working
-directory), then the download cache (`$STUDIO_CACHE_DIR` or `~/.cache/transformer-studio/data`), into which
-`studio data --download` fetches the public originals when there is internet.
+Search order: `--data-dir`, `$STUDIO_CORPORA_DIR`, `../shared/data` (beside the project or the working
+directory), then the download cache (`studio.paths.downloads_dir()`: `data/` in the user cache folder), into which
+`studio data --download` and the Train tab fetch the public originals when there is internet.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from studio import paths
 from studio.config import chatbot_preset
 from studio.data.pipeline import CURRENT_SPLIT, split_train_dev
 from studio.data.readers import Pair, read_chatbot_csv
@@ -72,20 +73,19 @@ EN_MONO = {"bbc": "en_mono/bbc_news_2004_2005.txt", "fnc1": "en_mono/fnc1_news_b
            "agnews": "en_mono/agnews_test_2004_2005.txt", "reuters": "en_mono/reuters21578_1987.txt"}
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("STUDIO_CACHE_DIR", Path.home() / ".cache" / "transformer-studio")) / "data"
-
-
 def candidate_data_dirs(explicit: str | Path | None = None) -> list[tuple[str, Path]]:
     candidates = []
     if explicit:
         candidates.append(("--data-dir", Path(explicit)))
-    if os.environ.get("STUDIO_DATA_DIR"):
-        candidates.append(("$STUDIO_DATA_DIR", Path(os.environ["STUDIO_DATA_DIR"])))
+    if paths.corpora_dir() is not None:
+        candidates.append((f"${paths.CORPORA_VARIABLE}", paths.corpora_dir()))
     candidates.append(("../shared/data beside the project", PROJECT_ROOT.parent / "shared" / "data"))
     candidates.append(("../shared/data beside the working directory", Path.cwd().parent / "shared" / "data"))
-    candidates.append(("download cache", cache_dir()))
+    candidates.append(("download cache", paths.downloads_dir()))
     return candidates
+
+
+WHERE = f"pass --data-dir DIR or set {paths.CORPORA_VARIABLE}=DIR"  # how a user names their corpus folder
 
 
 def find_file(relative: str, data_dir: str | Path | None = None) -> Path | None:
@@ -105,8 +105,8 @@ def chatbot_csv(data_dir: str | Path | None = None) -> Path:
         if found:
             return found
     looked = data_dir or ", ".join(str(d) for _, d in candidate_data_dirs())
-    raise DataError(looked, "ChatbotData.csv not found. Pass --data-dir DIR (holding chatbot/ChatbotData.csv), "
-                            "set STUDIO_DATA_DIR, or run `studio data --download` to fetch " + CHATBOT_URL)
+    raise DataError(looked, f"ChatbotData.csv not found: {WHERE} (a folder holding chatbot/ChatbotData.csv), or "
+                            f"download it (`studio data --download`, or the Train tab's download) from {CHATBOT_URL}")
 
 
 def chatbot_split(data_dir: str | Path | None = None, config=None) -> tuple[list, list]:
@@ -157,8 +157,8 @@ def koen_source_files(sources: list[KoEnSource], data_dir: str | Path | None = N
         found = find_file(source.path, data_dir)
         if found is None:
             hint = (f"run `studio data --download` to fetch it from {PARK_URL}" if source.name == "park_train"
-                    else "pass --data-dir DIR holding koen/train/*.tsv (this project's shared data; they cannot "
-                         "be downloaded), set STUDIO_DATA_DIR, or train on --sources park_train alone")
+                    else f"{WHERE} (a folder holding koen/train/*.tsv, this project's shared data; they cannot "
+                         "be downloaded), or train on --sources park_train alone")
             raise DataError(source.path, f"training source {source.name!r} not found; {hint}")
         files.append(found)
     return files
@@ -195,7 +195,7 @@ def verify_recorded_checksum(path: Path) -> None:
 
 
 def download_originals(target: Path | None = None) -> list[Path]:
-    target = Path(target) if target else cache_dir()
+    target = Path(target) if target else paths.downloads_dir()
     fetched = [download(CHATBOT_URL, target / "chatbot" / "ChatbotData.csv")]
     for name in PARK_FILES:
         fetched.append(download(PARK_URL + name, target / "koen" / name))

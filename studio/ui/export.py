@@ -17,7 +17,7 @@ from pathlib import Path
 import gradio as gr
 
 from exporters import ensure_exported
-from exporters.package import DEFAULT_VARIANTS, package_export, package_variant
+from exporters.package import DEFAULT_VARIANTS, check_package, package_export
 from exporters.verify import verify_exports
 from studio import library
 from studio.bundle import load_bundle
@@ -220,10 +220,10 @@ class ExportTab:
             remove_old_files(self.out_dir, max_age_s=3600)
             entry = library.find_model(name)
             bundle = load_bundle(entry.path)
-            variant = package_variant(target, variant)
             # a folder per export: the zip keeps a plain name ("faq-bot-python.zip") and never meets another
             out = Path(tempfile.mkdtemp(prefix=time.strftime("%H%M%S-"), dir=self.out_dir)) / \
                 f"{entry.name}-{target}.zip".replace(" ", "-")
+            variant = check_package(target, variant, out)  # before the export: a missing tool is said at once
             ensure_exported(bundle, [variant, "tflite"], progress=messages.put)  # verification needs tflite too
             package_export(bundle, target, out, variant=variant, progress=messages.put)
             messages.put("Checking it against TensorFlow...")

@@ -31,3 +31,21 @@ def test_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert ci in readme
+
+
+def test_the_wheel_carries_every_file_the_web_page_is_built_from(monkeypatch):
+    """`studio web` and the web export from a `pip install .` (no checkout): the page's own files travel in
+    `studio_web`; only what `npm ci` fetches (node_modules/) is not shipped."""
+    import fnmatch
+    import json
+
+    packages = wheel_packages(monkeypatch)
+    setting = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setting["package-dir"]["studio_web"] == "web"
+    patterns = setting["package-data"]["studio_web"]
+    listed = json.loads((ROOT / "web" / "site-files.json").read_text(encoding="utf-8"))["files"]
+    needed = ["package.json", "package-lock.json", "site-files.json"] + [
+        entry["from"] for entry in listed if not entry["from"].startswith("node_modules/")]
+    missing = [name for name in needed if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+               or ("/" in name and "studio_web." + name.rsplit("/", 1)[0].replace("/", ".") not in packages)]
+    assert not missing, f"not in the wheel: {missing}"

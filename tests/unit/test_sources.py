@@ -42,8 +42,8 @@ def test_data_dir_search_order(tmp_path, monkeypatch):
     for folder in (explicit, env):
         (folder / "chatbot").mkdir(parents=True)
         (folder / "chatbot" / "ChatbotData.csv").write_text("Q,A,label\n")
-    monkeypatch.setenv("STUDIO_DATA_DIR", str(env))
+    monkeypatch.setenv("STUDIO_CORPORA_DIR", str(env))
     assert sources.chatbot_csv(explicit) == explicit / "chatbot" / "ChatbotData.csv"
     assert sources.chatbot_csv() == env / "chatbot" / "ChatbotData.csv"
-    with pytest.raises(DataError, match="ChatbotData.csv not found.*--data-dir"):
+    with pytest.raises(DataError, match="ChatbotData.csv not found: pass --data-dir DIR or set STUDIO_CORPORA_DIR"):
         sources.chatbot_csv(tmp_path / "empty")

@@ -30,7 +30,7 @@ def test_two_processes_wanting_the_web_packages_install_them_once(tmp_path, monk
     monkeypatch.setattr(web, "WEB_DIR", tmp_path)
     runs, running = [], []
 
-    def npm_ci(progress):
+    def npm_ci(home, progress):
         running.append(1)
         runs.append(len(running))  # how many ran at once
         time.sleep(0.3)
@@ -63,3 +63,19 @@ def test_site_json_gives_each_model_its_tasks_default_decoding_in_the_pages_opti
     assert page_decoding("translator") == {"strategy": translator["strategy"], "beamSize": translator["beam_size"],
                                            "lengthPenalty": translator["length_penalty"], **sampling}
     assert page_decoding("chatbot") == {"strategy": "greedy", **sampling} and CHATBOT.default_decoding["strategy"] == "greedy"
+
+
+def test_a_web_package_without_npm_is_refused_before_any_export(tmp_path, monkeypatch):
+    import exporters.web as web
+    from exporters.package import check_package
+
+    (tmp_path / "package.json").write_text("{}")
+    (tmp_path / "package-lock.json").write_text("{}")
+    monkeypatch.setattr(web, "WEB_DIR", tmp_path)
+    monkeypatch.setattr(web.shutil, "which", lambda name: None)
+    with pytest.raises(StudioError, match=r"needs Node.js 20\+ and npm"):
+        check_package("web", None, tmp_path / "page.zip")
+    assert check_package("python", None, tmp_path / "python.zip")  # other targets need no npm
+    monkeypatch.setattr(web, "WEB_DIR", tmp_path / "gone")
+    with pytest.raises(StudioError, match="the web package is missing from this installation"):
+        check_package("web", None, tmp_path / "page.zip")
