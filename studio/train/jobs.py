@@ -215,12 +215,39 @@ def start(job: Job, resume: bool = False) -> subprocess.Popen:
     return process
 
 
-def stop(job: Job) -> None:
-    """Ask the job's process to stop after the current step; it saves a checkpoint and writes the bundle."""
+# a job with no checkpoint that has trained less than this is ended at once by Stop: it is still preparing or
+# compiling its first steps (XLA compiles a program per batch shape, up to a minute each on 2 cores, and a signal
+# is only seen once the compile returns), and nothing worth a checkpoint would be lost
+EARLY_STOP_SECONDS = 60.0
+
+
+def stop(job: Job) -> bool:
+    """Ask the job's process to stop after the current step (it saves a checkpoint and writes the bundle); one that
+    has trained less than EARLY_STOP_SECONDS and saved nothing is ended at once and can be started again by
+    Resume. Whether it ended at once."""
     state = job.state()
     if state["state"] not in ("starting", "running"):
         raise StudioError(f"the job {job.spec.name} is {state['state']}, not running")
-    os.kill(int(state["pid"]), signal.SIGTERM)
+    pid = int(state["pid"])
+    if _has_checkpoint(job) or trained_seconds(job) >= EARLY_STOP_SECONDS:
+        os.kill(pid, signal.SIGTERM)
+        return False
+    try:
+        os.killpg(pid, signal.SIGKILL)  # its own session (`start`): the process and anything it started
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    job._write_state("stopped", pid=None, reason="stopped by the user before it had trained a minute (it was "
+                                                 "still preparing or compiling): Resume starts it again")
+    return True
+
+
+def trained_seconds(job: Job) -> float:
+    """The training time its last reported step says (0 before the first)."""
+    steps = [e for e in job.events() if e.get("kind") == "step"]
+    return float(steps[-1].get("seconds") or 0) if steps else 0.0
 
 
 class StoppedOutsideTraining(StudioError):

@@ -25,6 +25,8 @@ class TrainingEvent:
     - "epoch_start": an epoch begins (`epoch` of `epochs`, `batch` of its `batches` already trained when resumed)
     - "step": a training step is done (`step`, `batch` of `batches`; `losses`: loss and token_accuracy of the
       epoch so far, and step_loss, this step's; `rate`: steps per second; `seconds` and `tokens`: training time and target tokens so far)
+    - "compiling": the next step compiles the train step for a new batch shape (`text`): slow, and a stop waits for
+      it (the Train tab says so while it lasts; the console shows the slow step's rate instead)
     - "epoch_stop": the epoch's steps are over, finished or interrupted (a progress bar closes)
     - "dev": a periodic dev evaluation (`losses`: the curve's point; `seconds`: training seconds so far)
     - "epoch": an epoch is finished (`losses`: its record: train and dev losses and accuracies; `improved`)
@@ -65,6 +67,9 @@ class ConsoleProgress:
 
     def _info(self, event: TrainingEvent) -> None:
         self.console.print(event.text)
+
+    def _compiling(self, event: TrainingEvent) -> None:
+        pass
 
     def _warning(self, event: TrainingEvent) -> None:
         self.console.print(f"[yellow]{event.text}[/yellow]")

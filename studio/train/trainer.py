@@ -103,6 +103,7 @@ class Trainer:
         self.on_epoch_end = on_epoch_end
         self.scorer = scorer
         self.checkpoint_seconds = checkpoint_minutes * 60
+        self._compiled_shapes: set[tuple] = set()  # batch shapes the train step was compiled for
         if config.train.threads:
             try:
                 tf.config.threading.set_intra_op_parallelism_threads(config.train.threads)
@@ -261,6 +262,7 @@ class Trainer:
             for index, batch in enumerate(self._batches(self.train_batches, epoch, shuffle=True)):
                 if index < done_before:
                     continue  # resumed mid-epoch: these batches were trained before the interruption
+                self._say_if_compiling(batch)
                 step = self._timed_step(batch, signals, pace)
                 sums += step
                 self.state.batch_in_epoch = index + 1
@@ -277,6 +279,17 @@ class Trainer:
         finally:
             self._report("epoch_stop", step=self.state.step, epoch=epoch + 1, epochs=epochs)
         return sums, epoch_start, False
+
+    def _say_if_compiling(self, batch) -> None:
+        """Tell (a "compiling" event: the Train tab shows it while it lasts) that the coming step compiles: the
+        train step is compiled once per batch shape, each taking seconds to a minute on a small CPU, during which
+        the run reports nothing and a stop waits for the compile to end."""
+        shape = tuple(tuple(getattr(t, "shape", ())) for t in tf.nest.flatten(batch))
+        if shape in self._compiled_shapes:
+            return
+        self._compiled_shapes.add(shape)
+        self._report("compiling", text=f"Compiling the training step for a new batch shape ({len(self._compiled_shapes)} "
+                                  "so far): the first steps of a run are slow, and a Stop takes effect after this one")
 
     def _timed_step(self, batch, signals: TrainingSignals, pace: "_Pace") -> np.ndarray:
         """One training step, counted in the run's state; its (loss, nll, correct, count) sums."""

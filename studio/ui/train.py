@@ -180,8 +180,12 @@ def status_text(job: jobs.Job, state: dict, events: list[dict]) -> str:
     what = f"fine-tuning {html.escape(Path(spec.init_from).name)}" if spec.fine_tunes else "from scratch"
     lines = [f"**{html.escape(spec.name)}** ({spec.task}, {what}): **{state['state']}**"]
     running = state["state"] in ("starting", "running")
+    latest = next((e for e in reversed(events) if e["kind"] in ("step", "compiling")), None)
+    compiling = latest is not None and latest["kind"] == "compiling"
     if state["state"] == "stopping":
-        lines.append("stopping after this step: a checkpoint is saved, then Resume goes on from it")
+        lines.append("stopping after this step" + (" (it is compiling: up to a minute on a small computer)"
+                                                   if compiling else "")
+                     + ": a checkpoint is saved, then Resume goes on from it")
     elif state.get("reason") and state["state"] in ("stopped", "failed"):
         lines.append(html.escape(str(state["reason"])))
     steps = [e for e in events if e["kind"] == "step"]
@@ -194,6 +198,8 @@ def status_text(job: jobs.Job, state: dict, events: list[dict]) -> str:
                      f"loss {last['losses']['loss']:.3f}")
         lines.append(f"trained {minutes(last['seconds'])}"
                      + (remaining(job, last, events, steps_per_second) if running else ""))
+    if running and compiling:
+        lines.append(html.escape(latest["text"]) + ".")
     # progress notes while it runs (a finished job's outcome is in the table below); warnings always
     messages = [e["text"] for e in events if e["kind"] == "warning" or (running and e["kind"] == "info")]
     if messages:
@@ -470,9 +476,12 @@ class TrainTab:
         try:
             if job is None:
                 raise StudioError("no training is running")
-            jobs.stop(job)
-            inform("Stopping after this step: a checkpoint is saved, and Resume goes on from it (a run past its "
-                   "last step finishes instead).")
+            if jobs.stop(job):
+                inform("Stopped at once: it had not trained a minute yet (it was still preparing or compiling). "
+                       "Resume starts it again.")
+            else:
+                inform("Stopping after this step: a checkpoint is saved, and Resume goes on from it (a run past its "
+                       "last step finishes instead). A step that is compiling can take a minute on 2 cores.")
         except StudioError as error:
             warn(error)
         return follow(current_job())

@@ -45,9 +45,18 @@ def wait_for(job, states, timeout=240):
                          + (job.folder / "process.log").read_text(errors="replace")[-3000:])
 
 
-def test_a_job_trains_in_its_own_process_stops_resumes_and_lands_in_the_library(data_dir, tiny_bundle):
+def wait_for_a_step(job, since=0, timeout=240):
+    deadline = time.monotonic() + timeout
+    while not any(e["kind"] == "step" for e in job.events(since)):
+        assert time.monotonic() < deadline and job.state()["state"] in ("starting", "running"), job.state()
+        time.sleep(0.2)
+
+
+def test_a_job_trains_in_its_own_process_stops_resumes_and_lands_in_the_library(data_dir, tiny_bundle,
+                                                                                monkeypatch):
     """One fine-tune job through its whole life (a job from scratch is the browser test's): its own process, its
-    events, a second training refused meanwhile, Stop with a checkpoint, Resume, the library, the comparison."""
+    events, a second training refused meanwhile, an early Stop that ends it at once, Stop with a checkpoint,
+    Resume, the library, the comparison."""
     spec = jobs.JobSpec("chatbot", "tuned", init_from=str(tiny_bundle),
                         overrides=settings(**{"train.epochs": "12", "train.lr_scale": "0.5"}))
     dev = [Pair(q, a) for q, a, _ in generated_pairs(12, seed=7)]  # the user's own dev pairs
@@ -55,14 +64,21 @@ def test_a_job_trains_in_its_own_process_stops_resumes_and_lands_in_the_library(
     assert (job.folder / "data" / "train.csv").read_text(encoding="utf-8").startswith("Q,A,label\n")
     process = jobs.start(job)
     assert process.pid != jobs.os.getpid()
-    deadline = time.monotonic() + 240
-    while not any(e["kind"] == "step" for e in job.events()):
-        assert time.monotonic() < deadline and job.state()["state"] in ("starting", "running"), job.state()
-        time.sleep(0.2)
+    wait_for_a_step(job)
     other = jobs.create_job(jobs.JobSpec("chatbot", "other", overrides=settings()), pairs())
     with pytest.raises(StudioError, match="a training is running already \\(tuned, chatbot\\)"):
         jobs.start(other)
-    jobs.stop(job)
+    assert any(e["kind"] == "compiling" for e in job.events())  # the first step of a batch shape said so
+    started = time.monotonic()
+    assert jobs.stop(job) is True  # no checkpoint, under a minute trained: ended at once, not after the step
+    state = job.state()
+    assert state["state"] == "stopped" and "before it had trained a minute" in state["reason"]
+    assert time.monotonic() - started < 10 and process.wait(timeout=10) is not None
+    before = len(job.events())
+    jobs.start(job, resume=True)  # starts again (nothing was saved)
+    wait_for_a_step(job, since=before)
+    monkeypatch.setattr(jobs, "EARLY_STOP_SECONDS", 0.0)  # as a run past its first minute
+    assert jobs.stop(job) is False
     assert wait_for(job, {"stopped", "failed", "finished"})["state"] == "stopped"
     assert any(e["kind"] == "signal" for e in job.events())
     assert "tuned" not in [e.name for e in library.list_models()]  # not finished: not in the library

@@ -98,3 +98,17 @@ def test_a_finished_job_whose_model_learned_little_says_so_beside_the_models_tab
     text = comparison_text(finished, {"state": "finished", "model": "tiny bot"})
     assert text.startswith("⚠ **It learned little: chrF 4.1 on its own dev split")
     assert "On its whole dev split (31 pairs) (greedy), as the Models tab shows it: chrF 4.12." in text
+
+
+def test_a_step_that_compiles_is_said_while_it_lasts_and_while_a_stop_waits_for_it():
+    from studio.ui.train import status_text
+
+    running = SimpleNamespace(spec=SimpleNamespace(name="bot", task="chatbot", fine_tunes=False, overrides={}))
+    compiling = {"kind": "compiling", "text": "Compiling the training step for a new batch shape (3 so far): the "
+                                              "first steps of a run are slow, and a Stop takes effect after this one"}
+    events = [step(1, 2.0, 100), compiling]
+    assert "Compiling the training step for a new batch shape (3 so far)" in status_text(
+        running, {"state": "running"}, events)
+    assert "stopping after this step (it is compiling" in status_text(running, {"state": "stopping"}, events)
+    events.append(step(2, 40.0, 200))  # compiled: said no more
+    assert "Compiling" not in status_text(running, {"state": "running"}, events)
