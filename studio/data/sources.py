@@ -8,7 +8,6 @@ directory), then the download cache (`studio.paths.downloads_dir()`: `data/` in 
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import urllib.request
 from dataclasses import dataclass
@@ -164,8 +163,10 @@ def koen_source_files(sources: list[KoEnSource], data_dir: str | Path | None = N
     return files
 
 
-def download(url: str, destination: Path, expected_sha256: str | None = None, timeout: float = 60) -> Path:
-    """Download to a temporary file, check its sha256, then move it into place (never half a file).
+def download(url: str, destination: Path, expected_sha256: str | None = None, timeout: float = 60,
+             progress=None) -> Path:
+    """Download to a temporary file, check its sha256, then move it into place (never half a file); `progress`
+    hears (bytes so far, total bytes or 0 when the server does not say) as it goes.
 
     Without a pinned digest the first download's digest is recorded beside the file (`.sha256`) and later
     uses are checked against it, so silent corruption or a changed upstream file is noticed."""
@@ -174,13 +175,19 @@ def download(url: str, destination: Path, expected_sha256: str | None = None, ti
     handle, temp_name = tempfile.mkstemp(dir=destination.parent, prefix=destination.name + ".")
     try:
         with os.fdopen(handle, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
-            shutil.copyfileobj(response, out)
+            total, done = int(response.headers.get("Content-Length") or 0), 0
+            while chunk := response.read(1 << 16):
+                out.write(chunk)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
         digest = sha256_of(Path(temp_name))
         if expected_sha256 and digest != expected_sha256:
             raise DataError(url, f"sha256 mismatch: got {digest}, expected {expected_sha256}")
         os.replace(temp_name, destination)
     except OSError as error:
-        raise DataError(url, f"download failed ({error}); without internet, pass --data-dir with local files") from None
+        raise DataError(url, f"download failed ({error}); without internet, copy the file to {destination}, or "
+                             f"name a folder that holds it ({WHERE})") from None
     finally:
         if os.path.exists(temp_name):
             os.unlink(temp_name)
@@ -192,6 +199,11 @@ def verify_recorded_checksum(path: Path) -> None:
     record = Path(str(path) + ".sha256")
     if record.exists() and sha256_of(path) != record.read_text().strip():
         raise DataError(path, "checksum differs from the one recorded at download; delete it and download again")
+
+
+def download_chatbot_data(progress=None) -> Path:
+    """ChatbotData.csv fetched into the download cache (where `chatbot_csv` looks), for the Train tab's button."""
+    return download(CHATBOT_URL, paths.downloads_dir() / "chatbot" / "ChatbotData.csv", progress=progress)
 
 
 def download_originals(target: Path | None = None) -> list[Path]:

@@ -14,10 +14,10 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from studio import library
-from studio.config import FINE_TUNE_FILTER, preset_config, FINE_TUNE_RATE, FINE_TUNE_REHEARSAL
+from studio import library, paths
+from studio.config import FINE_TUNE_FILTER, FINE_TUNE_RATE, FINE_TUNE_REHEARSAL, preset_config
 from studio.data.imports import ColumnsNeeded, SidesSwapped, read_training_upload
-from studio.data.sources import chatbot_csv
+from studio.data.sources import CHATBOT_URL, chatbot_csv, download_chatbot_data
 from studio.errors import DataError, StudioError
 from studio.tasks import TASKS
 from studio.train import jobs
@@ -70,6 +70,14 @@ def read_data(task: str, files, use_shared: bool, question_column, answer_column
         error.args = (with_names(str(error), files),)  # the same error (a chooser reads its columns), named
         raise
     return imported.pairs, with_names(imported.report.as_markdown(), files)
+
+
+def chatbot_data_here() -> bool:
+    try:
+        chatbot_csv(None)
+        return True
+    except DataError:
+        return False
 
 
 def with_names(text: str, files) -> str:
@@ -338,7 +346,9 @@ class TrainTab:
                                      "run scores and stops on; without them it holds out a share of the data",
                                      elem_id="train-dev-files", file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
             with gr.Column():
-                self.shared = gr.Checkbox(label="Use ChatbotData (the chatbot tutorials' data, already here)")
+                self.shared = gr.Checkbox(label="Use ChatbotData (the chatbot tutorials' data: 11,823 pairs, MIT)")
+                self.fetch = gr.Button("Download ChatbotData (0.9 MB)", visible=False, size="sm",
+                                       elem_id="train-fetch")
                 self.question = gr.Dropdown([], label="Question / Korean column", visible=False,
                                             elem_id="train-question")
                 self.answer = gr.Dropdown([], label="Answer / English column", visible=False, elem_id="train-answer")
@@ -383,16 +393,19 @@ class TrainTab:
         timer, shown_as = gr.Timer(2.0), gr.State(None)  # what this page shows: a tick sends only a change
         timer.tick(lambda seen: follow_changes(current_job(), seen), shown_as, [*shown, shown_as],
                    show_progress="hidden", **private)
-        self.task.change(self.task_changed, [self.task, self.mode], [self.base, self.name, self.shared], **private)
+        self.task.change(self.task_changed, [self.task, self.mode], [self.base, self.name, self.shared, self.fetch],
+                         **private)
         for choice in (self.task, self.preset):
             choice.change(preset_shape, [self.task, self.preset], self.advanced, **private)
         self.mode.change(self.mode_changed, self.mode, [self.base, self.preset, self.lr_scale, self.filter,
                                                         self.rehearsal], **private)
-        previewed = [self.report, self.question, self.answer, self.swap]
+        previewed = [self.report, self.question, self.answer, self.swap, self.fetch]
         # one reading at a time, in the order asked: a reading of the first column chosen must not answer after
         # the reading of both
         reading = {"concurrency_id": "train-read", **private}
         preview.click(self.preview, self.inputs(), previewed, **reading)
+        self.shared.input(self.preview, self.inputs(), previewed, **reading)
+        self.fetch.click(self.fetch_chatbot_data, self.inputs(), previewed, **reading)
         self.files.upload(self.preview, self.inputs(), previewed, **reading)  # what was read, at once
         for column in (self.question, self.answer, self.swap):  # read again as the user chooses
             column.input(self.preview, self.inputs(), previewed, **reading)
@@ -423,7 +436,8 @@ class TrainTab:
     def task_changed(task: str, mode: str):
         return (gr.Dropdown(choices=fine_tunable(task), value=first(fine_tunable(task)), info=BASE_INFO[task],
                             visible=mode == FINE_TUNE),
-                library.unique_name(f"my {task}"), gr.Checkbox(value=False, visible=task == "chatbot"))
+                library.unique_name(f"my {task}"), gr.Checkbox(value=False, visible=task == "chatbot"),
+                gr.Button(visible=False))
 
     @staticmethod
     def mode_changed(mode: str):
@@ -433,19 +447,39 @@ class TrainTab:
                 gr.Slider(visible=tunes), gr.Checkbox(visible=tunes))
 
     def preview(self, task, files, shared, question, answer, swap):
-        hidden = gr.Dropdown(visible=False)
+        hidden, no_fetch = gr.Dropdown(visible=False), gr.Button(visible=False)
+        if shared and task == "chatbot" and not chatbot_data_here():
+            return (f"ChatbotData is not on this computer yet: **Download ChatbotData** fetches it from "
+                    f"[songys/Chatbot_data]({CHATBOT_URL}) (0.9 MB, MIT licence) into `{paths.downloads_dir()}`.",
+                    hidden, hidden, gr.Checkbox(visible=bool(swap)), gr.Button(visible=True))
         try:
             _, report = read_data(task, files, shared, question, answer, swap)
-            return report, gr.Dropdown(visible=bool(question)), gr.Dropdown(visible=bool(answer)), gr.Checkbox()
+            return (report, gr.Dropdown(visible=bool(question)), gr.Dropdown(visible=bool(answer)), gr.Checkbox(),
+                    no_fetch)
         except ColumnsNeeded as error:
             choices = error.columns
             return (html.escape(f"{error} in the two lists beside the upload."), chooser(choices, question),
-                    chooser(choices, answer), gr.Checkbox())
+                    chooser(choices, answer), gr.Checkbox(), no_fetch)
         except SidesSwapped as error:
             return (html.escape(f"{error}: tick “The columns are the other way round”."), hidden, hidden,
-                    gr.Checkbox(visible=True))
+                    gr.Checkbox(visible=True), no_fetch)
         except (DataError, StudioError) as error:
-            return html.escape(str(error)), hidden, hidden, gr.Checkbox(visible=bool(swap))
+            return html.escape(str(error)), hidden, hidden, gr.Checkbox(visible=bool(swap)), no_fetch
+
+    def fetch_chatbot_data(self, task, files, shared, question, answer, swap, progress=gr.Progress()):
+        """Download ChatbotData (with a progress bar), then preview it; a failed download says why and how to do
+        without internet."""
+        def report(done: int, total: int) -> None:
+            progress(done / total if total else None, desc=f"Downloading ChatbotData: {done / 1024:,.0f} KB")
+
+        try:
+            download_chatbot_data(report)
+        except DataError as error:
+            warn(error)
+            return (html.escape(f"The download failed: {error}"), gr.Dropdown(visible=False),
+                    gr.Dropdown(visible=False), gr.Checkbox(visible=bool(swap)), gr.Button(visible=True))
+        inform("ChatbotData is on this computer now.")
+        return self.preview(task, files, True, question, answer, swap)
 
     def start(self, task, files, shared, question, answer, swap, dev_files, mode, preset, base, name, minutes_,
               epochs, lr_scale, batch, filter_share, rehearsal, *advanced):
