@@ -47,7 +47,9 @@ def build_app(chatbot: AppModel, translator: AppModel, default_backend: str = DE
         with gr.Tab("Translate") as translate_tab:
             translator.show_in_use(app, translate_tab, "translate-model")
             translate = TranslateTab(translator, default_backend)
-        # the Models tab may serve another model with another capacity
+        # the Models tab may serve another model with another capacity, and other inputs to try
+        chatbot.follow_examples(app, chat_tab, chat.examples)
+        translator.follow_examples(app, translate_tab, translate.examples)
         chat.decoding.follow_capacity(app, chat_tab, lambda: chatbot.capacity)
         translate.decoding.follow_capacity(app, translate_tab, lambda: translator.capacity)
         with gr.Tab("Compare"):

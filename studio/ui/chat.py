@@ -57,10 +57,16 @@ def chat_reply(service: AppModel, message: str, history: list, backend: str, set
     for text, latency, warnings in generator.stream(message, options):
         history[-1] = {"role": "assistant", "content": shown(text)}
         yield history, gr.skip(), ""
-    for warning in warnings:
-        warn(warning)
+    # the warnings (a loop retried, the input cut) are said once, beside the reply they belong to (its stats)
     history[-1] = {"role": "assistant", "content": shown(text) or EMPTY_REPLY["content"]}
     yield history, gr.skip(), with_warnings(latency.summary() if latency else "", warnings)
+
+
+def summary_line(latency):
+    """The latency line under the chat: the reply's stats without its warnings, which are drawn beside the reply."""
+    if not isinstance(latency, str):
+        return latency
+    return "\n\n".join(part for part in latency.split("\n\n") if not part.startswith("⚠ "))
 
 
 def without_last_turn(history: list) -> list:
@@ -84,6 +90,9 @@ def retry_reply(service: AppModel, history: list, backend: str, settings: dict):
         inform("Nothing to retry yet.")
         yield history, gr.skip(), gr.skip()
         return
+    if settings.get("strategy", "greedy") != "sample":
+        inform(f"{str(settings.get('strategy', 'greedy')).capitalize()} decoding writes the same reply each time: "
+               "choose sampling under Decoding to get another one.")
     for history, _, latency in chat_reply(service, message, without_last_turn(history), backend, settings):
         yield history, gr.skip(), latency  # the message box is not Retry's: a draft in it stays
 
@@ -224,7 +233,7 @@ class ChatTab:
                 gr.Markdown(f"<small>The chatbot answers each message on its own{reads}: it was trained on single "
                             "question–answer pairs and does not see the earlier turns.</small>", elem_id="chat-note")
                 gr.Markdown(KEYS, elem_id="chat-keys")
-                gr.Examples(list(CHATBOT.prompts), inputs=self.message, label="Try")
+                self.examples = gr.Examples(service.examples(), inputs=self.message, label="Try")
         self.backend = backend_dropdown(service, default_backend, "chat-backend")
         self.decoding = DecodingControls("chat", service.capacity, CHATBOT.default_decoding)
         remember_settings(app, "chat", self.backend, self.decoding, version=2)  # 2: sampling defaults (studio.tasks)
@@ -287,7 +296,7 @@ class ChatTab:
                     saved = (gr.skip(), gr.skip())
                 yield history, box, latency, stats[:max(0, replies_shown - 1)], *saved
             else:
-                yield history, box, latency, gr.skip(), gr.skip(), gr.skip()
+                yield history, box, summary_line(latency), gr.skip(), gr.skip(), gr.skip()
             first = False
         if not isinstance(latency, str):  # no reply: the message was refused, and said so
             return

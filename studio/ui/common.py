@@ -24,7 +24,7 @@ from studio.graph_pack import packed_backends
 from studio.generate.options import SeedError
 from studio.generate.options import decode_options as options_from
 from studio.serving import InputError, Limits, ServedModel, check_text
-from studio.tasks import TRANSLATOR
+from studio.tasks import TRANSLATOR, task_named
 from studio.variants import BACKENDS
 
 
@@ -75,6 +75,29 @@ class AppModel:
         line = gr.Markdown(self.in_use(), elem_id=elem_id)
         for event in (app.load, tab.select):
             event(self.in_use, None, line, queue=False, show_progress="hidden", api_visibility="private")
+
+    def examples(self, count: int = 6) -> list[str]:
+        """The "Try" inputs: the task's own for the shipped model; for another, inputs spread over its own dev split
+        (what it learned to answer, held out from its training), else the task's."""
+        prompts = list(task_named(self.task).prompts)
+        path = self.bundle_path
+        if path is None or path.resolve() == default_bundle(self.task).resolve():
+            return prompts
+        try:
+            lines = (path / "dev.tsv").read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return prompts
+        sources = list(dict.fromkeys(line.split("\t", 1)[0].strip() for line in lines if "\t" in line))
+        sources = [source for source in sources if source and len(source) <= 200]
+        return sources[::max(1, len(sources) // count)][:count] or prompts
+
+    def follow_examples(self, app: gr.Blocks, tab: gr.Tab, examples: gr.Examples) -> None:
+        """`examples` rewritten for the model in use when the page loads and each time `tab` is shown."""
+        def shown():
+            return gr.Dataset(samples=[[example] for example in self.examples()])
+
+        for event in (app.load, tab.select):
+            event(shown, None, examples.dataset, queue=False, show_progress="hidden", api_visibility="private")
 
     @property
     def available(self) -> bool:

@@ -26,8 +26,10 @@ def explore(services: dict[str, AppModel], text: str, task: str, layer):
     config = service.bundle.config
     asked = int(layer if layer is not None else 1)
     layer = min(max(asked, 1), config.model.num_layers) - 1
-    if asked != layer + 1:
-        warn(f"The {service.task} has layers 1 to {config.model.num_layers}; showing layer {layer + 1}.")
+    clamped = (f"Layer {asked} was asked: the {service.task} has layers 1 to {config.model.num_layers}, so layer "
+               f"{layer + 1} is shown." if asked != layer + 1 else "")
+    if clamped:
+        warn(clamped)
     source, _ = generator.preprocessor.encode(text)
     output = generator.generate([text])[0]
     target_in = [config.model.bos_id] + output.ids[: config.model.max_target_len - 1]
@@ -50,6 +52,8 @@ def explore(services: dict[str, AppModel], text: str, task: str, layer):
                f"{config.model.num_layers} encoder / {config.model.decoder_depth} decoder layers · "
                f"d_model {config.model.d_model} · {config.model.num_heads} heads · {config.model.norm}-LN · "
                f"source pieces: {len(source_pieces)} · target pieces: {len(target_pieces)}{members}")
+    if clamped:  # said in the page too: a notice fades, and the layer field changing is easy to miss
+        summary = f"⚠ *{clamped}*  \n" + summary
     if korean_font_missing():
         summary += f"  \n*{korean_font_missing()}*"
     first_member = (service.bundle.metrics.get("ensemble_members") or [{}])[0]

@@ -215,7 +215,7 @@ class TranslateTab:
                                          f"pieces below {UNSURE} and {DOUBTFUL})",
                                    color_map=CONFIDENCE_COLORS, show_legend=True, combine_adjacent=False,
                                    elem_id="translate-confidence")
-        gr.Examples(list(TRANSLATOR.prompts), inputs=self.source, label="Try")
+        self.examples = gr.Examples(service.examples(), inputs=self.source, label="Try")
         self.backend = backend_dropdown(service, default_backend, "translate-backend")
         self.decoding = DecodingControls("translate", service.capacity, TRANSLATOR.default_decoding)
         with gr.Accordion("Glossary and protected terms", open=False):

@@ -192,9 +192,10 @@ def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
     assert config["model"]["d_model"] == 32 and layer == 2
     assert config["model"]["num_decoder_layers"] == services[0].bundle.config.model.decoder_depth > 0  # as built
     assert positional.axes and schedule.axes
-    with pytest.warns(UserWarning, match="has layers 1 to 2; showing layer 2"):  # a toast in the page
-        _, encoder, *_, layer = explore("나는 커피를 좋아해?", "chatbot", 99)
+    with pytest.warns(UserWarning, match="has layers 1 to 2, so layer 2 is shown"):  # a toast in the page
+        summary, encoder, *_, layer = explore("나는 커피를 좋아해?", "chatbot", 99)
     assert encoder.get_suptitle() == "Encoder self-attention, layer 2" and layer == 2  # the field says so too
+    assert summary.startswith("⚠ *Layer 99 was asked: the chatbot has layers 1 to 2")  # and the page, lasting
     with pytest.warns(UserWarning, match="Please type something first"):  # a notice, no error badge on each plot
         assert shown("", "chatbot", 1) == ("", None, None, None, None, None, None, gr.skip())
 
