@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -89,6 +90,12 @@ _GONE = "\0"  # where a placeholder was removed
 _GONE_BEFORE_MARK = re.compile(r"\s*\0\s*(?=[.,;:!?)\]])")
 _GONE_IN_BRACKETS = re.compile(r"\s*\(\s*\0\s*\)")  # "the franc (X23)" -> "the franc", not "the franc ()"
 _GLUES = re.compile(rf"[{_LETTER}0-9]")
+# "a", "an", "A" or "An", a word of its own, one space before a restored span: the model chose it for the placeholder
+# ("an Xq1", read "ex-cue one"), made to agree with the English put there (`article_for`)
+_ARTICLE_BEFORE = re.compile(r"(?<!\w)(an?|An?) $")
+# how a text starts when read aloud: a number (after a currency sign, read after it: "$5" is "five dollars") or a word
+_SPOKEN_START = re.compile(r"(?:[$€£¥₩] ?)?(?:(?P<number>[0-9]+(?:,[0-9]{3})*)|(?P<word>[A-Za-z]+))")
+_LETTER_NAMES_AN = "AEFHILMNORSX"  # letters whose name starts with a vowel sound: "an F", "an S"
 _HANGUL = re.compile(r"[가-힣ㄱ-ㅎㅏ-ㅣ]")
 # what may follow a Korean glossary term inside its word: particles, one after another ("삼성은", "삼성에서는",
 # "서울이라는", "삼성과의"), and the copula ("삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
@@ -210,23 +217,23 @@ class Protected:
         left = self._counts()
         seen: set[str] = set()
 
-        def english(match: re.Match) -> str:
+        def english(match: re.Match) -> tuple[str, bool]:  # (what replaces it, whether a span's English)
             if match.group("exact"):
                 found = match.group(0).casefold()
                 if found not in by_placeholder:
-                    return _GONE if found not in self.written else match.group(0)
+                    return (_GONE if found not in self.written else match.group(0)), False
                 if not left[found] and by_placeholder[found].kind in NUMERIC_KINDS:
-                    return _GONE
+                    return _GONE, False
             else:  # a misspelt placeholder stands for its span only where the right one is missing
                 found = _PLACEHOLDER.format(int(match.group("number") or match.group("bare"))).casefold()
                 if found not in by_placeholder or found in written_right or found in seen:
-                    return match.group(0) if match.group(0).casefold() in self.text.casefold() else _GONE
+                    return (match.group(0) if match.group(0).casefold() in self.text.casefold() else _GONE), False
             seen.add(found)
             left[found] -= 1
             glued = match.start() and match.string[match.start() - 1].isalpha()
-            return (" " if glued else "") + by_placeholder[found].english
+            return (" " if glued else "") + by_placeholder[found].english, True
 
-        output = _RESTORED.sub(english, self._once(output))
+        output = _put_back(self._once(output), english)
         # one glued between digits ("1Xq124") is no placeholder the rules above can read: it never shows through
         output = _LEAKED.sub(lambda m: m.group(0) if m.group(0).casefold() in self.written else _GONE, output)
         # where one was removed, no space is left before punctuation ("the cell line of ." -> "of.")
@@ -362,6 +369,49 @@ class Protector:
                 pieces.append(" ")
             position = end
         return Protected("".join(pieces) + source[position:], list(spans.values()), taken)
+
+
+def _put_back(output: str, english: Callable[[re.Match], tuple[str, bool]]) -> str:
+    """`_RESTORED.sub` with `english(match)` giving (what replaces the match, whether that is a span's English), and an
+    article the model wrote right before a span's English made to agree with it ("an Xq1" -> "a 3.5 trillion won")."""
+    pieces, position = [], 0
+    for match in _RESTORED.finditer(output):
+        replacement, restored = english(match)
+        article = restored and _ARTICLE_BEFORE.search(output, max(0, match.start() - 3), match.start())
+        if article:
+            pieces += [output[position:article.start()], _agreeing(article.group(1), replacement), " "]
+        else:
+            pieces.append(output[position:match.start()])
+        pieces.append(replacement)
+        position = match.end()
+    return "".join(pieces) + output[position:]
+
+
+def _agreeing(article: str, english: str) -> str:
+    """`article` ("a", "an", "A", "An") as `english` wants it, its capital kept; as it is where that is unknown."""
+    wanted = article_for(english)
+    if wanted is None:
+        return article
+    return wanted.capitalize() if article[0] == "A" else wanted
+
+
+def article_for(text: str) -> str | None:
+    """"an" where `text` read aloud starts with a vowel sound, else "a"; None where its start is neither an ASCII digit
+    nor an ASCII letter (a symbol, a quote, "É": left as the model wrote it). A number is read in groups of three
+    digits ("1,100" and "1100": "one thousand one hundred", "18,000": "eighteen thousand"), a currency sign after it
+    ("$8": "eight dollars"). An all-capital word of up to four letters is read letter by letter ("an FBI", "a US"; so
+    also "an NASA", a miss); other words by their first letter ("an iPhone"; "an University", "a hour" are misses)."""
+    start = _SPOKEN_START.match(text)
+    if start is None:
+        return None
+    if start.group("number"):
+        digits = start.group("number").replace(",", "")
+        first = int(digits[:len(digits) % 3 or 3])  # the group read first: "eighteen" (thousand), "eight hundred"
+        return "an" if first in (8, 11, 18) or 80 <= first <= 89 or 800 <= first <= 899 else "a"
+    word = start.group("word")
+    if word.isupper() and len(word) <= 4:
+        return "an" if word[0] in _LETTER_NAMES_AN else "a"
+    return "an" if word[0] in "aeiouAEIOU" else "a"
 
 
 def _english(kind: str, text: str) -> str | None:

@@ -11,7 +11,7 @@ from helpers import translate_lines
 from studio.errors import DataError
 from studio.generate.confidence import Confidence
 from studio.inference import Generation
-from studio.text.protect import Glossary, Protector, describe, inside_longer_words
+from studio.text.protect import Glossary, Protector, article_for, describe, inside_longer_words
 from studio.translation import finish_sentence, split_sentences
 
 WORDS = {"회의는": "the meeting is", "에서": "at", "열린다": "held", "대표와": "with CEO", "만났다": "met",
@@ -323,6 +323,31 @@ def test_a_placeholder_written_twice_is_restored_once_and_the_sentence_retried()
 def test_a_possessive_after_a_name_ending_in_s_is_written_as_english_writes_it():
     protected = Protector().protect("브루스터 브라더스(Brewster Brothers)의 가게와 Tiscali의 망")
     assert protected.restore("Xq1's shop and Xq2's network")[0] == "Brewster Brothers' shop and Tiscali's network"
+
+
+def test_an_article_before_a_restored_amount_agrees_with_how_it_is_read():
+    trillions = Protector().protect("정부는 3조 5천억 원이 썼다")  # the model chose "an" for "Xq1" ("ex-cue one")
+    assert trillions.restore("The government spent an Xq1")[0] == "The government spent a 3.5 trillion won"
+    assert trillions.restore("An Xq1 budget")[0] == "A 3.5 trillion won budget"  # its capital kept
+    millions = Protector().protect("정부는 800만 원을 썼다")
+    assert millions.restore("It spent a Xq1")[0] == "It spent an 8 million won"
+    assert millions.restore("A Xq1 budget")[0] == "An 8 million won budget"
+    assert millions.restore("It spent Xq1")[0] == "It spent 8 million won"  # no article: nothing to agree with
+    assert millions.restore("Dan Xq1")[0] == "Dan 8 million won"  # "an" inside a word is no article
+    assert millions.restore("a\tXq1")[0] == "a 8 million won"  # an article one space before it only
+    names = Protector().protect("삼성의 새 휴대폰 Galaxy S24는 애플의 iPhone 15보다 훨씬 싸다")
+    assert names.restore("an Xq1 is cheaper than a Xq2")[0] == "a Galaxy S24 is cheaper than an iPhone 15"
+
+
+@pytest.mark.parametrize("text, article", [
+    ("8", "an"), ("11", "an"), ("18", "an"), ("80", "an"), ("89%", "an"), ("800", "an"), ("8.5", "an"),
+    ("11 million won", "an"), ("8,000", "an"), ("11000", "an"), ("18,000", "an"), ("800,000", "an"), ("$8", "an"),
+    ("8:30 p.m.", "an"), ("3.5 trillion won", "a"), ("100", "a"), ("1,000", "a"), ("1,100", "a"), ("110", "a"),
+    ("181", "a"), ("0.8", "a"), ("$5", "a"), ("€ 10", "a"), ("FBI", "an"), ("NHS", "an"), ("A.I.", "an"),
+    ("US", "a"), ("BBC", "a"), ("iPhone 15", "an"), ("Oslo", "an"), ("Galaxy S24", "a"), ("COVID-19", "a"),
+    ("Uber", "an"), ("▲", None), ("“Parasite”", None), ("Élysée", None), ("", None)])
+def test_the_article_for_a_restored_text_follows_how_it_is_read_aloud(text, article):
+    assert article_for(text) == article
 
 
 def test_a_glossary_term_with_its_original_in_brackets_gets_its_english_once():

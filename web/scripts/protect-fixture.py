@@ -154,7 +154,20 @@ RESTORE = [
     ("Samsung의 Galaxy S24는 3.5%의 점유율", None, True, ["Xq1's Xq2 has Xq3 share", "Xq", "The Xq1 met X", "Xq1 Xq"]),
     ("회의는 삼성에서 열린다", "삼성\tSamsung\n", True, ["the meeting is held at", "Xq1\u00a0\u3000,\tXq1"]),
     ("유니코드 숫자 ３.５%", None, True, ["Xq１ and Xq1", "X q１"]),
+    # an article before a restored span agrees with it ("an Xq1" -> "a 3.5 trillion won"), its capital kept
+    ("정부는 3조 5천억 원이 썼다", None, True, ["The government spent an Xq1", "An Xq1 budget", "It spent Xq1", "Dan Xq1",
+                                          "a\tXq1", "an X q1", "an Xq9 and AN Xq1", "𐐨an Xq1", "anXq1"]),
+    ("정부는 800만 원을 썼다", None, True, ["It spent a Xq1", "A Xq1 budget", "(a Xq1)"]),
+    ("삼성의 새 휴대폰 Galaxy S24는 애플의 iPhone 15보다 훨씬 싸다", None, True,
+     ["an Xq1 is cheaper than a Xq2", "A Xq2 and a Xq1", "Xq1a Xq2"]),
+    ("수출은 ▲3.5% 증가했다", None, True, ["an Xq1 an Xq2", "An Xq2Xq1"]),
 ]
+
+# texts restored after an article: how each is read aloud decides "a" or "an" (article_for)
+ARTICLES = ["8", "11", "18", "80", "89%", "800", "8.5", "11 million won", "8,000", "11000", "18,000", "800,000", "$8",
+            "8:30 p.m.", "3.5 trillion won", "100", "1,000", "1,100", "110", "181", "0.8", "$5", "€ 10", "12,34", "08",
+            "FBI", "NHS", "A.I.", "US", "BBC", "NASA", "iPhone 15", "Oslo", "Galaxy S24", "COVID-19", "Uber", "X-ray",
+            "▲", "“Parasite”", "Élysée", "３", "", " 8", "$", "8" * 40]
 
 MEETING = "회의는 100만 원 만났다"
 # (source, glossary TSV or None, the first pass's output, the second's)
@@ -275,7 +288,7 @@ def translate(text, kind, glossary, auto) -> dict:
 def cases() -> dict:
     from studio.translation import _restored, _second_pass_wins
     from studio.text.numbers import AMOUNT
-    from studio.text.protect import Glossary, Span, describe, language_sample
+    from studio.text.protect import Glossary, Span, article_for, describe, language_sample
     from studio.text.script import looks_like
     from studio.text.transliteration import korean_sounds, latin_sounds, likeness, sounds_like
 
@@ -350,6 +363,7 @@ def cases() -> dict:
         "language": [{"text": text, "sample": language_sample(text), "not_korean": bool(looks_like(language_sample(text)))}
                      for text in LANGUAGE],
         "glossaries": [glossary_case(text, name) for text, name in GLOSSARIES],
+        "article_for": [{"text": text, "article": article_for(text)} for text in ARTICLES],
     }
 
 

@@ -99,6 +99,13 @@ const GONE = "\0"; // where a placeholder was removed
 const GONE_BEFORE_MARK = new RegExp(`${S}*\\0${S}*(?=[.,;:!?)\\]])`, "gu");
 const GONE_IN_BRACKETS = new RegExp(`${S}*\\(${S}*\\0${S}*\\)`, "gu"); // "the franc (X23)" -> "the franc"
 const GLUES = new RegExp(`^[${LETTER}0-9]`, "u");
+// "a", "an", "A" or "An", a word of its own, one space before a restored span: the model chose it for the placeholder
+// ("an Xq1", read "ex-cue one"), made to agree with the English put there (articleFor). `g`: searched from lastIndex,
+// its lookbehind seeing before it, as Python's search(text, pos, endpos)
+const ARTICLE_BEFORE = new RegExp(`(?<![${WORD}])(an?|An?) $`, "gu");
+// how a text starts when read aloud: a number (after a currency sign, read after it: "$5" is "five dollars") or a word
+const SPOKEN_START = /^(?:[$€£¥₩] ?)?(?:(?<number>[0-9]+(?:,[0-9]{3})*)|(?<word>[A-Za-z]+))/u;
+const LETTER_NAMES_AN = "AEFHILMNORSX"; // letters whose name starts with a vowel sound: "an F", "an S"
 const HANGUL = /[가-힣ㄱ-ㅎㅏ-ㅣ]/u;
 // what may follow a Korean glossary term inside its word: particles, one after another ("삼성은", "삼성에서는",
 // "서울이라는", "삼성과의"), and the copula ("삼성이다"); anything else is a longer word ("삼성전자" is not "삼성")
@@ -166,6 +173,57 @@ function substitute(regex, text, replacement) {
     position = match.index + match[0].length;
   }
   return out + text.slice(position);
+}
+
+/** (protect.py's _put_back) RESTORED's matches in `output` replaced, `english(match)` giving [what replaces the match,
+ * whether that is a span's English], and an article the model wrote right before a span's English made to agree with
+ * it ("an Xq1" -> "a 3.5 trillion won"). */
+function putBack(output, english) {
+  let out = "";
+  let position = 0;
+  for (const match of output.matchAll(RESTORED)) {
+    const [replacement, restored] = english(match);
+    const article = restored ? articleBefore(output, match.index) : null;
+    out += article ? output.slice(position, article.index) + agreeing(article[1], replacement) + " "
+      : output.slice(position, match.index);
+    out += replacement;
+    position = match.index + match[0].length;
+  }
+  return out + output.slice(position);
+}
+
+/** ARTICLE_BEFORE's match ending at `end` of `text`, or null. */
+function articleBefore(text, end) {
+  ARTICLE_BEFORE.lastIndex = Math.max(0, end - 3);
+  return ARTICLE_BEFORE.exec(text.slice(0, end));
+}
+
+/** `article` ("a", "an", "A", "An") as `english` wants it, its capital kept; as it is where that is unknown. */
+function agreeing(article, english) {
+  const wanted = articleFor(english);
+  if (wanted === null) return article;
+  return article[0] === "A" ? wanted[0].toUpperCase() + wanted.slice(1) : wanted;
+}
+
+/**
+ * (protect.py's article_for) "an" where `text` read aloud starts with a vowel sound, else "a"; null where its start is
+ * neither an ASCII digit nor an ASCII letter (a symbol, a quote, "É": left as the model wrote it). A number is read in
+ * groups of three digits ("1,100" and "1100": "one thousand one hundred", "18,000": "eighteen thousand"), a currency
+ * sign after it ("$8": "eight dollars"). An all-capital word of up to four letters is read letter by letter ("an FBI",
+ * "a US"; so also "an NASA", a miss); other words by their first letter ("an iPhone"; "an University", "a hour" are
+ * misses).
+ */
+export function articleFor(text) {
+  const start = SPOKEN_START.exec(text);
+  if (start === null) return null;
+  if (start.groups.number !== undefined) {
+    const digits = start.groups.number.replaceAll(",", "");
+    const first = Number(digits.slice(0, digits.length % 3 || 3)); // the group read first: "eighteen" (thousand)
+    return [8, 11, 18].includes(first) || (first >= 80 && first <= 89) || (first >= 800 && first <= 899) ? "an" : "a";
+  }
+  const { word } = start.groups;
+  if (word === word.toUpperCase() && word.length <= 4) return LETTER_NAMES_AN.includes(word[0]) ? "an" : "a";
+  return "aeiouAEIOU".includes(word[0]) ? "an" : "a";
 }
 
 const placeholdersIn = (text) => [...text.matchAll(ANY_PLACEHOLDER)].map((m) => casefold(m[0]));
@@ -283,22 +341,23 @@ export class Protected {
     const seen = new Set();
     const source = casefold(this.text);
     const once = this.once(output);
-    output = substitute(RESTORED, once, (match) => {
+    // [what replaces the match, whether that is a span's English]
+    output = putBack(once, (match) => {
       let found;
       if (match.groups.exact !== undefined) {
         found = casefold(match[0]);
-        if (!byPlaceholder.has(found)) return this.written.has(found) ? match[0] : GONE;
-        if (!left.get(found) && NUMERIC_KINDS.includes(byPlaceholder.get(found).kind)) return GONE;
+        if (!byPlaceholder.has(found)) return [this.written.has(found) ? match[0] : GONE, false];
+        if (!left.get(found) && NUMERIC_KINDS.includes(byPlaceholder.get(found).kind)) return [GONE, false];
       } else { // a misspelt placeholder stands for its span only where the right one is missing
         found = casefold(placeholder(Number(asciiDigits(match.groups.number ?? match.groups.bare))));
         if (!byPlaceholder.has(found) || writtenRight.has(found) || seen.has(found)) {
-          return source.includes(casefold(match[0])) ? match[0] : GONE;
+          return [source.includes(casefold(match[0])) ? match[0] : GONE, false];
         }
       }
       seen.add(found);
       left.set(found, left.get(found) - 1);
       const glued = match.index > 0 && isAlpha(codePointBefore(once, match.index));
-      return (glued ? " " : "") + byPlaceholder.get(found).english;
+      return [(glued ? " " : "") + byPlaceholder.get(found).english, true];
     });
     // one glued between digits ("1Xq124") is no placeholder the rules above can read: it never shows through
     output = substitute(LEAKED, output, (match) => (this.written.has(casefold(match[0])) ? match[0] : GONE));

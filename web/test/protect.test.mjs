@@ -7,8 +7,8 @@ import { test } from "node:test";
 
 import { amountInEnglish } from "../src/numbers.js";
 import {
-  decodeProtected, describe, Glossary, HANGUL_LETTERS, introducedNames, languageSample, looksLikeAnotherLanguage,
-  Protector, restoredWith, secondPassWins,
+  articleFor, decodeProtected, describe, Glossary, HANGUL_LETTERS, introducedNames, languageSample,
+  looksLikeAnotherLanguage, Protector, restoredWith, secondPassWins,
 } from "../src/protect.js";
 import { finishSentence, joinPieces, planLines } from "../src/sentences.js";
 import { koreanSounds, latinSounds, likeness, soundsLike } from "../src/transliteration.js";
@@ -30,7 +30,7 @@ const placeholders = (spans) => spans.map((span) => span.placeholder);
 test("the fixture has cases for everything", () => {
   assert.equal(cases.format, "transformer-studio-web-protect/1");
   for (const key of ["protect", "remembering", "restore", "second_pass", "translate_lines", "describe",
-    "amount_in_english", "sounds", "language", "glossaries"]) {
+    "amount_in_english", "sounds", "language", "glossaries", "article_for"]) {
     assert.ok(cases[key].length > 0, key);
   }
 });
@@ -153,6 +153,10 @@ test("describe equals protect.py's describe", () => {
 
 test("amountInEnglish equals amount_in_english", () => {
   assert.deepEqual(differences(cases.amount_in_english, (c) => amountInEnglish(c.text), (c) => c.english), []);
+});
+
+test("articleFor equals article_for", () => {
+  assert.deepEqual(differences(cases.article_for, (c) => articleFor(c.text), (c) => c.article), []);
 });
 
 test("the sounds of a name equal transliteration.py's", () => {
