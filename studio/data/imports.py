@@ -89,7 +89,7 @@ class DataReport:
 
     def as_markdown(self) -> str:
         dropped = dropped_text(self.dropped) or "none"
-        lines = ["| | |", "|---|---|", f"| Files | {_cell(', '.join(self.files))} |",
+        lines = [f"| Files | {_cell(', '.join(self.files))} |", "|---|---|",  # a header row of its own: no empty one
                  f"| Pairs kept | {self.pairs:,} |", f"| Dropped | {_cell(dropped)} |",
                  "| Source characters | min {} · median {} · max {} |".format(*self.source_chars),
                  "| Target characters | min {} · median {} · max {} |".format(*self.target_chars)]

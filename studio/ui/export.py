@@ -130,8 +130,9 @@ class ExportTab:
             refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90)  # beside the list, not stretched
         with gr.Row():  # the targets on one line, the graph beside them (sharing a row with the model, they wrapped)
             self.target = gr.Radio(list(TARGETS), value=next(iter(TARGETS)), label="For", elem_id="export-target",
-                                   scale=4)
-            self.variant = gr.Dropdown(label="Graph", elem_id="export-variant", scale=1, min_width=200,
+                                   scale=3)
+            # wide enough for the longest graph's name ("LiteRT float16, batch 1 (tflite-b1-float16)")
+            self.variant = gr.Dropdown(label="Graph", elem_id="export-variant", scale=2, min_width=340,
                                        **_dropdown(next(iter(TARGETS))))
         with gr.Row():
             go = gr.Button("Export and package", variant="primary", elem_id="export-go")
@@ -263,8 +264,16 @@ def _in_background(work, *args, outcome: dict):
     yield "\n\n".join(lines[-3:])
 
 
+def graph_name(variant: str) -> str:
+    """A graph as the list shows it, short enough not to be cut: "LiteRT float16, batch 1 (tflite-b1-float16)"."""
+    v = VARIANTS[variant]
+    runtime = {"tflite": "LiteRT", "onnx": "ONNX"}.get(v.format, v.format)
+    weights = v.label.replace(" b1", "").replace("dynamic-", "")
+    return f"{runtime} {weights}{', batch 1' if v.batch == 1 else ''} ({variant})"
+
+
 def _dropdown(target_label: str) -> dict:
     """The graphs a target can ship, its default chosen."""
     target = TARGETS[target_label]
-    return {"choices": [(f"{VARIANTS[v].description} ({v})", v) for v in CHOICES[target]],
+    return {"choices": [(graph_name(v), v) for v in CHOICES[target]],
             "value": DEFAULT_VARIANTS[target] if DEFAULT_VARIANTS[target] in CHOICES[target] else CHOICES[target][0]}

@@ -24,7 +24,7 @@ from studio.train import jobs
 from studio.ui.common import AppModel, inform, upload_of, warn
 
 SCRATCH, FINE_TUNE = "From scratch", "Fine-tune a model"
-PRESETS = {"small (about 10 minutes on 2 cores)": "{task}-small", "full (hours)": "{task}"}
+PRESETS = {"small (~10 min)": "{task}-small", "full (hours)": "{task}"}
 LOSS_COLORS = {"training loss": "#3b82f6", "dev loss": "#f97316"}  # both in the legend from the first point
 CHRF_PAIRS = 64  # dev pairs scored after each epoch for the chrF curve
 ADVANCED = {"model.d_model": "d_model", "model.num_layers": "encoder layers", "model.num_heads": "attention heads",
@@ -116,7 +116,8 @@ def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: di
         if rehearsal is not None:
             settings["train.rehearsal"] = str(FINE_TUNE_REHEARSAL if rehearsal else 0.0)
     else:  # an empty or 0 field keeps the preset's value (it shows as the field's placeholder)
-        settings.update({key: str(value) for key, value in advanced.items() if value not in (None, "", 0)})
+        settings.update({key: str(value).strip() for key, value in advanced.items()
+                         if str(value if value is not None else "").strip() not in ("", "0", "0.0")})
     return settings
 
 
@@ -129,7 +130,7 @@ def preset_placeholders(task: str, preset: str) -> list[str]:
 
 def preset_shape(task: str, preset: str) -> list:
     """The Advanced fields emptied, showing `preset`'s values."""
-    return [gr.Number(value=None, placeholder=text) for text in preset_placeholders(task, preset)]
+    return [gr.Textbox(value="", placeholder=text) for text in preset_placeholders(task, preset)]
 
 
 def job_status(job: jobs.Job | None, state: dict | None = None) -> tuple[str, pd.DataFrame | None,
@@ -339,12 +340,11 @@ class TrainTab:
             self.base = gr.Dropdown(fine_tunable("chatbot"), value=first(fine_tunable("chatbot")),
                                     label="Model to fine-tune", visible=False, info=BASE_INFO["chatbot"])
         with gr.Row():
-            self.files = gr.File(file_count="multiple", label="Training data: CSV (question, answer), TSV or CSV "
-                                 "(Korean, English), .ko + .en line files, or TMX", elem_id="train-files",
+            # short labels (a long one covers the upload area on a narrow page); what they take is said below
+            self.files = gr.File(file_count="multiple", label="Training data", elem_id="train-files",
                                  file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
-            self.dev_files = gr.File(file_count="multiple", label="Dev pairs (optional, the same format): what the "
-                                     "run scores and stops on; without them it holds out a share of the data",
-                                     elem_id="train-dev-files", file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
+            self.dev_files = gr.File(file_count="multiple", label="Dev pairs (optional)", elem_id="train-dev-files",
+                                     file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
             with gr.Column():
                 self.shared = gr.Checkbox(label="Use ChatbotData (the chatbot tutorials' data: 11,823 pairs, MIT)")
                 self.fetch = gr.Button("Download ChatbotData (0.9 MB)", visible=False, size="sm",
@@ -354,6 +354,9 @@ class TrainTab:
                 self.answer = gr.Dropdown([], label="Answer / English column", visible=False, elem_id="train-answer")
                 self.swap = gr.Checkbox(label="The columns are the other way round", visible=False)
                 preview = gr.Button("Preview the data", elem_id="train-preview")
+        gr.Markdown("<small>Training data: CSV (question, answer), TSV or CSV (Korean, English), .ko + .en line "
+                    "files, or TMX. Dev pairs, in the same format, are what the run scores and stops on; without them "
+                    "it holds out a share of the data.</small>", elem_id="train-formats")
         self.report = gr.Markdown(elem_id="train-report")
         with gr.Row():
             self.name = gr.Textbox(label="Name of the new model", value=lambda: library.unique_name("my chatbot"),
@@ -372,9 +375,9 @@ class TrainTab:
                                               "when this computer has it: the model keeps more of what it knew")
         with gr.Accordion("Advanced: the model's shape (from scratch)", open=False):
             shape = zip(ADVANCED.items(), preset_placeholders("chatbot", first(list(PRESETS))))
-            with gr.Row():
-                self.advanced = [gr.Number(label=label, value=None, precision=None if "dropout" in key else 0,
-                                           minimum=0, placeholder=placeholder)
+            with gr.Row():  # text boxes: a Number shows 0 when empty, hiding what the preset would use
+                self.advanced = [gr.Textbox(label=label, value="", placeholder=placeholder, max_lines=1,
+                                            elem_id=f"train-{key.split('.')[1].replace('_', '-')}")
                                  for (key, label), placeholder in shape]
         with gr.Row():
             start = gr.Button("Train", variant="primary", elem_id="train-start")

@@ -265,6 +265,7 @@ def test_report_counts_first_rows_lengths_and_markdown(tmp_path):
     assert report.source_chars == (1, 11, 22) and report.target_chars == (2, 22, 44)  # with 가|나's 3, a|b's 3
     markdown = report.as_markdown()
     assert "| Pairs kept | 23 |" in markdown and "| Dropped | none |" in markdown and "| 가 | bb |" in markdown
+    assert markdown.startswith("| Files | ")  # its first row is the header: no empty row above it
     assert "min 1 · median 11 · max 22" in markdown
 
 
