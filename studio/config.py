@@ -315,7 +315,7 @@ SHAPE_BOUNDS = (("model.num_layers", "encoder layers", 1, 24), ("model.num_decod
                 ("model.d_ff", "the feed-forward size", 8, 16384), ("model.dropout", "dropout", 0.0, 0.9),
                 ("model.max_source_len", "the longest source (tokens)", 4, 1024),
                 ("model.max_target_len", "the longest target (tokens)", 4, 1024),
-                ("tokenizer.vocab_size", "the vocabulary size", 300, 256000),
+                ("tokenizer.vocab_size", "the vocabulary size", 64, 256000),
                 ("train.epochs", "epochs", 1, 100000), ("train.batch_size", "the batch size", 1, 65536),
                 ("train.max_minutes", "minutes", 0.0, 100000.0))
 

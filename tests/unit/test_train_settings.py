@@ -29,7 +29,7 @@ def test_the_advanced_fields_show_the_chosen_presets_own_values():
     ({"model.num_heads": "3"}, "d_model (256) must be a multiple of the attention heads (3)"),
     ({"model.d_model": "wide"}, "model.d_model must be a whole number, not 'wide'"),
     ({"model.dropout": "1.5"}, "dropout (model.dropout) must be between 0 and 0.9, not 1.5"),
-    ({"tokenizer.vocab_size": "12"}, "the vocabulary size (tokenizer.vocab_size) must be between 300"),
+    ({"tokenizer.vocab_size": "12"}, "the vocabulary size (tokenizer.vocab_size) must be between 64"),
 ])
 def test_a_shape_no_training_can_start_with_is_refused_by_name(overrides, said):
     with pytest.raises(StudioError, match=said.replace("(", r"\(").replace(")", r"\)")):
