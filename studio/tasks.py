@@ -63,6 +63,19 @@ class Task:
     # were part of its training ("" = the same)
     weakness: str = ""
     weakness_with_synthetic: str = ""
+    # what the two sides of a training pair are called, what a pair with an empty side is counted as, and the header
+    # names that say which column of an uploaded table is which (`studio.data.imports`)
+    pair_roles: tuple[str, str] = ("question", "answer")
+    empty_pair: str = "empty question or answer"
+    column_names: tuple[tuple[str, ...], tuple[str, ...]] = (
+        ("q", "question", "query", "input", "prompt", "user", "질문", "입력"),
+        ("a", "answer", "response", "reply", "output", "bot", "답변", "대답", "응답", "출력"))
+    # how a training job writes its pairs for the trainer: "csv" (ChatbotData's Q,A,label) or "tsv" (ko<TAB>en)
+    pairs_file: str = "tsv"
+    # the public corpus the Train tab offers to use (and download where it is missing), "" for none
+    shared_data: str = ""
+    # what the Train tab says of the models a fine-tune of this task can start from
+    fine_tune_base: str = "the shipped model, or one of yours"
     # a model of this task whose greedy chrF on its own dev split is below this learned too little to be used as
     # it is (`learned_little`): measured, a chatbot that answers every question with one stock reply scores ~4 on
     # ChatbotData's split, the Train tab's small preset ~13, the shipped ensemble ~22
@@ -120,6 +133,9 @@ CHATBOT = Task(
     outputs_are="chat replies",
     held_out_set="chatbot_dev",
     training_data="chatbot_csv",
+    pairs_file="csv",
+    shared_data="ChatbotData",
+    fine_tune_base="the shipped chatbot is an ensemble of three: fine-tune a model of your own",
     reply_fluency=True,
     # said of any chatbot the app trains (ChatbotData's or a user's own pairs), so no corpus is named
     weakness="A small model that knows only its training pairs: replies are short, generic, and can ignore the "
@@ -152,6 +168,11 @@ TRANSLATOR = Task(
     example="오바마는 대통령이다.",
     outputs_are="translations",
     max_length_ratio=3.0,
+    fine_tune_base="the shipped translator, or one of yours",
+    pair_roles=("Korean", "English"),
+    empty_pair="empty Korean or English side",
+    column_names=(("ko", "kor", "korean", "source", "src", "한국어", "한글", "원문"),
+                  ("en", "eng", "english", "target", "tgt", "영어", "번역", "번역문")),
     usable_chrf=15.0,  # English output from a model that learned nothing still shares letters with the reference
     weakness="Domain mismatch: trained mostly on non-news text, so news (the tutorials' park corpus) translates worse "
              "than everyday sentences; names are often garbled, and a small model gets long, dense sentences partly "

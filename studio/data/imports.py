@@ -24,10 +24,41 @@ from studio.data.readers import Pair, _read_bytes
 from studio.errors import DataError
 from studio.text import dedupe_pairs
 from studio.text.encoding import decode_text
+from studio.tasks import TRANSLATOR, task_named
 from studio.text.script import has_hangul
 
-TASKS = ("chatbot", "translator")
-FORMATS = ("csv", "tsv", "tmx", "lines")  # "lines": line-aligned Korean and English files
+
+
+@dataclass(frozen=True)
+class TrainingFormat:
+    """A kind of training file an upload may be: its name (`format=`), the endings that say so, how the Train tab
+    and the errors describe it, and whether it holds translations only (no chatbot learns from it)."""
+    name: str
+    suffixes: tuple[str, ...]
+    described: str
+    translations_only: bool = False
+
+
+# in the order a file's name is tried ("corpus.ko.txt" is a line file, not a TSV)
+TRAINING_FORMATS = (
+    TrainingFormat("lines", (".ko", ".en"), ".ko + .en line files (one sentence a line)", translations_only=True),
+    TrainingFormat("tmx", (".tmx",), "TMX (a translation memory)", translations_only=True),
+    TrainingFormat("csv", (".csv",), "CSV (two columns)"),
+    TrainingFormat("tsv", (".tsv", ".txt"), "TSV (tab-separated .tsv or .txt)"),
+)
+FORMATS = tuple(f.name for f in TRAINING_FORMATS)
+
+
+def upload_suffixes() -> list[str]:
+    """Every file ending the Train tab's uploads take."""
+    return [suffix for f in TRAINING_FORMATS for suffix in f.suffixes]
+
+
+def formats_text(task: str) -> str:
+    """The training files `task` takes, in words (the Train tab's line, the errors)."""
+    taken = [f.described for f in TRAINING_FORMATS if task_named(task).translates or not f.translations_only]
+    return ", ".join(taken[:-1]) + f" or {taken[-1]}" if len(taken) > 1 else taken[0]
+
 MIN_PAIRS = 20
 MAX_BYTES = 50_000_000  # per file, checked before reading it
 PREVIEW_ROWS = 5
@@ -40,15 +71,7 @@ DELIMITER_NAMES = {"\t": "tab", ";": "semicolon", ",": "comma"}
 DUPLICATE = "duplicate pair"
 IDENTICAL = "source equals target"
 SHORT_ROW = "row with too few columns"
-EMPTY = {"chatbot": "empty question or answer", "translator": "empty Korean or English side"}
-ROLES = {"chatbot": ("question", "answer"), "translator": ("Korean", "English")}
-# header names that say which column is which (matched on the cell's words: "question_text", "Korean sentence")
-COLUMN_NAMES = {
-    "chatbot": (("q", "question", "query", "input", "prompt", "user", "질문", "입력"),
-                ("a", "answer", "response", "reply", "output", "bot", "답변", "대답", "응답", "출력")),
-    "translator": (("ko", "kor", "korean", "source", "src", "한국어", "한글", "원문"),
-                   ("en", "eng", "english", "target", "tgt", "영어", "번역", "번역문")),
-}
+TRANSLATION_ROLES = TRANSLATOR.pair_roles  # a TMX's or line files' sides
 LANGUAGE_CODES = {"ko": ("ko", "kor"), "en": ("en", "eng")}  # a TMX xml:lang's primary subtag
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _MARKUP = {"bpt", "ept", "ph", "it", "ut"}  # TMX inline elements whose content is the original format's markup
@@ -58,7 +81,7 @@ class ColumnsNeeded(DataError):
     """Which two columns hold the pairs is not clear: `columns` are the first row's cells, for a chooser."""
 
     def __init__(self, path, columns: list[str], task: str):
-        first, second = ROLES[task]
+        first, second = task_named(task).pair_roles
         listed = ", ".join(repr(name) for name in columns)
         super().__init__(path, f"can't tell which columns hold the {first} and the {second}: the columns are "
                                f"{listed}; choose the {first} column and the {second} column", 1)
@@ -126,12 +149,11 @@ def read_training_upload(paths: str | PathLike | Sequence[str | PathLike], task:
     columns of a CSV/TSV; `swap=True` reads a translator file whose columns look swapped the other way round
     (files that do not look swapped are read as they are). Drops (and counts) rows with an empty side,
     untranslated rows (translator) and exact duplicates; DataError when fewer than `min_pairs` are left."""
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {', '.join(TASKS)}, not {task!r}")
+    roles = task_named(task).pair_roles  # ValueError for a task there is not
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
     if columns is not None and len(columns) != 2:
-        raise ValueError(f"columns must name two columns ({' and '.join(ROLES[task])}), not {columns!r}")
+        raise ValueError(f"columns must name two columns ({' and '.join(roles)}), not {columns!r}")
     files = _as_paths(paths)
     if not files:
         raise DataError("upload", "no files given")
@@ -180,11 +202,12 @@ def _as_paths(paths) -> list[Path]:
 
 def _read_files(paths: list[Path], task: str, columns, format: str | None, max_bytes: int) -> list[_FileRows]:
     """Each file's rows, in upload order; line files come as one entry per Korean/English pair."""
-    formats = [format or _format_of(path) for path in paths]
+    formats = [format or _format_of(path, task) for path in paths]
     for path, kind in zip(paths, formats):
-        if task == "chatbot" and kind in ("tmx", "lines"):
-            raise DataError(path, "holds translations; a chatbot learns from question/answer pairs in a .csv or "
-                                  ".tsv file")
+        if next(f for f in TRAINING_FORMATS if f.name == kind).translations_only and not task_named(task).translates:
+            first, second = task_named(task).pair_roles
+            raise DataError(path, f"holds translations; a {task} learns from {first}/{second} pairs in a "
+                                  f"{formats_text(task)} file")
     partners = _pair_line_files([p for p, kind in zip(paths, formats) if kind == "lines"], format == "lines")
     files = []
     for path, kind in zip(paths, formats):
@@ -197,18 +220,14 @@ def _read_files(paths: list[Path], task: str, columns, format: str | None, max_b
     return files
 
 
-def _format_of(path: Path) -> str:
+def _format_of(path: Path, task: str) -> str:
     name = path.name.lower()
-    if _line_side(name):
+    if _line_side(name):  # "corpus.ko", "corpus.en.txt"
         return "lines"
-    if name.endswith(".tmx"):
-        return "tmx"
-    if name.endswith(".csv"):
-        return "csv"
-    if name.endswith((".tsv", ".txt")):
-        return "tsv"
-    raise DataError(path, "unknown format: expected .csv, .tsv or .txt (tab-separated), .tmx, or a .ko file with "
-                          "its .en")
+    for kind in TRAINING_FORMATS:
+        if kind.name != "lines" and name.endswith(kind.suffixes):
+            return kind.name
+    raise DataError(path, f"unknown format: a {task}'s training data is {formats_text(task)}")
 
 
 def _line_side(name: str) -> tuple[str, str, str] | None:
@@ -294,7 +313,7 @@ def _read_table(path: Path, task: str, columns, tab_only: bool, max_bytes: int) 
         (f"column {source + 1}", f"column {target + 1}")
     shown = " and ".join(file.sides)
     file.notes.append(f"{path.name}: {DELIMITER_NAMES[delimiter]}-separated; {shown} used as "
-                      f"{' and '.join(ROLES[task])}" + ("" if header else " (no header row)"))
+                      f"{' and '.join(task_named(task).pair_roles)}" + ("" if header else " (no header row)"))
     for line, row in table[1:] if header else table:
         if len(row) <= max(source, target):
             file.dropped[SHORT_ROW] += 1
@@ -327,7 +346,7 @@ def _choose_columns(path: Path, first_row: list[str], body: list[list[str]], tas
     cells = [cell.strip() for cell in first_row]
     if columns is not None:
         return _column_index(path, cells, columns[0]), _column_index(path, cells, columns[1]), True
-    source_names, target_names = COLUMN_NAMES[task]
+    source_names, target_names = task_named(task).column_names
     sources = [i for i, cell in enumerate(cells) if _is_named(cell, source_names)]
     targets = [i for i, cell in enumerate(cells) if _is_named(cell, target_names)]
     if len(sources) == 1 and len(targets) == 1 and sources != targets:
@@ -406,7 +425,7 @@ def _read_tmx(path: Path, max_bytes: int) -> _FileRows:
             if side and side not in segments:
                 segment = tuv.find("{*}seg")
                 segments[side] = _segment_text(segment) if segment is not None else ""
-        missing = [ROLES["translator"][i] for i, side in enumerate(("ko", "en")) if side not in segments]
+        missing = [TRANSLATION_ROLES[i] for i, side in enumerate(("ko", "en")) if side not in segments]
         if missing:
             file.dropped[f"missing {' and '.join(missing)} side (TMX)"] += 1
         else:
@@ -423,7 +442,7 @@ def _read_tmx(path: Path, max_bytes: int) -> _FileRows:
 def _check_tmx_languages(path: Path, found: list[str], units: int) -> None:
     if not units:
         raise DataError(path, "no translation units (<tu>) found")
-    missing = [(side, name) for side, name in zip(("ko", "en"), ROLES["translator"])
+    missing = [(side, name) for side, name in zip(("ko", "en"), TRANSLATION_ROLES)
                if not any(_language_side(code) == side for code in found)]
     if missing:
         names, codes = " and no ".join(name for _, name in missing), " or ".join(side for side, _ in missing)
@@ -455,14 +474,14 @@ def _checked_pairs(file: _FileRows, task: str, swap: bool) -> list[Pair]:
     for source, target, line in file.rows:
         source, target = " ".join(source.split()), " ".join(target.split())
         if not source or not target:
-            file.dropped[EMPTY[task]] += 1
-        elif task == "translator" and source == target:
+            file.dropped[task_named(task).empty_pair] += 1
+        elif task_named(task).translates and source == target:
             file.dropped[IDENTICAL] += 1
         else:
             rows.append((source, target, line))
     if rows:
         _check_text(file, rows)
-    if task == "translator" and rows:
+    if task_named(task).translates and rows:
         rows = _korean_first(file, rows, swap)
     elif rows and _hangul_share(s for s, _, _ in rows) < KOREAN_ROWS:
         file.notes.append(f"{file.origin}: few of the questions are Korean: the model learns the language of this "

@@ -75,7 +75,7 @@ def write_training_file(pairs: list[Pair], task: str, folder: Path, name: str = 
     stem, which the model card and the library show as its training data (e.g. the uploaded file's)."""
     folder.mkdir(parents=True, exist_ok=True)
     name = re.sub(r"[^\w.\- ]", "_", name).strip(". ") or "train"
-    if task == "chatbot":
+    if task_named(task).pairs_file == "csv":
         path = folder / f"{name}.csv"
         with open(path, "w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from studio import library, paths
 from studio.config import FINE_TUNE_FILTER, FINE_TUNE_RATE, FINE_TUNE_REHEARSAL, preset_config
-from studio.data.imports import ColumnsNeeded, SidesSwapped, read_training_upload
+from studio.data.imports import ColumnsNeeded, SidesSwapped, formats_text, read_training_upload, upload_suffixes
 from studio.data.sources import CHATBOT_URL, chatbot_csv, download_chatbot_data
 from studio.errors import DataError, StudioError
 from studio.tasks import TASKS
@@ -37,10 +37,6 @@ def fine_tunable(task: str) -> list[str]:
     return [e.name for e in library.list_models() if e.task == task and not e.problem and e.members == 1]
 
 
-BASE_INFO = {"chatbot": "the shipped chatbot is an ensemble of three: fine-tune a model of your own",
-             "translator": "the shipped translator, or one of yours"}
-
-
 def first(names: list[str]) -> str | None:
     return names[0] if names else None
 
@@ -56,8 +52,8 @@ def chooser(columns: list[str], chosen: str | None):
 def read_data(task: str, files, use_shared: bool, question_column, answer_column, swap: bool):
     """(pairs, report markdown) of the upload, or of the shared ChatbotData for `use_shared`."""
     if use_shared:
-        if task != "chatbot":
-            raise StudioError("the shared data is ChatbotData, a chatbot's: upload the translator's pairs")
+        if not TASKS[task].shared_data:
+            raise StudioError(f"the shared data is ChatbotData, a chatbot's: upload the {task}'s pairs")
         imported = read_training_upload([chatbot_csv(None)], task)
         return imported.pairs, imported.report.as_markdown()
     if not files:
@@ -338,13 +334,13 @@ class TrainTab:
             self.mode = gr.Radio([SCRATCH, FINE_TUNE], value=SCRATCH, label="Start", elem_id="train-mode")
             self.preset = gr.Dropdown(list(PRESETS), value=next(iter(PRESETS)), label="Size (from scratch)")
             self.base = gr.Dropdown(fine_tunable("chatbot"), value=first(fine_tunable("chatbot")),
-                                    label="Model to fine-tune", visible=False, info=BASE_INFO["chatbot"])
+                                    label="Model to fine-tune", visible=False, info=TASKS["chatbot"].fine_tune_base)
         with gr.Row():
             # short labels (a long one covers the upload area on a narrow page); what they take is said below
             self.files = gr.File(file_count="multiple", label="Training data", elem_id="train-files",
-                                 file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
+                                 file_types=upload_suffixes())
             self.dev_files = gr.File(file_count="multiple", label="Dev pairs (optional)", elem_id="train-dev-files",
-                                     file_types=[".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"])
+                                     file_types=upload_suffixes())
             with gr.Column():
                 self.shared = gr.Checkbox(label="Use ChatbotData (the chatbot tutorials' data: 11,823 pairs, MIT)")
                 self.fetch = gr.Button("Download ChatbotData (0.9 MB)", visible=False, size="sm",
@@ -354,9 +350,10 @@ class TrainTab:
                 self.answer = gr.Dropdown([], label="Answer / English column", visible=False, elem_id="train-answer")
                 self.swap = gr.Checkbox(label="The columns are the other way round", visible=False)
                 preview = gr.Button("Preview the data", elem_id="train-preview")
-        gr.Markdown("<small>Training data: CSV (question, answer), TSV or CSV (Korean, English), .ko + .en line "
-                    "files, or TMX. Dev pairs, in the same format, are what the run scores and stops on; without them "
-                    "it holds out a share of the data.</small>", elem_id="train-formats")
+        gr.Markdown(f"<small>Training data: a chatbot's is {formats_text('chatbot')} of questions and answers; a "
+                    f"translator's {formats_text('translator')} of Korean and English. Dev pairs, in the same format, "
+                    "are what the run scores and stops on; without them it holds out a share of the data.</small>",
+                    elem_id="train-formats")
         self.report = gr.Markdown(elem_id="train-report")
         with gr.Row():
             self.name = gr.Textbox(label="Name of the new model", value=lambda: library.unique_name("my chatbot"),
@@ -437,9 +434,9 @@ class TrainTab:
 
     @staticmethod
     def task_changed(task: str, mode: str):
-        return (gr.Dropdown(choices=fine_tunable(task), value=first(fine_tunable(task)), info=BASE_INFO[task],
+        return (gr.Dropdown(choices=fine_tunable(task), value=first(fine_tunable(task)), info=TASKS[task].fine_tune_base,
                             visible=mode == FINE_TUNE),
-                library.unique_name(f"my {task}"), gr.Checkbox(value=False, visible=task == "chatbot"),
+                library.unique_name(f"my {task}"), gr.Checkbox(value=False, visible=bool(TASKS[task].shared_data)),
                 gr.Button(visible=False))
 
     @staticmethod
@@ -451,7 +448,7 @@ class TrainTab:
 
     def preview(self, task, files, shared, question, answer, swap):
         hidden, no_fetch = gr.Dropdown(visible=False), gr.Button(visible=False)
-        if shared and task == "chatbot" and not chatbot_data_here():
+        if shared and TASKS[task].shared_data and not chatbot_data_here():
             return (f"ChatbotData is not on this computer yet: **Download ChatbotData** fetches it from "
                     f"[songys/Chatbot_data]({CHATBOT_URL}) (0.9 MB, MIT licence) into `{paths.downloads_dir()}`.",
                     hidden, hidden, gr.Checkbox(visible=bool(swap)), gr.Button(visible=True))

@@ -99,3 +99,18 @@ def test_the_rule_sees_imports_inside_functions(tmp_path):
     module.write_text("def f():\n    from studio.ui.app import build\n", encoding="utf-8")
     known = {"studio.ui.app": Path("x"), "studio.errors": Path("y")}
     assert imports("studio.errors", module, known) == {"studio.ui.app"}
+
+
+def test_no_module_but_tasks_decides_by_a_tasks_name():
+    """What differs between the chatbot and the translator is a field of `studio.tasks.Task`: no other module
+    compares a task's name with a literal (`task == "chatbot"`, `task in ("translator", ...)`)."""
+    import re
+
+    names = "|".join(("chatbot", "translator"))
+    comparison = re.compile(rf"""(?:[=!]=\s*["'](?:{names})["']|["'](?:{names})["']\s*[=!]=|"""
+                            rf"""\bin\s*[(\[{{]\s*["'](?:{names})["'])""")
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for name, path in modules().items()
+             if name != "studio.tasks"
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             if comparison.search(line.split("#")[0])]
+    assert not found, "decide by a Task field instead:\n" + "\n".join(found)

@@ -310,3 +310,18 @@ def test_columns_of_numbers_are_refused_and_a_chatbot_file_without_korean_is_not
     assert len(data.pairs) == 30 and any("few of the questions are Korean" in note for note in data.report.notes)
     assert not any("Korean" in note for note in read_training_upload(
         write(tmp_path / "ko.csv", table(chats(30), header=("Q", "A"))), "chatbot").report.notes)
+
+
+def test_the_training_format_table_drives_the_upload_types_and_the_errors(tmp_path):
+    from studio.data.imports import formats_text, upload_suffixes
+
+    assert set(upload_suffixes()) == {".csv", ".tsv", ".txt", ".ko", ".en", ".tmx"}
+    assert "TMX" in formats_text("translator") and "TMX" not in formats_text("chatbot")
+    sheet = tmp_path / "pairs.xlsx"
+    sheet.write_bytes(b"PK")
+    with pytest.raises(DataError, match=r"unknown format: a chatbot's training data is CSV \(two columns\) or TSV"):
+        read_training_upload([sheet], "chatbot")
+    memory = tmp_path / "memory.tmx"
+    memory.write_text("<tmx/>", encoding="utf-8")
+    with pytest.raises(DataError, match="holds translations; a chatbot learns from question/answer pairs in a CSV"):
+        read_training_upload([memory], "chatbot")
