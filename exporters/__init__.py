@@ -39,8 +39,9 @@ from studio.errors import StudioError
 from studio.files import atomic_write_bytes, sha256_of
 from studio.graph_pack import unpack
 from studio.runtimes.graph_state import source_buckets
-from studio.variants import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, Variant, export_dir_for, input_names,
-                             read_manifest, resolve, source_hashes, stale_reasons)
+from studio.variants import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, Variant, export_dir_for,
+                             export_identity, identity_reason, input_names, read_manifest, resolve, source_hashes,
+                             stale_reasons)
 
 GOLDEN = "golden/golden.json"
 
@@ -95,7 +96,8 @@ def _previous_entries(out: Path, sources: dict[str, str]) -> tuple[dict, dict]:
         manifest = read_manifest(out)
     except StudioError:
         return {}, {}
-    if manifest.get("format") != EXPORT_FORMAT or {k: manifest.get("source", {}).get(k) for k in sources} != sources:
+    if manifest.get("format") != EXPORT_FORMAT or {k: manifest.get("source", {}).get(k) for k in sources} != sources \
+            or identity_reason(manifest.get("identity")):
         return {}, {}
     files = {name: entry for name, entry in manifest.get("files", {}).items() if (out / name).is_file()}
     return files, dict(manifest.get("verification", {}))
@@ -163,6 +165,7 @@ def export_bundle(bundle, out=None, backends=None, verify: bool = True, progress
     config = bundle.config.model
     manifest = {
         "format": EXPORT_FORMAT,
+        "identity": export_identity(),
         "task": bundle.config.task.task,
         "signatures": _signature_table(config),
         "special_ids": {"pad": config.pad_id, "bos": config.bos_id, "eos": config.eos_id},

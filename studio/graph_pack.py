@@ -24,7 +24,7 @@ import numpy as np
 
 from studio.errors import BundleError
 from studio.files import atomic_write_bytes
-from studio.variants import EXPORT_FORMAT, MANIFEST, VARIANTS, read_manifest, source_hashes
+from studio.variants import EXPORT_FORMAT, MANIFEST, VARIANTS, identity_reason, read_manifest, source_hashes
 from studio.weights import load_npz
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,9 @@ def pack(bundle, export_dir: Path, backends: list[str] | None = None) -> dict:
     """Write `BUNDLE/graphs/` for the exported files of `backends` (default: every exported one whose file the
     weights mostly fill: fp32 and float16 graphs) in `export_dir`; returns the index."""
     manifest = read_manifest(export_dir)
+    if identity_reason(manifest.get("identity")):  # a pack holds the graphs this code makes, or none
+        raise BundleError(Path(export_dir) / MANIFEST, identity_reason(manifest.get("identity")),
+                          f"studio export {bundle.path}")
     listed = manifest["files"]
     names = backends or [v.name for v in VARIANTS.values() if v.exported and v.quantization in ("none", "float16")
                          and all(f in listed for f in v.files) and v.format != "ctranslate2"]
@@ -127,6 +130,9 @@ def _index(bundle) -> dict | None:
     try:
         index = json.loads(path.read_text(encoding="utf-8"))
         if index["format"] != PACK_FORMAT or index["manifest"]["format"] != EXPORT_FORMAT:
+            return None
+        if identity_reason(index["manifest"].get("identity")):  # graphs other model or export code made
+            log.debug("%s: not used (%s)", path, identity_reason(index["manifest"].get("identity")))
             return None
         for name in index["backends"]:
             for file in VARIANTS[name].files:
@@ -199,7 +205,7 @@ def _merge_manifest(export_dir: Path, index: dict, written: set[str], bundle_pat
     from these weights)."""
     try:
         manifest = read_manifest(export_dir)
-        if manifest.get("format") != EXPORT_FORMAT or any(
+        if manifest.get("format") != EXPORT_FORMAT or identity_reason(manifest.get("identity")) or any(
                 manifest.get("source", {}).get(k) != v for k, v in index["source"].items()):
             raise ValueError("made from other weights, or by another version")
     except (BundleError, ValueError):  # missing, corrupted or stale: start from the pack's

@@ -11,7 +11,8 @@ this module stays cheap to import and imports no layer above it. A new backend i
 
 Exported files live in `<bundle>/exports`, or in the user cache when the bundle is read-only (a
 pip-installed bundle). `manifest.json` beside them records each file's sha256 and the sha256 of the
-bundle files it was made from, so a stale or damaged file is never used (`stale_reasons`).
+bundle files it was made from and the identity of the code that traced and converted it (`export_identity`), so a
+stale or damaged file, or one another version of the model code made, is never used (`stale_reasons`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,62 @@ MANIFEST = "manifest.json"
 # what the exported graphs hold; an export of another format is rebuilt (2: decode_rows, a position per row)
 EXPORT_FORMAT = "transformer-studio-export/3"  # 3: dynamic source length
 SOURCE_FILES = ("weights.npz", "config.json")  # what an export is made from
+# the code an exported graph is traced and converted by (relative to the folder holding `studio` and `exporters`):
+# a change to any of it, or another minor version of a converter, makes every export and graph pack stale
+GRAPH_CODE = ("studio/model", "studio/runtimes/signatures.py", "studio/runtimes/graph_state.py",
+              "exporters/tflite.py", "exporters/onnx.py")
+CONVERTERS = ("tensorflow", "tf2onnx", "onnx", "onnxruntime")  # onnxruntime: the int8 graphs' quantizer
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def export_identity() -> dict:
+    """What an export's graphs depend on besides the weights: {"code": a hash of `GRAPH_CODE`'s files,
+    "converters": {package: "major.minor"}}. Compared by `stale_reasons` and the graph packs; computed once."""
+    with _IDENTITY_GUARD:
+        if not _IDENTITY:
+            _IDENTITY.update(code=_code_hash(), converters=_converter_versions())
+        return dict(_IDENTITY)
+
+
+_IDENTITY: dict = {}
+_IDENTITY_GUARD = threading.Lock()
+
+
+def _code_hash() -> str:
+    """The sha256 of `GRAPH_CODE`'s files, named as listed there (the same in a checkout and an installed copy)."""
+    digest = hashlib.sha256()
+    for entry in GRAPH_CODE:
+        path = PACKAGE_ROOT / entry
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            name = Path(entry) / file.relative_to(path) if path.is_dir() else Path(entry)
+            digest.update(name.as_posix().encode() + b"\0" + file.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _converter_versions() -> dict[str, str]:
+    from importlib import metadata
+
+    versions = {}
+    for name in CONVERTERS:
+        try:
+            versions[name] = ".".join(metadata.version(name).split(".")[:2])
+        except metadata.PackageNotFoundError:
+            versions[name] = "absent"
+    return versions
+
+
+def identity_reason(recorded: dict | None) -> str | None:
+    """Why graphs recorded with `recorded` (a manifest's "identity") were made by other code or converters; None
+    when they match `export_identity()`."""
+    current = export_identity()
+    if not isinstance(recorded, dict) or "code" not in recorded:
+        return "the export records no code identity (made by an older version)"
+    if recorded.get("code") != current["code"]:
+        return "the model or export code changed since the export (its graphs would differ)"
+    changed = [f"{name} {recorded.get('converters', {}).get(name)} -> {version}"
+               for name, version in current["converters"].items()
+               if recorded.get("converters", {}).get(name) != version]
+    return f"the converters changed since the export ({', '.join(changed)})" if changed else None
 
 
 def input_names(num_layers: int) -> dict[str, list[str]]:
@@ -233,6 +290,9 @@ def stale_reasons(bundle, backends, export_dir: Path | None = None) -> dict[str,
     if manifest.get("format") != EXPORT_FORMAT:
         return reasons | {n: f"the export was made by an older version ({manifest.get('format')}, not "
                              f"{EXPORT_FORMAT})" for n in exported}
+    other_code = identity_reason(manifest.get("identity"))
+    if other_code:
+        return reasons | {n: other_code for n in exported}
     source = manifest.get("source", {})
     for name, digest in source_hashes(bundle).items():
         if source.get(name) != digest:

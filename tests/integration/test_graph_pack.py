@@ -100,3 +100,32 @@ def test_a_pack_is_not_made_from_a_modified_export(exported, tmp_path):
     graph.write_bytes(graph.read_bytes()[:-1] + b"\x00")
     with pytest.raises(BundleError, match="differs from its manifest"):
         graph_pack.pack(load_bundle(target), target / "exports", ["tflite"])
+
+
+def test_exports_and_packs_made_by_other_graph_code_are_refused_and_made_again(exported_copy, tmp_path, monkeypatch):
+    """The export's identity holds the code that traces and converts it: a change to that code (here a fixture file
+    listed with it) leaves the weights as they were, yet the export and the pack are refused and exported anew."""
+    from studio import variants
+
+    traced = tmp_path / "traced_step.py"
+    traced.write_text("def step(x):\n    return x\n", encoding="utf-8")
+    monkeypatch.setattr(variants, "GRAPH_CODE", (*variants.GRAPH_CODE, str(traced)))
+    monkeypatch.setattr(variants, "_IDENTITY", {})
+    bundle = load_bundle(exported_copy)
+    exporters.export_bundle(bundle, backends=["tflite"], verify=False, golden=False, progress=lambda _: None)
+    graph_pack.pack(bundle, exported_copy / "exports", ["tflite"])
+    assert stale_reasons(bundle, ["tflite"]) == {"tflite": None} and graph_pack.packed_backends(bundle) == ["tflite"]
+
+    traced.write_text("def step(x):\n    return x * 2\n", encoding="utf-8")  # the traced code changes
+    monkeypatch.setattr(variants, "_IDENTITY", {})
+    assert "the model or export code changed since the export" in stale_reasons(bundle, ["tflite"])["tflite"]
+    assert graph_pack.packed_backends(bundle) == []  # its graphs are the old code's
+    assert graph_pack.unpack(bundle, tmp_path / "rebuilt", ["tflite"]) == []
+    with pytest.raises(Exception, match="the model or export code changed"):
+        graph_pack.pack(bundle, exported_copy / "exports", ["tflite"])
+    exporters.ensure_exported(bundle, ["tflite"], progress=lambda _: None)  # converted anew, with this code
+    assert stale_reasons(bundle, ["tflite"]) == {"tflite": None}
+    assert read_manifest(exported_copy / "exports")["identity"] == variants.export_identity()
+    monkeypatch.setattr(variants, "CONVERTERS", ("tensorflow", "absent-converter-package"))  # another converter
+    monkeypatch.setattr(variants, "_IDENTITY", {})
+    assert "the converters changed since the export" in stale_reasons(bundle, ["tflite"])["tflite"]
