@@ -52,7 +52,7 @@ def main() -> None:
     from gradio_client import Client
 
     from studio.ui.chat import chat_api
-    from studio.ui.common import Limits, AppModel
+    from studio.app_model import Limits, AppModel
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=400)

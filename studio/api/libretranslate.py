@@ -24,14 +24,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from limits import RateLimitItemPerMinute, storage, strategies
 
+from studio.app_model import AppModel, InputError, decode_options, offer_download
 from studio.errors import DataError, StudioError
 from studio.files import session_folder
-from studio.formats import FORMATS, output_name, read_document
+from studio.formats import FORMATS, output_name
 from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, Protector, protector_for
 from studio.text.script import script_of
 from studio.translation import n_best, translate, translate_document
-from studio.ui.common import AppModel, decode_options, offer_download
 
 log = logging.getLogger(__name__)
 
@@ -128,14 +128,21 @@ class LibreTranslateApi:
                                 f"{LANGUAGES.get(source, source)} ({source})")
 
     def check_texts(self, texts: list) -> None:
+        """The app's own input checks (`AppModel.check_text`: empty, too long, nothing readable), in LibreTranslate's
+        words where it has some, for each text; the first one refused is the request's 400."""
         if len(texts) > MAX_TEXTS:
             raise ApiError(400, f"Invalid request: request ({len(texts)}) exceeds text limit ({MAX_TEXTS})")
         limit = self.translator.limits.max_input_chars
-        for text in texts:
+        for number, text in enumerate(texts, start=1):
             if not isinstance(text, str):
                 raise ApiError(400, "Invalid request: q must be a string or a list of strings")
             if len(text) > limit:
                 raise ApiError(400, f"Invalid request: request ({len(text)}) exceeds text limit ({limit})")
+            try:
+                self.translator.check_text(text)
+            except InputError as error:
+                where = f" (text {number} of {len(texts)})" if len(texts) > 1 else ""
+                raise ApiError(400, f"Invalid request: {error}{where}") from None
 
     def generator(self):
         if not self.translator.available:
@@ -186,11 +193,15 @@ class LibreTranslateApi:
         generator = self.generator()
         if text_format == "html":
             try:
-                document = read_document("q.html", text.encode("utf-8"), self.translator.limits.documents)
+                document = self.translator.document("q.html", text.encode("utf-8"))
             except DataError as error:
                 raise ApiError(400, str(error)) from None
-            return translate_document(generator, document, options, protector=protector).document.decode("utf-8")
-        return translate(generator, text.split("\n"), options, protector=protector, timed=True).text
+            result = translate_document(generator, document, options, protector=protector)
+            told(result.warnings)
+            return result.document.decode("utf-8")
+        translation = translate(generator, text.split("\n"), options, protector=protector, timed=True)
+        told(translation.warnings)
+        return translation.text
 
     def alternatives(self, text: str, translation: str, wanted: int, protector) -> list[str]:
         """Up to `wanted` other translations: beam search's n-best, the main translation and repeats left out."""
@@ -219,19 +230,17 @@ class LibreTranslateApi:
                 raise ApiError(400, f"Invalid request: missing {key} parameter")
         if not name:
             raise ApiError(400, "Invalid request: empty file")
-        if Path(name).suffix.lower() not in FORMATS:
+        if Path(name).suffix.lower() not in FORMATS:  # LibreTranslate's words for it
             raise ApiError(400, "Invalid request: file format not supported")
         self.check_pair(params["source"], params["target"])
-        if len(data) > self.translator.limits.max_file_bytes:
-            raise ApiError(400, f"Invalid request: the file is {len(data):,} bytes; the limit is "
-                                f"{self.translator.limits.max_file_bytes:,}")
         try:
-            document = read_document(name, data, self.translator.limits.documents)
+            document = self.translator.document(name, data)
         except DataError as error:
-            raise ApiError(400, str(error)) from None
+            raise ApiError(400, f"Invalid request: {error}") from None
         self.charge(params.get("api_key"), len(document.segments) - 1)  # one request a segment
         result = translate_document(self.generator(), document, decode_options(**TRANSLATOR.default_decoding),
                                     protector=protection(""))
+        told(result.warnings)
         stored = offer_download(self.downloads, safe_name(output_name(name)), result.document,
                                 max_age_s=DOWNLOAD_HOURS * 3600)
         # LibreTranslate's shape of the address, "<unique>.<file name>": here the download's folder and name
@@ -380,6 +389,13 @@ def protection(glossary) -> Protector | None:
         return protector_for(Glossary.parse(str(glossary or ""), "glossary"), True)
     except DataError as error:
         raise ApiError(400, str(error)) from None
+
+
+def told(warnings) -> None:
+    """What the Translate tab shows beside a translation (a loop retried, a line kept as written), logged: a
+    LibreTranslate answer has no place for it."""
+    for warning in dict.fromkeys(warnings or []):
+        log.info("translation warning: %s", warning)
 
 
 def error_response(error: ApiError) -> JSONResponse:

@@ -12,9 +12,12 @@ from pathlib import Path
 import gradio as gr
 from starlette.staticfiles import StaticFiles
 
+from studio.api.libretranslate import NO_KEYS_ON_A_PUBLIC_SERVER, ApiKeys, LibreTranslateApi
+from studio.api.libretranslate import mount as mount_libretranslate
+from studio.app_model import AppModel, Limits
 from studio.errors import StudioError
 from studio.ui.chat import ChatTab, chat_api
-from studio.ui.common import AppModel, Limits
+from studio.ui.common import follow_examples, notify, show_in_use
 from studio.ui.compare import compare_api, compare_tab
 from studio.ui.decoding import remember_settings
 from studio.ui.explore import explore_tab
@@ -22,8 +25,6 @@ from studio.ui.export import ExportTab
 from studio.ui.models import ModelsTab
 from studio.ui.sessions import keep_sessions_lean
 from studio.ui.train import TrainTab
-from studio.ui.libretranslate import NO_KEYS_ON_A_PUBLIC_SERVER, ApiKeys, LibreTranslateApi
-from studio.ui.libretranslate import mount as mount_libretranslate
 from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, remember_glossary, translate_api
 from studio.variants import DEFAULT_BACKEND
 
@@ -36,20 +37,20 @@ def build_app(chatbot: AppModel, translator: AppModel, default_backend: str = DE
     must not start jobs on this machine or download its models), or None."""
     services = {"chatbot": chatbot, "translator": translator}
     # Gradio's own copies of uploads and downloads are deleted after an hour
-    with gr.Blocks(title="Transformer Studio", delete_cache=(600, 3600)) as app:
+    with gr.Blocks(title="Transformer Studio", delete_cache=(600, 3600), analytics_enabled=False) as app:
         gr.Markdown("# Transformer Studio\nA Korean chatbot and a Korean→English translator — Transformers trained "
                     "from scratch, decoding with a key/value cache on TensorFlow, TFLite or ONNX."
                     + (f" The same models also run [in your browser, offline]({SITE_PATH}/) (LiteRT.js)." if site
                        else ""), elem_id="studio-header")
         with gr.Tab("Chat") as chat_tab:
-            chatbot.show_in_use(app, chat_tab, "chat-model")
+            show_in_use(chatbot, app, chat_tab, "chat-model")
             chat = ChatTab(chatbot, default_backend, app)
         with gr.Tab("Translate") as translate_tab:
-            translator.show_in_use(app, translate_tab, "translate-model")
+            show_in_use(translator, app, translate_tab, "translate-model")
             translate = TranslateTab(translator, default_backend)
         # the Models tab may serve another model with another capacity, and other inputs to try
-        chatbot.follow_examples(app, chat_tab, chat.examples)
-        translator.follow_examples(app, translate_tab, translate.examples)
+        follow_examples(chatbot, app, chat_tab, chat.examples)
+        follow_examples(translator, app, translate_tab, translate.examples)
         chat.decoding.follow_capacity(app, chat_tab, lambda: chatbot.capacity)
         translate.decoding.follow_capacity(app, translate_tab, lambda: translator.capacity)
         with gr.Tab("Compare"):
@@ -100,7 +101,7 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
            share: bool = False, auth=None, backend: str = DEFAULT_BACKEND, max_input_chars: int = 1000,
            concurrency: int = 4, progress=print, prevent_thread_lock: bool = False, mcp: bool = False,
            max_batch: int = 16, site=None, api_keys=None):
-    """Serve the app and the LibreTranslate-compatible API (`studio.ui.libretranslate`; `api_keys`: its keys
+    """Serve the app and the LibreTranslate-compatible API (`studio.api.libretranslate`; `api_keys`: its keys
     file); with `mcp`, also Gradio's MCP server (streamable HTTP at /gradio_api/mcp/, SSE at
     /gradio_api/mcp/sse) with two tools, `translate` and `chat` (the `/translate` and `/chat` endpoints)."""
     if site is not None:
@@ -114,8 +115,8 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
                               "pass the app's password on to the app")
     keys = ApiKeys.read(api_keys) if api_keys else None  # a bad file is refused before anything starts
     limits = Limits(max_input_chars)
-    services = [AppModel("chatbot", chatbot_bundle, limits, progress, max_batch),
-                AppModel("translator", translator_bundle, limits, progress, max_batch)]
+    services = [AppModel("chatbot", chatbot_bundle, limits, progress, max_batch, notify=notify),
+                AppModel("translator", translator_bundle, limits, progress, max_batch, notify=notify)]
     for service in services:
         if not service.available:
             progress(f"warning: the {service.task} is unavailable: {service.unavailable.splitlines()[0]}")

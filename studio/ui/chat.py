@@ -9,8 +9,8 @@ import gradio as gr
 from studio.files import session_folder
 from studio.tasks import CHATBOT
 from studio.ui import conversations
-from studio.ui.common import (AppModel, InputError, decode_options, inform, offer_download, read_upload, user_error,
-                              warn, with_warnings)
+from studio.app_model import AppModel, InputError, decode_options, offer_download, with_warnings
+from studio.ui.common import inform, read_upload, user_error, warn
 from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state, remember_settings
 
 

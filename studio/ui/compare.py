@@ -8,7 +8,8 @@ import gradio as gr
 
 from studio.latency.bench import latency_figure
 from studio.tasks import CHATBOT, TASKS, TRANSLATOR
-from studio.ui.common import AppModel, InputError, as_notice, service_for, user_error
+from studio.app_model import AppModel, InputError, service_for
+from studio.ui.common import as_notice, user_error
 
 COLUMNS = ["backend", "output", "first token ms", "ms/token", "tokens", "total ms", "same as TF"]
 

@@ -12,7 +12,7 @@ import math
 
 import gradio as gr
 
-from studio.ui.common import AppModel
+from studio.app_model import AppModel
 
 STRATEGIES = ["greedy", "beam", "sample"]
 # the settings only sampling reads (beam size and length penalty stay enabled: the Translate tab's Alternatives

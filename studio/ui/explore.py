@@ -8,7 +8,8 @@ from functools import partial
 import gradio as gr
 import numpy as np
 
-from studio.ui.common import AppModel, InputError, as_notice, inform, service_for, user_error, warn
+from studio.app_model import AppModel, InputError, service_for
+from studio.ui.common import as_notice, inform, user_error, warn
 from studio.ui.compare import example_for
 from studio.ui.figures import attention_figure, korean_font_missing, positional_figure, schedule_figure
 

@@ -24,7 +24,8 @@ from studio.bundle import load_bundle
 from studio.errors import StudioError
 from studio.files import session_folder
 from studio.latency.bench import run_benchmark
-from studio.ui.common import remove_old_files, warn
+from studio.app_model import remove_old_files
+from studio.ui.common import warn
 from studio.variants import VARIANTS, export_dir_for, read_manifest
 
 TARGETS = {"Python (LiteRT or ONNX Runtime)": "python", "Android (Kotlin)": "android", "iOS (Swift)": "ios",

@@ -10,7 +10,8 @@ import gradio as gr
 
 from studio import library
 from studio.errors import StudioError
-from studio.ui.common import AppModel, inform, warn
+from studio.app_model import AppModel
+from studio.ui.common import inform, warn
 
 COLUMNS = ["in use", "name", "task", "MB", "parameters", "trained on", "dev score"]
 
@@ -60,6 +61,13 @@ DELETE = "Delete"
 USE = "Use it in its tabs"
 
 
+def other_than(name, armed, use_armed):
+    """The Delete and Use questions taken back unless they are about `name`, the model chosen now."""
+    delete = (None, gr.Button(DELETE)) if armed != name else (gr.skip(), gr.skip())
+    use = (None, gr.Button(USE)) if use_armed != name else (gr.skip(), gr.skip())
+    return *delete, *use
+
+
 class ModelsTab:
     def __init__(self, services: dict[str, AppModel]):
         self.services = services
@@ -86,8 +94,10 @@ class ModelsTab:
         armed, use_armed = gr.State(None), gr.State(None)
         disarm = (lambda: (None, gr.Button(DELETE)), None, [armed, delete])
         disarm_use = (lambda: (None, gr.Button(USE)), None, [use_armed, use])
-        self.choice.change(details, self.choice, self.details, **private).then(*disarm, **private).then(
-            *disarm_use, **private)
+        # another model chosen takes both questions back; the model asked about stays asked about (a change event
+        # that answers after a quick click on Delete must not take that click's question back)
+        self.choice.change(details, self.choice, self.details, **private).then(
+            other_than, [self.choice, armed, use_armed], [armed, delete, use_armed, use], **private)
         for button in (refresh, use, rename):
             button.click(*disarm, queue=False, **private)
         for button in (refresh, rename, delete):

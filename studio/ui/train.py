@@ -21,7 +21,8 @@ from studio.data.sources import CHATBOT_URL, chatbot_csv, download_chatbot_data
 from studio.errors import DataError, StudioError
 from studio.tasks import TASKS
 from studio.train import jobs
-from studio.ui.common import AppModel, inform, upload_of, warn
+from studio.app_model import AppModel
+from studio.ui.common import inform, upload_of, warn
 
 SCRATCH, FINE_TUNE = "From scratch", "Fine-tune a model"
 PRESETS = {"small (~10 min)": "{task}-small", "full (hours)": "{task}"}

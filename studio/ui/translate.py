@@ -11,12 +11,12 @@ import gradio as gr
 
 from studio.errors import DataError
 from studio.files import session_folder
-from studio.formats import FORMATS, listed, output_name, read_document
+from studio.formats import FORMATS, listed, output_name
 from studio.tasks import TRANSLATOR
 from studio.text.protect import Glossary, describe, protector_for
 from studio.translation import n_best, translate, translate_document
-from studio.ui.common import (AppModel, InputError, as_notice, decode_options, discard_upload, inform, offer_download,
-                              read_upload, user_error, warn, with_warnings)
+from studio.app_model import AppModel, InputError, decode_options, offer_download, with_warnings
+from studio.ui.common import as_notice, discard_upload, inform, read_upload, user_error, warn
 from studio.ui.decoding import DecodingControls, backend_dropdown, browser_state
 
 # a word's confidence (mean log-probability of its pieces) -> how the Translate tab marks it
@@ -93,12 +93,11 @@ def translate_file(service: AppModel, outputs_dir: Path, file, backend: str, set
     uploads are read, never executed or kept."""
     if file is None:
         raise user_error("Please choose a file first.")
-    limits = service.limits.documents
     try:
         name, data = read_upload(file, service.limits.max_file_bytes, "a document", suffixes=FORMATS)
         options = decode_options(**settings)
         generator = service.generator(backend)
-        document = read_document(name, data, limits)
+        document = service.document(name, data)
     except (DataError, InputError) as error:
         raise user_error(error) from None
     counted = [0, 0]  # sentences done, of

@@ -8,7 +8,7 @@ import json
 import pytest
 from helpers import SAMPLED, chromium, ui_settings
 
-from studio.ui.common import AppModel, Limits, decode_options
+from studio.app_model import AppModel, Limits, decode_options
 
 pytestmark = pytest.mark.browser
 

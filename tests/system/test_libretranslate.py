@@ -1,4 +1,4 @@
-"""The LibreTranslate-compatible API (`studio.ui.libretranslate`): the official Python client against a running
+"""The LibreTranslate-compatible API (`studio.api.libretranslate`): the official Python client against a running
 `studio launch`, then each endpoint and each error over plain HTTP, with LibreTranslate's shapes and words."""
 
 import io
@@ -13,8 +13,8 @@ from helpers import free_port
 
 from studio.errors import StudioError
 from studio.serving import Limits
-from studio.ui.common import AppModel
-from studio.ui.libretranslate import KEY_REQUIRED, MAX_TEXTS, ApiKeys, LibreTranslateApi, detect_language, mount
+from studio.app_model import AppModel
+from studio.api.libretranslate import KEY_REQUIRED, MAX_TEXTS, ApiKeys, LibreTranslateApi, detect_language, mount
 from studio.ui.translate import translate_api
 
 KOREAN = "나는 커피를 좋아해."
@@ -92,6 +92,8 @@ def test_a_list_auto_detection_alternatives_and_html_come_back_in_libretranslate
     ({"q": KOREAN, "source": "ko", "target": "en", "alternatives": "many"}, 400,
      "Invalid request: alternatives parameter is not a number"),
     ({"q": [KOREAN, 3], "source": "ko", "target": "en"}, 400, "Invalid request: q must be a string or a list of strings"),
+    ({"q": [KOREAN, "  "], "source": "ko", "target": "en"}, 400,  # the app's own check: an empty text is refused
+     "Invalid request: Please enter Korean text to translate. (text 2 of 2)"),
     ({"q": KOREAN, "source": "ko", "target": "en", "strategy": "sample"}, 400,
      "Invalid request: strategy must be greedy or beam"),
 ])

@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from studio.tasks import CHATBOT, TRANSLATOR  # noqa: E402
 from studio.translation import finish_sentence  # noqa: E402
-from studio.ui.common import AppModel, Limits, decode_options  # noqa: E402
+from studio.app_model import AppModel, Limits, decode_options  # noqa: E402
 
 MESSAGE = "나는 커피를 좋아해?"
 SENTENCE = "너는 영화를 봤어?"

@@ -238,7 +238,7 @@ def test_the_tools_are_off_on_a_public_server_without_a_password(exported):
     """`launch` on a non-loopback host (or --share) without --auth builds the Models, Train and Export tabs as a
     notice only: a visitor can neither start a job nor download a model."""
     from studio.ui.app import build_app
-    from studio.ui.common import AppModel, Limits
+    from studio.app_model import AppModel, Limits
 
     services = [AppModel(task, exported[0], Limits()) for task in ("chatbot", "translator")]
     public = build_app(*services, tools_off="this server is reachable beyond this computer without a password")

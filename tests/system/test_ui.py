@@ -11,7 +11,7 @@ import pytest
 from helpers import SAMPLED, chromium, free_port, ui_settings
 
 from studio.ui.app import build_app
-from studio.ui.common import AppModel, InputError, Limits, decode_options
+from studio.app_model import AppModel, InputError, Limits, decode_options
 
 MESSAGE = "나는 커피를 좋아해?"
 
@@ -314,7 +314,7 @@ def test_auth_protects_the_app_and_its_api(services):
 
 
 def test_downloads_get_their_own_folder_and_old_ones_are_removed(tmp_path):
-    from studio.ui.common import offer_download
+    from studio.app_model import offer_download
 
     first = offer_download(tmp_path / "out", "notes.en.txt", "안녕 hello")
     second = offer_download(tmp_path / "out", "notes.en.txt", b"bytes")

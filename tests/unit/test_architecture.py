@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # longest matching prefix places a module.
 LAYERS = (
     ("app", ("studio.cli", "studio.ui")),
-    ("jobs", ("studio.serving", "studio.scheduler", "studio.latency", "studio.train.run", "studio.train.accelerated",
+    ("api", ("studio.api",)),  # below the page: it imports no Gradio
+    ("jobs", ("studio.app_model", "studio.serving", "studio.scheduler", "studio.latency", "studio.train.run", "studio.train.accelerated",
               "studio.train.card", "studio.train.ensemble", "studio.train.jobs")),
     ("translation", ("studio.translation", "studio.evaluate", "studio.fidelity")),
     ("inference", ("studio.inference",)),
@@ -114,3 +115,20 @@ def test_no_module_but_tasks_decides_by_a_tasks_name():
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
              if comparison.search(line.split("#")[0])]
     assert not found, "decide by a Task field instead:\n" + "\n".join(found)
+
+
+def test_the_api_and_the_request_core_import_no_gradio():
+    """The LibreTranslate API and `AppModel` sit below the page: nothing they import, directly or through other
+    modules of the project, imports Gradio."""
+    known, edges = modules(), graph()
+    reached, todo = set(), ["studio.api.libretranslate", "studio.app_model"]
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += edges[name]
+    gradio = [name for name in sorted(reached) for node in ast.walk(ast.parse(known[name].read_text(encoding="utf-8")))
+              if isinstance(node, (ast.Import, ast.ImportFrom))
+              and any((alias.name if isinstance(node, ast.Import) else node.module or "").split(".")[0] == "gradio"
+                      for alias in node.names)]
+    assert not gradio, f"these import Gradio: {gradio}"

@@ -4,7 +4,7 @@ first export or rebuild starts (issue 39: a first ONNX reply took 70 s with noth
 from __future__ import annotations
 
 from studio.ui.chat import EMPTY_REPLY, chat_reply
-from studio.ui.common import InputError
+from studio.app_model import InputError
 
 
 class Preparing:
@@ -98,7 +98,7 @@ def test_the_try_examples_are_the_models_own_when_another_model_is_in_use(tmp_pa
 
     from studio.bundle import default_bundle
     from studio.tasks import CHATBOT
-    from studio.ui.common import AppModel
+    from studio.app_model import AppModel
 
     shipped = SimpleNamespace(task="chatbot", bundle_path=default_bundle("chatbot"))
     assert AppModel.examples(shipped) == list(CHATBOT.prompts)

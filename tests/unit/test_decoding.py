@@ -231,7 +231,7 @@ def test_alternatives_that_differ_only_in_case_or_end_punctuation_are_one():
 
 
 def test_the_seed_box_empty_is_a_new_sample_each_time_and_text_must_be_a_whole_number():
-    from studio.ui.common import InputError, decode_options
+    from studio.app_model import InputError, decode_options
 
     assert decode_options("sample", seed="").seed is None and decode_options("sample", seed=" 42 ").seed == 42
     assert decode_options("sample", seed=None).seed is None and decode_options("sample", seed=7.0).seed == 7  # API
