@@ -43,6 +43,12 @@ from studio.variants import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANT
                              export_identity, identity_reason, input_names, read_manifest, resolve, source_hashes,
                              stale_reasons)
 
+# format (`studio.variants.MODEL_FORMATS`, those exported) -> the converter that writes its variants' files,
+# `converter(job, variant) -> {file: manifest details}` into `job.work` (`ExportJob`); the manifest entry of each
+# file is {"format", "quantization", **details}. Imported when used (ONNX's and CTranslate2's are heavy).
+CONVERTERS = {"tflite": "exporters.tflite:export_variant", "onnx": "exporters.onnx:export_variant",
+              "ctranslate2": "exporters.ctranslate2:export_variant"}
+
 GOLDEN = "golden/golden.json"
 
 
@@ -242,7 +248,7 @@ def _convert(job: ExportJob) -> dict[str, dict]:
     manifest entries."""
     written: dict[str, dict] = {}
     for v in job.chosen:
-        export_variant = resolve(v.model_format.converter)
+        export_variant = resolve(CONVERTERS[v.format])
         for name, details in export_variant(job, v).items():
             written[name] = {"format": v.format, "quantization": v.quantization, **details}
     return written

@@ -4,10 +4,11 @@ tensors their graphs take and give (`input_names`). Nothing here imports TensorF
 A *variant* is a backend a user can name (`--backend tflite-int8`, `studio bench --backends ctranslate2`):
 its format, its quantization, and the files an export writes for it. The runtimes (`studio.runtimes`),
 the converters (`exporters`), the CLI's choices and help, the benchmark and the tests all read this table.
-A variant's *format* (`MODEL_FORMATS`: tf, tflite, onnx, ctranslate2) names the converter that writes its files
-and the runtime class that runs them, as "module:attribute" strings that `resolve` imports only when one is used:
-this module stays cheap to import and imports no layer above it. A new backend is one `ModelFormat` row, its
-`Variant` rows, a converter module in `exporters/` and a runtime module in `studio/runtimes/`.
+A variant's *format* (`MODEL_FORMATS`: tf, tflite, onnx, ctranslate2) says whether its files are exported and run
+step by step; the converters (`exporters.CONVERTERS`) and runtime classes (`studio.runtimes.RUNTIMES`) are named as
+"module:attribute" strings that `resolve` imports only when one is used: this module stays cheap to import and names
+no module of another layer. A new backend is one `ModelFormat` row, its `Variant` rows, a converter module in
+`exporters/` with its `CONVERTERS` entry and a runtime module in `studio/runtimes/` with its `RUNTIMES` entry.
 
 Exported files live in `<bundle>/exports`, or in the user cache when the bundle is read-only (a
 pip-installed bundle). `manifest.json` beside them records each file's sha256 and the sha256 of the
@@ -105,28 +106,20 @@ def input_names(num_layers: int) -> dict[str, list[str]]:
 
 @dataclass(frozen=True)
 class ModelFormat:
-    """How the variants of one format are made and run, named as "module:attribute" (imported by `resolve`, only
-    when used: a converter in `exporters`, a runtime class in `studio.runtimes`).
-
-    - `converter(job, variant) -> {file: manifest details}` writes the variant's `files` into `job.work`
-      (`exporters.ExportJob`); the manifest entry of each file is {"format", "quantization", **details}.
-    - `runtime.load(bundle, variant, paths, model=None, threads=None)` (a classmethod) gives a runtime
-      (`studio.runtimes.base.Runtime`) over the variant's files (`paths`, in `files`' order; [] for the Keras model).
-    """
+    """What the variants of one format are: exported or not, run step by step or not. The code that writes and
+    runs them names itself, each in its own layer: `exporters.CONVERTERS` (the converter of each exported format)
+    and `studio.runtimes.RUNTIMES` (the runtime class of each format or variant); this table names neither."""
     name: str
-    converter: str | None = None  # None: nothing to export (the Keras model itself)
-    runtime: str | None = None  # None: not run step by step here (CTranslate2 decodes whole sequences)
+    exported: bool = False  # False: nothing to export (the Keras model itself)
+    stepwise: bool = True  # False: not run step by step here (CTranslate2 decodes whole sequences)
     description: str = ""
 
 
 MODEL_FORMATS: dict[str, ModelFormat] = {f.name: f for f in (
-    ModelFormat("tf", runtime="studio.runtimes.tf_runtime:TFCachedRuntime",
-                description="the Keras model, run by TensorFlow"),
-    ModelFormat("tflite", converter="exporters.tflite:export_variant",
-                runtime="studio.runtimes.tflite_runtime:TFLiteRuntime", description="LiteRT"),
-    ModelFormat("onnx", converter="exporters.onnx:export_variant",
-                runtime="studio.runtimes.onnx_runtime:ONNXRuntime", description="ONNX Runtime"),
-    ModelFormat("ctranslate2", converter="exporters.ctranslate2:export_variant",
+    ModelFormat("tf", description="the Keras model, run by TensorFlow"),
+    ModelFormat("tflite", exported=True, description="LiteRT"),
+    ModelFormat("onnx", exported=True, description="ONNX Runtime"),
+    ModelFormat("ctranslate2", exported=True, stepwise=False,
                 description="CTranslate2, whose engine decodes whole sequences: `studio bench` runs it "
                             "(`studio.latency.ctranslate2_model`)"),
 )}
@@ -148,7 +141,6 @@ class Variant:
     serves: bool = True  # False: not served by the app/CLI (`studio bench` measures it; `studio web` ships it)
     description: str = ""
     batch: int | None = None  # a graph traced with this fixed batch size (None: any batch)
-    runtime: str | None = None  # a runtime class other than its format's ("module:Class"; tf-naive's loop)
 
     @property
     def exported(self) -> bool:
@@ -158,16 +150,10 @@ class Variant:
     def model_format(self) -> ModelFormat:
         return MODEL_FORMATS[self.format]
 
-    @property
-    def runtime_class(self) -> str | None:
-        """The "module:Class" that runs this variant (None: no step-by-step runtime)."""
-        return self.runtime or self.model_format.runtime
-
 
 VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant("tf", "tf", "none", "cached", description="the Keras model, cached decoder"),
-    Variant("tf-naive", "tf", "none", "naive", description="the tutorials' loop that re-runs the model each step",
-            runtime="studio.runtimes.tf_runtime:TFNaiveRuntime"),
+    Variant("tf-naive", "tf", "none", "naive", description="the tutorials' loop that re-runs the model each step"),
     Variant("tflite", "tflite", "none", "fp32", ("model.tflite",), description="LiteRT"),
     Variant("tflite-float16", "tflite", "float16", "float16", ("model.float16.tflite",),
             description="LiteRT, float16 weights"),

@@ -5,25 +5,31 @@ higher one."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # Top to bottom; a module may import its own layer's modules (without a circle) and every layer below. The
-# longest matching prefix places a module.
+# longest matching prefix places a module ("studio" is the package's own __init__ alone); every module is placed,
+# and docs/architecture.md's table says the same (`test_the_architecture_docs_table_is_the_rule`).
 LAYERS = (
     ("app", ("studio.cli", "studio.ui")),
     ("api", ("studio.api",)),  # below the page: it imports no Gradio
-    ("jobs", ("studio.app_model", "studio.serving", "studio.scheduler", "studio.latency", "studio.train.run", "studio.train.accelerated",
-              "studio.train.card", "studio.train.ensemble", "studio.train.jobs")),
+    ("jobs", ("studio.app_model", "studio.serving", "studio.scheduler", "studio.latency", "studio.train.run",
+              "studio.train.accelerated", "studio.train.card", "studio.train.ensemble", "studio.train.jobs")),
     ("translation", ("studio.translation", "studio.evaluate", "studio.fidelity")),
     ("inference", ("studio.inference",)),
     ("exporters", ("exporters",)),
     ("runtimes", ("studio.runtimes", "studio.bundle", "studio.variants", "studio.graph_pack", "studio.library")),
     ("documents", ("studio.formats", "studio.data", "studio.model", "studio.train")),
     ("text", ("studio.text", "studio.generate", "studio.tasks")),
-    ("base", ("studio.errors", "studio.files", "studio.config", "studio.weights", "studio.quiet_tf", "studio")),
+    ("base", ("studio.errors", "studio.files", "studio.config", "studio.weights", "studio.quiet_tf", "studio.paths",
+              "studio")),
 )
+# a registry's "module:attribute" string (`studio.variants`, `studio.formats`, `exporters.CONVERTERS`) is an import
+# made later: an edge like any other
+REGISTRY_NAME = re.compile(r"^((?:studio|exporters)(?:\.\w+)*):\w+$")
 
 
 def modules() -> dict[str, Path]:
@@ -40,7 +46,9 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     targets = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and REGISTRY_NAME.match(node.value):
+            targets.add(REGISTRY_NAME.match(node.value).group(1))
+        elif isinstance(node, ast.Import):
             targets |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
@@ -60,7 +68,7 @@ def _owner(target: str, known) -> str | None:
 def layer(name: str) -> int:
     """The layer's depth from the top (0 = app)."""
     best = max(((len(prefix), depth) for depth, (_, prefixes) in enumerate(LAYERS) for prefix in prefixes
-                if name == prefix or name.startswith(prefix + ".")), default=None)
+                if name == prefix or (prefix != "studio" and name.startswith(prefix + "."))), default=None)
     assert best is not None, f"{name} is in no layer of LAYERS: add it where it belongs"
     return best[1]
 
@@ -132,3 +140,19 @@ def test_the_api_and_the_request_core_import_no_gradio():
               and any((alias.name if isinstance(node, ast.Import) else node.module or "").split(".")[0] == "gradio"
                       for alias in node.names)]
     assert not gradio, f"these import Gradio: {gradio}"
+
+
+def test_registry_strings_are_seen_as_imports(tmp_path):
+    (tmp_path / "studio").mkdir()
+    (tmp_path / "studio" / "table.py").write_text('RUNTIME = "studio.runtimes.tf_runtime:TFCachedRuntime"\n')
+    known = {"studio.table": tmp_path / "studio" / "table.py", "studio.runtimes.tf_runtime": tmp_path}
+    assert imports("studio.table", known["studio.table"], known) == {"studio.runtimes.tf_runtime"}
+
+
+def test_the_architecture_docs_table_is_the_rule():
+    """docs/architecture.md's layer table lists the layers of LAYERS, in order, with the same modules."""
+    rows = [line.split("|")[1:3] for line in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+            .split("## Layers and the dependency rule", 1)[1].split("\n\n")[2].splitlines()[2:]]
+    documented = [(layer_name.strip(), {path.strip("/").replace("/", ".").removesuffix(".py").removesuffix(
+        ".__init__") for path in re.findall(r"`([^`]+)`", modules_cell)}) for layer_name, modules_cell in rows]
+    assert documented == [(name, set(prefixes)) for name, prefixes in LAYERS]

@@ -29,19 +29,22 @@ def definition(target: str) -> ast.AST | None:
 
 
 def test_every_format_names_a_converter_and_a_runtime_class_that_exist():
-    for fmt in MODEL_FORMATS.values():
-        if fmt.converter:
-            assert fmt.converter.startswith("exporters.") and isinstance(definition(fmt.converter), ast.FunctionDef)
-        if fmt.runtime:
-            assert fmt.runtime.startswith("studio.runtimes.")
+    from exporters import CONVERTERS
+    from studio.runtimes import RUNTIMES, runtime_class
+
+    assert set(CONVERTERS) == {name for name, fmt in MODEL_FORMATS.items() if fmt.exported}
+    for name, converter in CONVERTERS.items():
+        assert converter.startswith("exporters.") and isinstance(definition(converter), ast.FunctionDef), name
+    assert all(runtime.startswith("studio.runtimes.") for runtime in RUNTIMES.values())
     for v in VARIANTS.values():
         assert v.format in MODEL_FORMATS, v.name
-        assert v.exported == bool(v.model_format.converter), v.name  # files to write <=> a converter writes them
+        assert v.exported == v.model_format.exported, v.name  # files to write <=> a converter writes them
+        assert (runtime_class(v) is not None) == v.model_format.stepwise, v.name
         if v.serves:  # what the app and the CLI run has a runtime class, made by its `load` classmethod
-            runtime = definition(v.runtime_class)
+            runtime = definition(runtime_class(v))
             assert isinstance(runtime, ast.ClassDef), v.name
             assert any(isinstance(node, ast.FunctionDef) and node.name == "load" for node in runtime.body), v.name
-    assert VARIANTS["tf-naive"].runtime_class != VARIANTS["tf"].runtime_class
+    assert runtime_class(VARIANTS["tf-naive"]) != runtime_class(VARIANTS["tf"])
 
 
 def test_the_tables_import_no_converter_runtime_or_reader():
