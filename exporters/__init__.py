@@ -38,6 +38,7 @@ from studio.bundle import load_bundle
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes, sha256_of
 from studio.graph_pack import unpack
+from studio.quiet_tf import import_tensorflow_quietly
 from studio.runtimes.graph_state import source_buckets
 from studio.variants import (EXPORT_FORMAT, EXPORTED_BACKENDS, MANIFEST, VARIANTS, Variant, export_dir_for,
                              export_identity, identity_reason, input_names, read_manifest, resolve, source_hashes,
@@ -282,6 +283,7 @@ def ensure_exported(bundle, backends, export_dir: Path | None = None, progress=p
         if missing:
             first = next(iter(missing.values()))
             progress(f"{first}\nExporting {', '.join(missing)} now (once; this takes a little while)...")
+            import_tensorflow_quietly()  # the converters need it; without its start-up chatter
             export_bundle(bundle, directory, list(missing), verify=False, progress=progress, golden=False)
     return directory
 

@@ -132,7 +132,7 @@ class ServedModel:
                 log.debug("%s on %s: %s", self.task, backend, f"export needed ({reason})" if reason else "ready to load")
                 self._checked.pop(backend, None)  # decided: after a failure, a later call looks again
                 stale = reason and self.build_missing
-                if chosen.format == "tf" or stale:
+                if chosen.format == "tf":
                     import_tensorflow_quietly()  # without its start-up chatter; exported runtimes never import it
                 if stale:
                     ensure_exported(self.bundle, [backend], progress=self.progress)

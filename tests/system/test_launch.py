@@ -21,3 +21,29 @@ def test_first_launch_serves_at_once_and_exports_only_the_default_backend(bundle
         app.close()
     exported = sorted(p.name for p in (bundle_copy / "exports").iterdir() if not p.name.startswith("."))
     assert exported == ["manifest.json", "model.tflite"]  # the other backends wait until someone picks them
+
+
+def test_launch_on_the_shipped_packs_never_imports_tensorflow(tmp_path):
+    """`studio launch` imports TensorFlow only when a backend or an export needs it: the command itself, the app and
+    the shipped models' TFLite graphs (rebuilt from their packs) do not (its import was ~4 s of a first launch on
+    2 cores)."""
+    import os
+    import subprocess
+    import sys
+
+    script = """
+import sys
+import studio.cli
+import studio.ui.app
+from studio.app_model import AppModel, Limits
+def launch(*args, **kwargs):
+    for task in ("chatbot", "translator"):
+        AppModel(task, None, Limits(200)).generator("tflite")
+    print("tensorflow imported:", "tensorflow" in sys.modules)
+studio.ui.app.launch = launch
+sys.argv = ["studio", "launch"]
+studio.cli.main()
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "STUDIO_CACHE_DIR": str(tmp_path / "cache")})
+    assert "tensorflow imported: False" in result.stdout, result.stdout + result.stderr
