@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from pathlib import Path
 
 import gradio as gr
@@ -258,8 +259,11 @@ def loss_curve(events: list[dict], points: int = 300, smoothing: float = 0.95) -
         smoothed.append((e["step"], value))
     every = max(1, len(smoothed) // points)
     rows = [(step, value, "training loss") for step, value in smoothed[::every]]
-    rows += [(e["step"], e["losses"]["dev_loss"], "dev loss") for e in events
-             if e["kind"] == "epoch" and "dev_loss" in e.get("losses", {})]
+    dev = [(e["step"], e["losses"]["dev_loss"], "dev loss") for e in events
+           if e["kind"] == "epoch" and "dev_loss" in e.get("losses", {})]
+    # before the first epoch ends, a dev-loss point with no value: a curve the plot's first frame lacks is never
+    # drawn by the frames that follow (Gradio 6.31 in Chromium: it stayed blank, with no legend, until a reload)
+    rows += dev or ([(rows[0][0], math.nan, "dev loss")] if rows else [])
     return _typed(rows, {"step": "int64", "value": "float64", "curve": "string"})
 
 

@@ -90,9 +90,11 @@ def test_a_new_user_trains_stops_resumes_and_chats_with_a_model_of_their_own(pag
     assert "epoch" in finished
     assert page.locator("#train-samples").inner_text().count(MESSAGE[:2]) >= 0  # the table is drawn
     assert "is in your models" in page.locator("#train-comparison").inner_text()
-    for plot in ("#train-loss", "#train-chrf"):  # lines drawn in colour, on the page that was empty before the run
-        page.wait_for_function("(plot) => [...document.querySelectorAll(plot + ' .mark-line path')]"
-                               ".some(line => line.getAttribute('stroke'))", arg=plot)
+    for plot, curves in (("#train-loss", 2), ("#train-chrf", 1)):  # every line drawn in colour, on the page that
+        page.wait_for_function("([plot, curves]) => {"  # was empty before the run: the dev loss too, though the
+                               "const lines = [...document.querySelectorAll(plot + ' .mark-line path')];"  # first
+                               "return lines.length >= curves && lines.every(line => line.getAttribute('stroke'))}",
+                               arg=[plot, curves])  # frames had none of it
 
     page.get_by_role("tab", name="Models").click()  # lists the library as it is now
     page.wait_for_function("document.querySelector('#models-table')?.innerText.includes('web bot')")

@@ -42,6 +42,9 @@ def test_the_curves_are_typed_frames_and_nothing_before_the_first_point():
     assert loss_curve(events)["curve"].tolist() == ["training loss", "dev loss"]
     assert str(loss_curve(events).dtypes["curve"]) == "string" and str(chrf_curve(events).dtypes["epoch"]) == "int64"
     assert chrf_curve(events).values.tolist() == [[1, 12.5]]
+    early = loss_curve([step(1, 1.0, 10), step(2, 2.0, 20)])  # before the first epoch's dev loss
+    assert early["curve"].tolist() == ["training loss", "training loss", "dev loss"]  # both curves from the start
+    assert early["value"].isna().tolist() == [False, False, True]  # the dev point has no value: nothing drawn
 
 
 def test_the_finished_job_says_when_its_model_was_renamed_or_deleted_since(tmp_path, monkeypatch):
@@ -77,7 +80,7 @@ def test_the_tick_sends_the_status_only_when_the_job_changed(tmp_path, monkeypat
     with open(job.folder / "events.jsonl", "a", encoding="utf-8") as events:
         events.write(json.dumps(step(1, 1.0, 10)) + "\n")
     *sent, now = follow_changes(job, shown)  # a new event: the status and curves are sent again
-    assert now != shown and "step 1" in sent[0] and len(sent[1]) == 1
+    assert now != shown and "step 1" in sent[0] and len(sent[1]) == 2  # its first step, and the dev loss to come
     assert follow_changes(None, None)[0] == "No training yet." and follow_changes(None, ("no job",))[-1] == ("no job",)
 
 
