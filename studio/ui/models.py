@@ -75,7 +75,8 @@ class ModelsTab:
                     f"Train tab (kept on this computer in `{library.models_dir()}`). **Use** makes a model the one the "
                     "Chat, Translate, Compare and Explore tabs run for its task.")
         self.table = gr.Dataframe(headers=COLUMNS, value=lambda: library_rows(services), interactive=False,
-                                  wrap=True, elem_id="models-table")
+                                  wrap=True, elem_id="models-table",  # every column on the page at 1200 px
+                                  column_widths=["6%", "14%", "10%", "6%", "11%", "22%", "31%"])
         with gr.Row():
             self.choice = gr.Dropdown(label="Model", choices=self.names(), value=None, elem_id="models-choice")
             refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90,  # beside the list, not stretched
