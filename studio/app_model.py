@@ -181,7 +181,6 @@ def decode_options(strategy: str = "greedy", beam_size: float = 4, length_penalt
         raise InputError(f"Invalid decoding settings: {error}") from None
 
 
-__all__ = ["AppModel", "InputError", "Limits", "decode_options"]
 
 
 def with_warnings(summary: str, warnings) -> str:

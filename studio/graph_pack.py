@@ -24,7 +24,8 @@ import numpy as np
 
 from studio.errors import BundleError
 from studio.files import atomic_write_bytes
-from studio.variants import EXPORT_FORMAT, MANIFEST, VARIANTS, identity_reason, read_manifest, source_hashes
+from studio.variants import (EXPORT_FORMAT, MANIFEST, VARIANTS, export_identity, identity_reason, read_manifest,
+                             source_hashes)
 from studio.weights import load_npz
 
 log = logging.getLogger(__name__)
@@ -131,8 +132,9 @@ def _index(bundle) -> dict | None:
         index = json.loads(path.read_text(encoding="utf-8"))
         if index["format"] != PACK_FORMAT or index["manifest"]["format"] != EXPORT_FORMAT:
             return None
-        if identity_reason(index["manifest"].get("identity")):  # graphs other model or export code made
-            log.debug("%s: not used (%s)", path, identity_reason(index["manifest"].get("identity")))
+        other_code = identity_reason(index["manifest"].get("identity"), converters=False)
+        if other_code:  # graphs that other model or export code made
+            log.debug("%s: not used (%s)", path, other_code)
             return None
         for name in index["backends"]:
             for file in VARIANTS[name].files:
@@ -210,6 +212,9 @@ def _merge_manifest(export_dir: Path, index: dict, written: set[str], bundle_pat
             raise ValueError("made from other weights, or by another version")
     except (BundleError, ValueError):  # missing, corrupted or stale: start from the pack's
         manifest = {key: value for key, value in index["manifest"].items() if key != "files"} | {"files": {}}
+        # the pack's graphs were accepted by the code that made them (`_index`), rebuilt byte for byte: they stand
+        # for what this code exports, whatever converters this computer has
+        manifest["identity"] = export_identity()
     manifest["source"] = {**manifest.get("source", {}), "bundle": str(bundle_path)}
     manifest["files"] = {**manifest.get("files", {}), **{f: index["manifest"]["files"][f] for f in written}}
     atomic_write_bytes(Path(export_dir) / MANIFEST,

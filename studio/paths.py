@@ -29,15 +29,26 @@ def _variable(name: str) -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def _has(folder: Path, names) -> bool:
+    try:
+        return any((folder / name).exists() for name in names)
+    except OSError:  # a folder this user cannot look into holds nothing usable
+        return False
+
+
+def has_corpora(folder: Path) -> bool:
+    """Whether `folder` holds training data laid out as `studio data` lists it."""
+    return _has(folder, ("chatbot/ChatbotData.csv", "ChatbotData.csv", "koen"))
+
+
 def holds_corpora(folder: Path) -> bool:
-    """Whether `folder` is laid out as training data (`studio data`'s layout) rather than as the app's own."""
-    corpora = any((folder / relative).exists() for relative in ("chatbot/ChatbotData.csv", "ChatbotData.csv", "koen"))
-    own = any((folder / name).exists() for name in ("models", "library.json", "jobs"))
-    return corpora and not own
+    """Whether `folder` is laid out as training data rather than as the app's own folder."""
+    return has_corpora(folder) and not _has(folder, ("models", "library.json", "jobs"))
 
 
 def _corpus_folder_as_data_dir() -> Path | None:
-    """STUDIO_DATA_DIR when it names a corpus folder (the old advice), warned about once."""
+    """STUDIO_DATA_DIR when it names a corpus folder and none of the app's files (the old advice), warned about
+    once."""
     given = _variable(DATA_VARIABLE)
     if given is None or not holds_corpora(given):
         return None
@@ -63,8 +74,13 @@ def data_dir() -> Path:
 
 
 def corpora_dir() -> Path | None:
-    """The folder of training corpora the user named (STUDIO_CORPORA_DIR, or the old misuse of STUDIO_DATA_DIR)."""
-    return _variable(CORPORA_VARIABLE) or _corpus_folder_as_data_dir()
+    """The folder of training corpora the user named: STUDIO_CORPORA_DIR, else (this release only) a STUDIO_DATA_DIR
+    that holds corpora, as the old advice had it (with the app's own files beside them, or not)."""
+    given = _variable(CORPORA_VARIABLE)
+    if given is not None:
+        return given
+    data = _variable(DATA_VARIABLE)
+    return _corpus_folder_as_data_dir() or (data if data is not None and has_corpora(data) else None)
 
 
 def cache_dir() -> Path:

@@ -40,7 +40,8 @@ SOURCE_FILES = ("weights.npz", "config.json")  # what an export is made from
 # a change to any of it, or another minor version of a converter, makes every export and graph pack stale
 GRAPH_CODE = ("studio/model", "studio/runtimes/signatures.py", "studio/runtimes/graph_state.py",
               "exporters/tflite.py", "exporters/onnx.py")
-CONVERTERS = ("tensorflow", "tf2onnx", "onnx", "onnxruntime")  # onnxruntime: the int8 graphs' quantizer
+# keras builds the traced layers; onnxruntime quantizes the int8 graphs
+CONVERTERS = ("tensorflow", "keras", "tf2onnx", "onnx", "onnxruntime")
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -80,17 +81,18 @@ def _converter_versions() -> dict[str, str]:
     return versions
 
 
-def identity_reason(recorded: dict | None) -> str | None:
-    """Why graphs recorded with `recorded` (a manifest's "identity") were made by other code or converters; None
-    when they match `export_identity()`."""
+def identity_reason(recorded: dict | None, converters: bool = True) -> str | None:
+    """Why graphs recorded with `recorded` (a manifest's "identity") were made by other code (or, with `converters`,
+    other converter versions); None when they match `export_identity()`. A graph pack is judged by the code alone:
+    its files are rebuilt byte for byte as exported, whatever converters this computer has."""
     current = export_identity()
     if not isinstance(recorded, dict) or "code" not in recorded:
         return "the export records no code identity (made by an older version)"
     if recorded.get("code") != current["code"]:
         return "the model or export code changed since the export (its graphs would differ)"
-    changed = [f"{name} {recorded.get('converters', {}).get(name)} -> {version}"
-               for name, version in current["converters"].items()
-               if recorded.get("converters", {}).get(name) != version]
+    made_by = recorded.get("converters") if isinstance(recorded.get("converters"), dict) else {}
+    changed = [f"{name} {made_by.get(name)} -> {version}" for name, version in current["converters"].items()
+               if converters and made_by.get(name) != version]
     return f"the converters changed since the export ({', '.join(changed)})" if changed else None
 
 

@@ -7,6 +7,7 @@ directory), then the download cache (`studio.paths.downloads_dir()`: `data/` in 
 
 from __future__ import annotations
 
+import http.client
 import os
 import tempfile
 import urllib.request
@@ -171,8 +172,11 @@ def download(url: str, destination: Path, expected_sha256: str | None = None, ti
     Without a pinned digest the first download's digest is recorded beside the file (`.sha256`) and later
     uses are checked against it, so silent corruption or a changed upstream file is noticed."""
     destination = Path(destination)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(dir=destination.parent, prefix=destination.name + ".")
+    try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp_name = tempfile.mkstemp(dir=destination.parent, prefix=destination.name + ".")
+    except OSError as error:
+        raise DataError(destination.parent, f"cannot write the download here ({error.strerror or error})") from None
     try:
         with os.fdopen(handle, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
             total, done = int(response.headers.get("Content-Length") or 0), 0
@@ -185,7 +189,7 @@ def download(url: str, destination: Path, expected_sha256: str | None = None, ti
         if expected_sha256 and digest != expected_sha256:
             raise DataError(url, f"sha256 mismatch: got {digest}, expected {expected_sha256}")
         os.replace(temp_name, destination)
-    except OSError as error:
+    except (OSError, http.client.HTTPException, ValueError) as error:  # a connection cut mid-way, a bad header
         raise DataError(url, f"download failed ({error}); without internet, copy the file to {destination}, or "
                              f"name a folder that holds it ({WHERE})") from None
     finally:

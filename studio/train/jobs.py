@@ -229,16 +229,21 @@ def stop(job: Job) -> bool:
     if state["state"] not in ("starting", "running"):
         raise StudioError(f"the job {job.spec.name} is {state['state']}, not running")
     pid = int(state["pid"])
-    if _has_checkpoint(job) or trained_seconds(job) >= EARLY_STOP_SECONDS:
-        os.kill(pid, signal.SIGTERM)
-        return False
     try:
-        os.killpg(pid, signal.SIGKILL)  # its own session (`start`): the process and anything it started
+        if _has_checkpoint(job) or trained_seconds(job) >= EARLY_STOP_SECONDS:
+            os.kill(pid, signal.SIGTERM)
+            return False
+        try:
+            os.killpg(pid, signal.SIGKILL)  # its own session (`start`): the process and anything it started
+        except (ProcessLookupError, PermissionError):  # not a session leader (started by hand): the process alone
+            os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
-        pass
+        raise StudioError(f"the job {job.spec.name} ended meanwhile") from None
     deadline = time.monotonic() + 10
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
+    if _alive(pid):
+        raise StudioError(f"the job {job.spec.name} did not end; try Stop again")
     job._write_state("stopped", pid=None, reason="stopped by the user before it had trained a minute (it was "
                                                  "still preparing or compiling): Resume starts it again")
     return True

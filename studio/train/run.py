@@ -33,6 +33,7 @@ from studio.data.pipeline import (CURRENT_SPLIT, SPLIT_KEYS, SampledBatches, che
 from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, select_sources
 from studio.errors import StudioError
 from studio.evaluate import decoding_name, score
+from studio.files import atomic_write_bytes
 from studio.inference import TextGenerator
 from studio.tasks import TASKS, task_named
 from studio.text import TokenizerPair, pipeline_for, train_tokenizer
@@ -235,7 +236,7 @@ def _resumed_config(out: Path, overrides: dict) -> tuple[BundleConfig, list[str]
         raise StudioError(f"cannot change {', '.join(changed)} when resuming (the run was built with other "
                           "values); only train.* settings that do not decide the batches can change")
     run["config"] = requested.to_dict()  # e.g. a larger time budget or more epochs
-    (out / "run.json").write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_bytes(out / "run.json", (json.dumps(run, indent=2, ensure_ascii=False) + "\n").encode())
     return requested, run["data_files"], run.get("dev_files", [])
 
 
@@ -329,11 +330,10 @@ def build_tokenizers(run: TrainingRun) -> TokenizerPair:
         tokenizers.save(out / "tokenizer")
         started_from = ({"initialized_from": str(run.initial.path), "embeddings_reindexed": run.transplanting}
                         if run.initial else {})
-        (out / "run.json").write_text(json.dumps({"config": config.to_dict(),
-                                                  "data_files": [str(Path(f).resolve()) for f in run.files],
-                                                  "dev_files": [str(Path(f).resolve()) for f in run.dev_files],
-                                                  **started_from},
-                                                 indent=2, ensure_ascii=False) + "\n")
+        record = {"config": config.to_dict(), "data_files": [str(Path(f).resolve()) for f in run.files],
+                  "dev_files": [str(Path(f).resolve()) for f in run.dev_files], **started_from}
+        # whole or not at all: a job's early Stop kills the process wherever it is, and Resume reads this
+        atomic_write_bytes(out / "run.json", (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode())
     (out / "dev.tsv").write_text("".join(f"{p.source}\t{p.target}\n" for p in run.dev_pairs), encoding="utf-8")
     return run.tokenizers
 

@@ -113,9 +113,12 @@ def overrides_for(mode: str, minutes, epochs, lr_scale, batch_size, advanced: di
             settings["train.filter_share"] = str(float(filter_share))
         if rehearsal is not None:
             settings["train.rehearsal"] = str(FINE_TUNE_REHEARSAL if rehearsal else 0.0)
-    else:  # an empty or 0 field keeps the preset's value (it shows as the field's placeholder)
-        settings.update({key: str(value).strip() for key, value in advanced.items()
-                         if str(value if value is not None else "").strip() not in ("", "0", "0.0")})
+    else:  # an empty field keeps the preset's value (its placeholder), and so does a 0 where 0 is no value (a
+        # dropout of 0 is one: no dropout)
+        for key, value in advanced.items():
+            text = str(value if value is not None else "").strip()
+            if text and not (text in ("0", "0.0") and key != "model.dropout"):
+                settings[key] = text
     return settings
 
 

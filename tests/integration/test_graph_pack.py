@@ -126,6 +126,12 @@ def test_exports_and_packs_made_by_other_graph_code_are_refused_and_made_again(e
     exporters.ensure_exported(bundle, ["tflite"], progress=lambda _: None)  # converted anew, with this code
     assert stale_reasons(bundle, ["tflite"]) == {"tflite": None}
     assert read_manifest(exported_copy / "exports")["identity"] == variants.export_identity()
+    graph_pack.pack(bundle, exported_copy / "exports", ["tflite"])
     monkeypatch.setattr(variants, "CONVERTERS", ("tensorflow", "absent-converter-package"))  # another converter
     monkeypatch.setattr(variants, "_IDENTITY", {})
     assert "the converters changed since the export" in stale_reasons(bundle, ["tflite"])["tflite"]
+    # a pack is judged by its code alone (its files come out byte for byte as exported): still used, and what it
+    # rebuilds is current here
+    assert graph_pack.packed_backends(bundle) == ["tflite"]
+    assert graph_pack.unpack(bundle, tmp_path / "again", ["tflite"]) == ["tflite"]
+    assert stale_reasons(bundle, ["tflite"], tmp_path / "again") == {"tflite": None}

@@ -212,3 +212,20 @@ def test_a_stop_ends_a_job_as_what_it_cut_short(data_dir, tiny_bundle, monkeypat
     said = [e.get("text", "") for job in jobs.list_jobs() for e in job.events()]
     assert "stopped by the user before the comparison with the base model" in said
     assert signal.getsignal(signal.SIGTERM) == before  # the job's handler is the job's alone
+
+
+def test_an_early_stop_of_a_process_that_is_gone_or_no_session_leader_says_so(data_dir, monkeypatch):
+    """Stop ends a job's own process even when it leads no session of its own (started by hand), and a job whose
+    process ended meanwhile is said to have ended, never marked stopped while it runs."""
+    import subprocess
+    import sys
+
+    job = jobs.create_job(jobs.JobSpec("chatbot", "by hand", overrides=settings()), pairs())
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # in this test's session
+    job._write_state("running", pid=sleeper.pid)
+    assert jobs.stop(job) is True and sleeper.wait(timeout=10) == -signal.SIGKILL
+    assert job.state()["state"] == "stopped"
+    job._write_state("running", pid=sleeper.pid)  # reaped: no such process now
+    monkeypatch.setattr(jobs, "_alive", lambda pid: True)  # as state() saw it a moment before it ended
+    with pytest.raises(StudioError, match="ended meanwhile"):
+        jobs.stop(job)

@@ -60,10 +60,17 @@ def test_a_data_dir_pointing_at_corpora_is_warned_about_and_still_searched(clean
         assert jobs.jobs_dir() == clean / "default-data" / "transformer-studio" / "jobs"
 
 
-def test_a_data_dir_the_app_already_uses_is_kept_even_beside_data(clean, monkeypatch):
+def test_a_data_dir_the_app_already_uses_is_kept_and_its_corpora_still_found(clean, monkeypatch):
     folder = corpus(clean / "portable")
     (folder / "models").mkdir()
     monkeypatch.setenv("STUDIO_DATA_DIR", str(folder))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert library.models_dir() == folder / "models" and paths.corpora_dir() is None
+        assert library.models_dir() == folder / "models" and paths.corpora_dir() == folder
+        assert sources.chatbot_csv() == folder / "chatbot" / "ChatbotData.csv"
+
+
+def test_a_data_dir_that_cannot_be_read_is_no_error(clean, monkeypatch):
+    monkeypatch.setenv("STUDIO_DATA_DIR", str(clean / "locked"))
+    monkeypatch.setattr(paths.Path, "exists", lambda self: (_ for _ in ()).throw(PermissionError(13, "denied")))
+    assert paths.data_dir() == clean / "locked" and paths.corpora_dir() is None

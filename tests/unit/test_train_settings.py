@@ -9,9 +9,11 @@ from studio.ui.train import ADVANCED, PRESETS, SCRATCH, overrides_for, preset_pl
 
 
 def test_advanced_fields_left_empty_or_at_zero_keep_the_presets_shape():
-    for untouched in (None, "", 0):
+    for untouched in (None, "", "  "):
         settings = overrides_for(SCRATCH, 0, 0, 1.0, 0, dict.fromkeys(ADVANCED, untouched))
         assert not [key for key in settings if key.startswith(("model.", "tokenizer."))]
+    zeros = overrides_for(SCRATCH, 0, 0, 1.0, 0, dict.fromkeys(ADVANCED, "0"))  # 0 layers is no value; 0 dropout is
+    assert [key for key in zeros if key.startswith(("model.", "tokenizer."))] == ["model.dropout"]
     chosen = overrides_for(SCRATCH, 0, 0, 1.0, 0, {**dict.fromkeys(ADVANCED, 0), "model.num_layers": 3})
     assert chosen["model.num_layers"] == "3"
 
