@@ -343,6 +343,13 @@ class TrainTab:
             self.preset = gr.Dropdown(list(PRESETS), value=next(iter(PRESETS)), label="Size (from scratch)")
             self.base = gr.Dropdown(fine_tunable("chatbot"), value=first(fine_tunable("chatbot")),
                                     label="Model to fine-tune", visible=False, info=TASKS["chatbot"].fine_tune_base)
+        preview = self._data_inputs()
+        self._settings()
+        buttons = self._progress()
+        self._wire(preview, *buttons)
+
+    def _data_inputs(self) -> gr.Button:
+        """The uploads, the ChatbotData choice, the column choosers and the data's report; the Preview button."""
         with gr.Row():
             # short labels (a long one covers the upload area on a narrow page); what they take is said below
             self.files = gr.File(file_count="multiple", label="Training data", elem_id="train-files",
@@ -363,6 +370,10 @@ class TrainTab:
                     "are what the run scores and stops on; without them it holds out a share of the data.</small>",
                     elem_id="train-formats")
         self.report = gr.Markdown(elem_id="train-report")
+        return preview
+
+    def _settings(self) -> None:
+        """The new model's name, the run's budget, the fine-tune's settings and the model's shape."""
         with gr.Row():
             self.name = gr.Textbox(label="Name of the new model", value=lambda: library.unique_name("my chatbot"),
                                    max_lines=1, elem_id="train-name")
@@ -384,6 +395,9 @@ class TrainTab:
                 self.advanced = [gr.Textbox(label=label, value="", placeholder=placeholder, max_lines=1,
                                             elem_id=f"train-{key.split('.')[1].replace('_', '-')}")
                                  for (key, label), placeholder in shape]
+
+    def _progress(self) -> tuple[gr.Button, gr.Button, gr.Button]:
+        """Train, Stop and Resume, and what the run shows: status, curves, samples, the comparison."""
         with gr.Row():
             start = gr.Button("Train", variant="primary", elem_id="train-start")
             stop = gr.Button("Stop", elem_id="train-stop", interactive=False)
@@ -396,6 +410,10 @@ class TrainTab:
         self.samples = gr.Dataframe(headers=["epoch", "input", "output"], label="Sample outputs after each epoch",
                                     interactive=False, wrap=True, elem_id="train-samples")
         self.comparison = gr.Markdown(elem_id="train-comparison")
+        return start, stop, resume
+
+    def _wire(self, preview, start, stop, resume) -> None:
+        """The tab's events: the tick that follows the job, the choices, the data's readings, the buttons."""
         shown = [self.status, self.losses, self.chrf, self.samples, self.comparison, stop, resume]
         private = {"api_visibility": "private"}  # page events, not an API: nothing here is for other programs
         timer, shown_as = gr.Timer(2.0), gr.State(None)  # what this page shows: a tick sends only a change

@@ -6,12 +6,19 @@ import pytest
 from studio.errors import StudioError
 
 
+def web_package(folder, monkeypatch) -> None:
+    """`folder` as the web package: its package.json and lock, no node_modules yet."""
+    import exporters.web as web
+
+    (folder / "package.json").write_text("{}")
+    (folder / "package-lock.json").write_text("{}")
+    monkeypatch.setattr(web, "WEB_DIR", folder)
+
+
 def test_a_missing_npm_is_named_with_how_to_install_it(tmp_path, monkeypatch):
     import exporters.web as web
 
-    (tmp_path / "package.json").write_text("{}")
-    (tmp_path / "package-lock.json").write_text("{}")
-    monkeypatch.setattr(web, "WEB_DIR", tmp_path)
+    web_package(tmp_path, monkeypatch)
     monkeypatch.setattr(web.shutil, "which", lambda name: None)
     with pytest.raises(StudioError, match=r"needs Node.js 20\+ and npm.*apt-get install nodejs npm"):
         web.ensure_web_packages(progress=lambda message: None)
@@ -25,9 +32,7 @@ def test_two_processes_wanting_the_web_packages_install_them_once(tmp_path, monk
 
     import exporters.web as web
 
-    (tmp_path / "package.json").write_text("{}")
-    (tmp_path / "package-lock.json").write_text("{}")
-    monkeypatch.setattr(web, "WEB_DIR", tmp_path)
+    web_package(tmp_path, monkeypatch)
     runs, running = [], []
 
     def npm_ci(home, progress):
@@ -69,9 +74,7 @@ def test_a_web_package_without_npm_is_refused_before_any_export(tmp_path, monkey
     import exporters.web as web
     from exporters.package import check_package
 
-    (tmp_path / "package.json").write_text("{}")
-    (tmp_path / "package-lock.json").write_text("{}")
-    monkeypatch.setattr(web, "WEB_DIR", tmp_path)
+    web_package(tmp_path, monkeypatch)
     monkeypatch.setattr(web.shutil, "which", lambda name: None)
     with pytest.raises(StudioError, match=r"needs Node.js 20\+ and npm"):
         check_package("web", None, tmp_path / "page.zip")
