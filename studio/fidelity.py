@@ -9,12 +9,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from studio.text.dates import MONTHS, YEAR
-from studio.text.numbers import AMOUNT, amount_in_english
+from studio.text.facts import (korean_amounts, korean_dates, latin_names, month_forms, number_values,
+                                written_numbers, year_spans)
 
-MONTH = re.compile(r"(?<![\d.,])(1[0-2]|0?[1-9])\s?월")
-DIGITS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
-LATIN = re.compile(r"[A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9](?: [A-Za-z][A-Za-z0-9&'’.\-]*[A-Za-z0-9])*|[A-Za-z]{2,}")
 KINDS = ("years", "figures", "names")
 
 
@@ -43,27 +40,24 @@ def facts_kept(sources: Sequence[str], outputs: Sequence[str]) -> Facts:
 
 
 def source_facts(source: str) -> dict[str, list[tuple[str, ...]]]:
-    """Each fact of `source` by kind, as the forms an English output may have it in (any one counts)."""
+    """Each fact of `source` by kind, as the forms an English output may have it in (any one counts). A number
+    is counted once: as a year, else as a Korean amount or a month, else as the number it is
+    (`studio.text.facts`: the numbers the decode guard lets the model write)."""
     found: dict[str, list[tuple[str, ...]]] = {kind: [] for kind in KINDS}
     taken: list[tuple[int, int]] = []
-    for match in YEAR.finditer(source):
-        found["years"] += [(year,) for year in match.groups() if year]
-        taken.append(match.span())
-    for match in re.finditer(AMOUNT, source):
-        if _free(match.span(), taken):
-            english = amount_in_english(match.group())
-            if english:
-                found["figures"].append((english, english.lstrip("$€£")))
-                taken.append(match.span())
-    for match in MONTH.finditer(source):
-        if _free(match.span(), taken):
-            month = MONTHS[int(match.group(1)) - 1]
-            found["figures"].append((month, month[:3] + ".", *(("Sept.",) if month == "September" else ())))
-            taken.append(match.span())
-    for match in DIGITS.finditer(source):
-        if _free(match.span(), taken):
-            found["figures"].append((match.group().replace(",", ""),))
-    found["names"] = [(match.group(),) for match in LATIN.finditer(source)]
+    for span, years in year_spans(source):
+        found["years"] += [(year,) for year in years]
+        taken.append(span)
+    for span, english in korean_amounts(source):
+        if _free(span, taken):
+            found["figures"].append((english, english.lstrip("$€£")))
+            taken.append(span)
+    for date in korean_dates(source):
+        if _free(date.span, taken):
+            found["figures"].append(month_forms(date.month))
+            taken.append(date.span)
+    found["figures"] += [(value,) for span, value in written_numbers(source) if _free(span, taken)]
+    found["names"] = [(name,) for name in latin_names(source)]
     return found
 
 
@@ -73,7 +67,7 @@ def _free(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
 
 def _has(output: str, form: str) -> bool:
     if form.replace(".", "").isdigit():  # a number: the same digits, thousands separators aside
-        return form in {d.replace(",", "") for d in DIGITS.findall(output)}
+        return form in number_values(output)
     return re.search(rf"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])", output, re.IGNORECASE) is not None
 
 

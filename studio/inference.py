@@ -11,11 +11,11 @@ from pathlib import Path
 from studio.bundle import Bundle, load_bundle
 from studio.generate import DecodeOptions, DecodeSpec, decode, decode_steps, strategy_for, streams_tokens
 from studio.generate.confidence import Confidence, confidence, token_logprobs
-from studio.generate.figures import FigureGuard, source_numbers
+from studio.generate.figures import FigureGuard
 from studio.generate.guards import RETRIED, RETRY_NO_REPEAT, is_degenerate, length_cap
 from studio.runtimes import load_runtime
 from studio.tasks import task_named
-from studio.text.dates import source_years
+from studio.text.facts import source_numbers, source_years
 from studio.text.preprocess import Preprocessor
 
 

@@ -12,8 +12,8 @@ Beam search also prefers, among its finished translations, one that writes every
 is put back after decoding, so its digits never pass through here;
 its placeholders ("Xq1") are in the source the model reads, so their digits are allowed.
 
-`FigureGuard(pieces)` is built once per target vocabulary; `source_numbers(text)` once per source; the mask of
-one (number in progress, source numbers) is computed once and kept (at most `CACHED` of them).
+`FigureGuard(pieces)` is built once per target vocabulary; `source_numbers(text)` (`studio.text.facts`) once per
+source; the mask of one (number in progress, source numbers) is computed once and kept (at most `CACHED` of them).
 """
 
 from __future__ import annotations
@@ -23,28 +23,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from studio.text.numbers import AMOUNT, amount_in_english
+from studio.text.facts import NUMBER_RUN, SEPARATORS
 
-SEPARATORS = ",."
 CACHED = 1024  # masks kept per vocabulary (one per source's numbers and number in progress)
 _DIGIT = re.compile(r"\d")  # a decimal digit of any script (Unicode Nd), as the web page's \p{Nd}
-_RUN = re.compile(r"\d[\d.,]*")  # a number as written, with any separators (and a period after it)
-_AMOUNT = re.compile(AMOUNT)
 _BYTE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
-_OPEN = re.compile(r"\d[\d.,]*$")  # the number an output ends in (a separator after it: perhaps "1,000" to come)
-
-
-def source_numbers(text: str) -> frozenset[str]:
-    """The numbers of `text` without thousands commas, and their parts between separators: "2018년 9월 1,500명이
-    3.5배" -> {"2018", "9", "1500", "1", "500", "3.5", "3", "5"}; a Korean amount's also as English writes it
-    (`1만8500` -> "18,500": `studio.text.numbers`)."""
-    numbers = set()
-    amounts = [amount_in_english(match.group(0)) for match in _AMOUNT.finditer(text)]
-    for run in _RUN.findall(" ".join([text, *filter(None, amounts)])):
-        body = run.rstrip(SEPARATORS)
-        numbers.add(body.replace(",", ""))
-        numbers.update(part for part in re.split(r"[.,]", body) if part)
-    return frozenset(numbers)
+_OPEN = re.compile(NUMBER_RUN.pattern + "$")  # the number an output ends in (a separator after it: perhaps "1,000")
 
 
 def with_commas(digits: str) -> str:
@@ -82,7 +66,7 @@ def _goes_on(run: str, forms: frozenset[str], prefixes: set[str]) -> bool:
 def _fits(text: str, forms: frozenset[str], prefixes: set[str]) -> bool:
     """Whether every number `text` writes is one of `forms`, the one it ends in at least the start of one."""
     return all(_goes_on(run.group(0), forms, prefixes) if run.end() == len(text) else _closes(run.group(0), forms)
-               for run in _RUN.finditer(text))
+               for run in NUMBER_RUN.finditer(text))
 
 
 def _piece_text(piece: str) -> str:
@@ -122,7 +106,7 @@ class FigureGuard:
         return match.group(0) if match else ""
 
     def wrote_all(self, history: Sequence[int], years: frozenset[str]) -> bool:
-        """Whether the output so far has each of `years` (a source's years, `studio.text.dates.source_years`)."""
+        """Whether the output so far has each of `years` (a source's years, `studio.text.facts.source_years`)."""
         text = "".join(self.texts[t] for t in history if 0 <= t < len(self.texts))
         return all(year in text for year in years)
 

@@ -12,38 +12,10 @@ output's own style (a full name, or an abbreviation such as "Sept.").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
-# the abbreviations news English writes (AP style: no short form for March to July)
-SHORT = {1: "Jan.", 2: "Feb.", 8: "Aug.", 9: "Sept.", 10: "Oct.", 11: "Nov.", 12: "Dec."}
-_SHORT_NAMES = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
-                "oct": 10, "nov": 11, "dec": 12}
+from studio.text.facts import MONTHS, SHORT, SHORT_NAMES, KoreanDate, korean_dates
 
-# a year as Korean writes it: `2018년`, a range `2018~2020년` (studio.fidelity counts them; the decode loop writes them)
-YEAR = re.compile(r"(?<![\d.,])(\d{4})(?:\s?[~∼〜-]\s?(\d{4}))?\s?년")
-_KOREAN_DATE = re.compile(r"(?<![\d.])(?:(?P<year>[0-9]{4})\s?년\s?)?(?P<month>1[0-2]|0?[1-9])\s?월"
-                          r"(?:\s?(?P<day>3[01]|[12][0-9]|0?[1-9])\s?일)?")
-_NAME = r"(?P<name>" + "|".join(MONTHS) + r"|(?:" + "|".join(n.capitalize() for n in _SHORT_NAMES) + r")\b\.?)"
-
-
-@dataclass(frozen=True)
-class KoreanDate:
-    month: int
-    day: int | None = None
-    year: int | None = None
-
-
-def korean_dates(text: str) -> list[KoreanDate]:
-    """The dates of `text` that name a month: `2018년 9월 30일`, `9월 30일`, `2018년 9월`, `9월`."""
-    return [KoreanDate(int(m["month"]), int(m["day"]) if m["day"] else None, int(m["year"]) if m["year"] else None)
-            for m in _KOREAN_DATE.finditer(text)]
-
-
-def source_years(text: str) -> frozenset[str]:
-    """The years `text` writes as years: {"2018", "2020"} for `2018년에서 2020년까지` or `2018~2020년`."""
-    return frozenset(year for match in YEAR.finditer(text) for year in match.groups() if year)
+_NAME = r"(?P<name>" + "|".join(MONTHS) + r"|(?:" + "|".join(n.capitalize() for n in SHORT_NAMES) + r")\b\.?)"
 
 
 def date_in_english(date: KoreanDate) -> str:
@@ -56,7 +28,7 @@ def date_in_english(date: KoreanDate) -> str:
 
 def _month_of(name: str) -> int:
     name = name.rstrip(".").casefold()
-    return next((i + 1 for i, full in enumerate(MONTHS) if full.casefold() == name), None) or _SHORT_NAMES[name]
+    return next((i + 1 for i, full in enumerate(MONTHS) if full.casefold() == name), None) or SHORT_NAMES[name]
 
 
 def _written_like(name: str, month: int) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from studio.errors import DataError
 from studio.text.encoding import decode_text
+from studio.text.facts import LATIN_LETTER, LATIN_NAME, NUMERAL, TILDES, YEAR_RANGE
 from studio.text.numbers import AMOUNT, amount_in_english
 from studio.text.script import looks_like
 from studio.text.transliteration import sounds_like
@@ -36,24 +37,17 @@ _URL = r"(?:https?://|www\.)[^\s<>\"'()\[\]{}가-힣]+[^\s<>\"'()\[\]{}가-힣.,
 _EMAIL = r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
 # "km²" before "km": the square would be left behind the placeholder, where the tokenizer reads "Xq1²" as "Xq12"
 _UNIT = r"(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}[²³]|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?)(?![A-Za-z²³])"
-_AMOUNT = r"(?<![\d.,])\d+(?:,\d{3})*(?:\.\d+)?"  # the lookbehind: no rescans inside a long run of digits
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?!\d)"
-_NUMBER = rf"(?:[$€£¥₩]\s?{_AMOUNT}|{_AMOUNT}\s?{_UNIT}|{_CLOCK})"
-# words joined by single spaces; a hyphen only inside a word ("Jean-Claude", "COVID-19"): were a hyphen also a
-# separator, a run of Latin words with no closing bracket after it would take exponential time to give up on
-# letters with diacritics too ("Köln", "José"): without them a name was cut into pieces around the letter
-_LETTER = "A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F"
-_LATIN_WORD = rf"[{_LETTER}][{_LETTER}0-9&'’.\-]*[{_LETTER}0-9]"
-_LATIN = rf"{_LATIN_WORD}(?: (?:{_LATIN_WORD}|\d+))*"
+_NUMBER = rf"(?:[$€£¥₩]\s?{NUMERAL}|{NUMERAL}\s?{_UNIT}|{_CLOCK})"
 # a decimal without a unit, which the model rewrote more often than not ("규모 6.8의 강진" -> "4.8", "124.44달러" ->
 # "$44.44"), and dotted runs (an IP address, a version, "2024.03.15"); other bare numbers it keeps or writes as words
 # ("2개" -> "two"), and protecting them measured worse
 _FIGURE = r"(?<![\w.,])\d+(?:\.\d+)+(?![\w.,]?\d)"
 # a Korean range, "3~4%", "1.5~2.5", "10:30~11:45", "$10~$20": both ends and the tilde as one span, given with a
 # hyphen as English writes it (protecting only the ends left "Xq1~Xq2", which the model wrote as "3 --4%")
-_RANGE_END = rf"(?:[$€£¥₩]\s?)?(?:{_CLOCK}|{_AMOUNT}(?:\s?{_UNIT})?)"
-_RANGE = rf"(?<![\w.,])(?:\d{{4}}\s?[~∼〜]\s?\d{{4}}년|{_RANGE_END}\s?[~∼〜]\s?{_RANGE_END})"  # "1995~2005년": years
-_TILDE = re.compile(r"\s?[~∼〜]\s?")
+_RANGE_END = rf"(?:[$€£¥₩]\s?)?(?:{_CLOCK}|{NUMERAL}(?:\s?{_UNIT})?)"
+_RANGE = rf"(?<![\w.,])(?:{YEAR_RANGE}|{_RANGE_END}\s?[{TILDES}]\s?{_RANGE_END})"  # "1995~2005년": years
+_TILDE = re.compile(rf"\s?[{TILDES}]\s?")
 # a clock time after 오전/오후 (a.m./p.m.), which protecting only the time lost ("오전 10:30" -> "10:30"); also the
 # Korean way, hours and minutes ("오후 2시 30분" -> "2:30 p.m."; the model wrote "오후 2시" as "224 p.m."), not a
 # number of hours ("2시간"); a range may leave 시 to its end ("오후 6~8시" -> "6-8 p.m.")
@@ -70,7 +64,7 @@ _SYMBOL = (r"[\U0001F000-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u25A0-\u25FF"
            r"\u203B\u00B1\u00D7\u00F7\u2264\u2265\uFE0F\u200D]+|(?<!\w)[·・∙‧](?!\w)")
 NUMERIC_KINDS = ("time", "range", "amount", "number", "figure")
 AUTO_KINDS = {"url": _URL, "email": _EMAIL, "time": _TIME, "range": _RANGE, "amount": AMOUNT, "number": _NUMBER,
-              "figure": _FIGURE, "latin": _LATIN, "symbol": _SYMBOL}
+              "figure": _FIGURE, "latin": LATIN_NAME, "symbol": _SYMBOL}
 _AUTO = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in AUTO_KINDS.items()))
 _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
 PLACEHOLDER_PREFIX = "Xq"  # a Latin-looking token the model copies through; document formats' markup tokens too
@@ -89,7 +83,7 @@ _QUOTES = "'\"“”‘’"
 _GONE = "\0"  # where a placeholder was removed
 _GONE_BEFORE_MARK = re.compile(r"\s*\0\s*(?=[.,;:!?)\]])")
 _GONE_IN_BRACKETS = re.compile(r"\s*\(\s*\0\s*\)")  # "the franc (X23)" -> "the franc", not "the franc ()"
-_GLUES = re.compile(rf"[{_LETTER}0-9]")
+_GLUES = re.compile(rf"[{LATIN_LETTER}0-9]")
 # "a", "an", "A" or "An", a word of its own, one space before a restored span: the model chose it for the placeholder
 # ("an Xq1", read "ex-cue one"), made to agree with the English put there (`article_for`)
 _ARTICLE_BEFORE = re.compile(r"(?<!\w)(an?|An?) $")
@@ -107,8 +101,8 @@ _KOREAN_TAIL = "(?:" + "|".join(sorted(map(re.escape, _PARTICLES), key=len, reve
 # "도이체반(Deutsche Bahn)", "녹색 일자리 펀드 (Green Jobs Fund)": Latin in brackets right after a Korean word. An acronym
 # ("국민 보건 서비스(NHS)") is not the name's original but its short form, which English writes beside the name too: left
 # to the model, with the acronym protected as Latin.
-_NAMED = re.compile(rf"(?<=[가-힣]) ?\(\s*(?P<latin>{_LATIN})\s*\)")
-_BRACKET_AFTER = re.compile(rf" ?\(\s*{_LATIN}\s*\)")
+_NAMED = re.compile(rf"(?<=[가-힣]) ?\(\s*(?P<latin>{LATIN_NAME})\s*\)")
+_BRACKET_AFTER = re.compile(rf" ?\(\s*{LATIN_NAME}\s*\)")
 _BRACKET_END = re.compile(rf"{_BRACKET_AFTER.pattern}$")
 _ACRONYM = re.compile(r"[A-Z0-9][A-Z0-9&.\-]*[A-Z0-9]s?")
 _HANGUL_WORD_BEFORE = re.compile(r"(?:^|(?<=[\s\"'“‘(\[「『《〈]))[가-힣]+ ?$")  # a word, or one after an opening mark

@@ -114,7 +114,7 @@ def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(site)
     many pieces as Python's plan_lines makes of it), a blank line is kept (the tiny model's words are noise), and no
     number is written that the source lacks (figures.js, as Python's translator decodes)."""
     from studio.bundle import load_bundle
-    from studio.generate.figures import source_numbers
+    from studio.text.facts import source_numbers
     from studio.translation import plan_lines
     from studio.text.preprocess import Preprocessor
 

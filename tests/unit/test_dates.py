@@ -3,8 +3,9 @@ the digits of each form the only ones the decode loop lets the model write (`stu
 
 import pytest
 
-from studio.generate.figures import FigureGuard, source_numbers
-from studio.text.dates import KoreanDate, date_in_english, korean_dates, repair_months
+from studio.generate.figures import FigureGuard
+from studio.text.dates import date_in_english, repair_months
+from studio.text.facts import KoreanDate, korean_dates, source_numbers
 from studio.translation import finish_sentence
 
 DIGIT_PIECES = ["<pad>", "<s>", "</s>", "\u2581in", "\u2581the", "\u25812", "\u258120", "\u258118", "0", "1", "2", "8",

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from studio.generate import Beam, DecodeSpec, TokenByToken, decode, sampler
-from studio.generate.figures import FigureGuard, source_numbers
-from studio.text.dates import source_years
+from studio.generate.figures import FigureGuard
+from studio.text.facts import source_numbers, source_years
 
 PIECES = ["<pad>", "<s>", "</s>", "\u2581On", "\u2581September", "\u258130", ",", "\u258118", "18", "\u258120",
           ".", "\u2581in", "\u25811", "500", "\u2581people", "\u2581two", "<0x37>"]

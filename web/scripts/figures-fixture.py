@@ -44,8 +44,9 @@ def walks(guard, numbers, seed: int) -> list[dict]:
 
 def cases() -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from studio.generate.figures import FigureGuard, source_numbers, written_forms
-    from studio.text.dates import date_in_english, korean_dates, source_years
+    from studio.generate.figures import FigureGuard, written_forms
+    from studio.text.dates import date_in_english
+    from studio.text.facts import korean_dates, source_numbers, source_years
 
     guard = FigureGuard(PIECES, 2)
     return {

@@ -25,8 +25,8 @@
 // browser, so a reload offline finds the page and every tab whose model was loaded before.
 
 import { finishOutput, generate, generateUnlooped, lengthCap, prepareSource, RETRIED } from "./src/decode.js";
-import { sourceYears } from "./src/dates.js";
-import { FigureGuard, sourceNumbers } from "./src/figures.js";
+import { sourceNumbers, sourceYears } from "./src/facts.js";
+import { FigureGuard } from "./src/figures.js";
 import { DECODE_DEFAULTS, SAMPLING } from "./src/generated/constants.js";
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";

@@ -1,36 +1,12 @@
 // Korean dates in English, and a translation's month names checked against its source's: the port of
 // studio/text/dates.py (finishSentence calls repairMonths, as Python's finish_sentence calls repair_months).
 
+import { koreanDates, MONTHS, SHORT, SHORT_NAMES } from "./facts.js";
 import { WORD_CHARS } from "./pystr.js";
 
-export const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-  "October", "November", "December"];
-// the abbreviations news English writes (AP style: no short form for March to July)
-const SHORT = { 1: "Jan.", 2: "Feb.", 8: "Aug.", 9: "Sept.", 10: "Oct.", 11: "Nov.", 12: "Dec." };
-const SHORT_NAMES = { jan: 1, feb: 2, mar: 3, apr: 4, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12 };
-
-// Python's \d and \b are Unicode's (Nd; letters and digits of every script); a date's own digits are ASCII
-const KOREAN_DATE = /(?<![\p{Nd}.])(?:(?<year>[0-9]{4})\s?년\s?)?(?<month>1[0-2]|0?[1-9])\s?월(?:\s?(?<day>3[01]|[12][0-9]|0?[1-9])\s?일)?/gu;
 const WORD = `[${WORD_CHARS}]`;
 const capitalized = (name) => name[0].toUpperCase() + name.slice(1);
 const NAME = `(?<name>${MONTHS.join("|")}|(?:${Object.keys(SHORT_NAMES).map(capitalized).join("|")})(?!${WORD})\\.?)`;
-
-// a year as Korean writes it: `2018년`, a range `2018~2020년` (Python's studio.text.dates.YEAR)
-const YEAR = /(?<![\p{Nd}.,])(\p{Nd}{4})(?:\s?[~∼〜-]\s?(\p{Nd}{4}))?\s?년/gu;
-
-/** The years `text` writes as years: Set {"2018", "2020"} for `2018년에서 2020년까지` or `2018~2020년`. */
-export function sourceYears(text) {
-  return new Set([...text.matchAll(YEAR)].flatMap((m) => [m[1], m[2]].filter(Boolean)));
-}
-
-/** The dates of `text` that name a month, as { month, day, year } (day and year null when not given). */
-export function koreanDates(text) {
-  return [...text.matchAll(KOREAN_DATE)].map((m) => ({
-    month: Number(m.groups.month),
-    day: m.groups.day ? Number(m.groups.day) : null,
-    year: m.groups.year ? Number(m.groups.year) : null,
-  }));
-}
 
 /** "September 30, 2018", "September 30", "September 2018" or "September". */
 export function dateInEnglish({ month, day = null, year = null }) {

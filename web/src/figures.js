@@ -5,32 +5,14 @@
 // can be finished, so it never leaves the model without a token to write.
 
 import { FIGURE_MASKS_CACHED } from "./generated/constants.js";
-import { AMOUNT, amountInEnglish } from "./numbers.js";
+import { NUMBER_RUN, SEPARATORS } from "./facts.js";
 
-const SEPARATORS = ",.";
-const AMOUNTS = new RegExp(AMOUNT, "gu");
 const DIGIT = /\p{Nd}/u;
-const RUN = /\p{Nd}[\p{Nd}.,]*/gu; // a number as written, with any separators (and a period after it)
-const OPEN = /\p{Nd}[\p{Nd}.,]*$/u; // the number an output ends in
+const RUN = new RegExp(NUMBER_RUN, "gu"); // a number as written, with any separators (and a period after it)
+const OPEN = new RegExp(`${NUMBER_RUN}$`, "u"); // the number an output ends in
 const BYTE = /^<0x([0-9A-Fa-f]{2})>$/;
 
 const rstripSeparators = (text) => text.replace(/[.,]+$/, "");
-
-/**
- * The numbers of `text` without thousands commas, and their parts between separators: "2018년 9월 1,500명이 3.5배"
- * -> Set {"2018", "9", "1500", "1", "500", "3.5", "3", "5"}; a Korean amount's also as English writes it
- * (`1만8500` -> "18,500": numbers.js).
- */
-export function sourceNumbers(text) {
-  const numbers = new Set();
-  const amounts = [...text.matchAll(AMOUNTS)].map((m) => amountInEnglish(m[0])).filter(Boolean);
-  for (const [run] of [text, ...amounts].join(" ").matchAll(RUN)) {
-    const body = rstripSeparators(run);
-    numbers.add(body.replaceAll(",", ""));
-    for (const part of body.split(/[.,]/)) if (part) numbers.add(part);
-  }
-  return numbers;
-}
 
 /** "1234567" -> "1,234,567", in one pass (a lookahead regex rescans the rest of the run at each digit). */
 export function withCommas(digits) {

@@ -25,6 +25,7 @@
 import {
   KOREAN_SHARE, MAX_GLOSSARY_ENTRIES, MAX_NAMED, MAX_PROTECTED_CHARS, MAX_TERM_CHARS, MIN_LETTERS,
 } from "./generated/constants.js";
+import { LATIN_LETTER, LATIN_NAME, NUMERAL, TILDES, YEAR_RANGE } from "./facts.js";
 import { AMOUNT, amountInEnglish, asciiDigits, DIGIT, SPACE } from "./numbers.js";
 import { codePointBefore, PY_WHITESPACE, pyRepr, pyRstrip, pySplit, pyStrip, stripChars, WORD_CHARS } from "./pystr.js";
 import { soundsLike } from "./transliteration.js";
@@ -43,23 +44,16 @@ const URL = `(?:https?://|www\\.)[^${PY_WHITESPACE}<>"'()\\[\\]{}가-힣]+[^${PY
 const EMAIL = "[A-Za-z0-9._%+\\-]+@[A-Za-z0-9\\-]+(?:\\.[A-Za-z0-9\\-]+)+";
 // "km²" before "km": the square would be left behind the placeholder, where the tokenizer reads "Xq1²" as "Xq12"
 const UNIT = "(?:%|‰|℃|°[CF]?|[A-Za-z]{1,3}[²³]|[A-Za-z]{1,3}(?:/[A-Za-z]{1,2})?)(?![A-Za-z²³])";
-const NUMERAL = `(?<![${D}.,])${D}+(?:,${D}{3})*(?:\\.${D}+)?`; // the lookbehind: no rescans inside a run of digits
 const CLOCK = `${D}{1,2}:${D}{2}(?::${D}{2})?(?!${D})`;
 const NUMBER = `(?:[$€£¥₩]${S}?${NUMERAL}|${NUMERAL}${S}?${UNIT}|${CLOCK})`;
-// words joined by single spaces; a hyphen only inside a word ("Jean-Claude", "COVID-19"): were a hyphen also a
-// separator, a run of Latin words with no closing bracket after it would take exponential time to give up on;
-// letters with diacritics too ("Köln", "José"): without them a name was cut into pieces around the letter
-const LETTER = "A-Za-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u024F";
-const LATIN_WORD = `[${LETTER}][${LETTER}0-9&'’.\\-]*[${LETTER}0-9]`;
-const LATIN = `${LATIN_WORD}(?: (?:${LATIN_WORD}|${D}+))*`;
 // a decimal without a unit, which the model rewrote more often than not, and dotted runs (an IP address, a version,
 // "2024.03.15"); other bare numbers it keeps or writes as words ("2개" -> "two")
 const FIGURE = `(?<![${WORD}.,])${D}+(?:\\.${D}+)+(?![${WORD}.,]?${D})`;
 // a Korean range, "3~4%", "1.5~2.5", "10:30~11:45", "$10~$20": both ends and the tilde as one span, given with a
 // hyphen as English writes it
 const RANGE_END = `(?:[$€£¥₩]${S}?)?(?:${CLOCK}|${NUMERAL}(?:${S}?${UNIT})?)`;
-const RANGE = `(?<![${WORD}.,])(?:${D}{4}${S}?[~∼〜]${S}?${D}{4}년|${RANGE_END}${S}?[~∼〜]${S}?${RANGE_END})`;
-const TILDE = new RegExp(`${S}?[~∼〜]${S}?`, "gu");
+const RANGE = `(?<![${WORD}.,])(?:${YEAR_RANGE}|${RANGE_END}${S}?[${TILDES}]${S}?${RANGE_END})`;
+const TILDE = new RegExp(`${S}?[${TILDES}]${S}?`, "gu");
 // a clock time after 오전/오후 (a.m./p.m.); also the Korean way, hours and minutes ("오후 2시 30분" -> "2:30 p.m."), not
 // a number of hours ("2시간"); a range may leave 시 to its end ("오후 6~8시" -> "6-8 p.m.")
 const KOREAN_CLOCK = `${D}{1,2}시(?!간)(?:${S}?${D}{1,2}분)?`;
@@ -74,7 +68,7 @@ const SYMBOL = "[\\u{1F000}-\\u{1FAFF}\\u2600-\\u27BF\\u2190-\\u21FF\\u25A0-\\u2
   `\\u203B\\u00B1\\u00D7\\u00F7\\u2264\\u2265\\uFE0F\\u200D]+|(?<![${WORD}])[·・∙‧](?![${WORD}])`;
 export const NUMERIC_KINDS = ["time", "range", "amount", "number", "figure"];
 const AUTO_KINDS = { url: URL, email: EMAIL, time: TIME, range: RANGE, amount: AMOUNT, number: NUMBER,
-  figure: FIGURE, latin: LATIN, symbol: SYMBOL };
+  figure: FIGURE, latin: LATIN_NAME, symbol: SYMBOL };
 const AUTO = new RegExp(Object.entries(AUTO_KINDS).map(([kind, pattern]) => `(?<${kind}>${pattern})`).join("|"), "gu");
 const ADDRESSES = new RegExp(`${URL}|${EMAIL}`, "gu"); // not words of any language
 const ADDRESS_WHOLE = new RegExp(`^(?:${URL}|${EMAIL})$`, "u");
@@ -98,7 +92,7 @@ const QUOTES = "'\"“”‘’";
 const GONE = "\0"; // where a placeholder was removed
 const GONE_BEFORE_MARK = new RegExp(`${S}*\\0${S}*(?=[.,;:!?)\\]])`, "gu");
 const GONE_IN_BRACKETS = new RegExp(`${S}*\\(${S}*\\0${S}*\\)`, "gu"); // "the franc (X23)" -> "the franc"
-const GLUES = new RegExp(`^[${LETTER}0-9]`, "u");
+const GLUES = new RegExp(`^[${LATIN_LETTER}0-9]`, "u");
 // "a", "an", "A" or "An", a word of its own, one space before a restored span: the model chose it for the placeholder
 // ("an Xq1", read "ex-cue one"), made to agree with the English put there (articleFor). `g`: searched from lastIndex,
 // its lookbehind seeing before it, as Python's search(text, pos, endpos)
@@ -116,8 +110,8 @@ const PARTICLES = ["은", "는", "이", "가", "을", "를", "의", "에", "엔"
 const KOREAN_TAIL = `(?:${[...PARTICLES].sort((a, b) => b.length - a.length).join("|")}){0,3}(?![가-힣])`;
 // "도이체반(Deutsche Bahn)": Latin in brackets right after a Korean word. An acronym ("국민 보건 서비스(NHS)") is not
 // the name's original but its short form: left to the model, with the acronym protected as Latin.
-const NAMED = new RegExp(`(?<=[가-힣]) ?\\(${S}*(?<latin>${LATIN})${S}*\\)`, "gu");
-const BRACKET = ` ?\\(${S}*${LATIN}${S}*\\)`;
+const NAMED = new RegExp(`(?<=[가-힣]) ?\\(${S}*(?<latin>${LATIN_NAME})${S}*\\)`, "gu");
+const BRACKET = ` ?\\(${S}*${LATIN_NAME}${S}*\\)`;
 const BRACKET_AFTER = new RegExp(BRACKET, "uy"); // Python's _BRACKET_AFTER.match(source, end): lastIndex = end
 const BRACKET_END = new RegExp(`${BRACKET}$`, "u");
 const ACRONYM = /^(?:[A-Z0-9][A-Z0-9&.\-]*[A-Z0-9]s?)$/u;

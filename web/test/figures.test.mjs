@@ -4,9 +4,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { dateInEnglish, koreanDates, sourceYears } from "../src/dates.js";
+import { dateInEnglish } from "../src/dates.js";
 import { generate, padSource } from "../src/decode.js";
-import { FigureGuard, sourceNumbers, writtenForms } from "../src/figures.js";
+import { koreanDates, sourceNumbers, sourceYears } from "../src/facts.js";
+import { FigureGuard, writtenForms } from "../src/figures.js";
 import { loadTokenizer } from "../src/tokenizer.js";
 
 // the same toy vocabulary as tests/unit/test_figures.py
