@@ -1,0 +1,32 @@
+"""The Android library (mobile/android/) on the JVM: its JUnit tests (`mvn -B -q test`) hold the pure-Kotlin
+SentencePiece tokenizer to Python's ids and decoding on every line of the generated fixture, with the shipped
+bundles' tokenizers read from assets/. Skipped with a message when Java or Maven is missing."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ANDROID = Path(__file__).resolve().parents[2] / "mobile" / "android"
+FIXTURE = ANDROID / "src" / "test" / "resources" / "tokenizer-cases.json"
+JAVA, MAVEN = shutil.which("java"), shutil.which("mvn")
+
+pytestmark = pytest.mark.skipif(
+    JAVA is None or MAVEN is None,
+    reason="Java 17+ and Maven are needed for the Android library's JVM tests; install them "
+           "(Debian: openjdk-17-jdk-headless maven)")
+
+
+def test_the_kotlin_tokenizer_gives_sentencepieces_ids_and_the_apps_decoding_on_the_jvm():
+    # nice: Maven and the Kotlin compiler take every core they see, and the rest of the suite runs beside them
+    result = subprocess.run(["nice", "-n", "10", MAVEN, "-B", "-q", "test"], cwd=ANDROID, capture_output=True,
+                            text=True, timeout=1200, env={**os.environ, "MAVEN_OPTS": "-Xmx1g"})
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-6000:]
+    fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    lines = len(fixture["texts"])
+    for model in fixture["models"]:  # the comparisons ran, on every line
+        assert f"{model}: ids of {lines} of {lines} fixture lines equal sentencepiece's" in output, output[-3000:]
