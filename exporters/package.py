@@ -19,13 +19,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
 from exporters import GOLDEN, ensure_exported, write_golden_data
+from exporters.licences import Component, licence_files, non_commercial, python_components, web_components
 from exporters.web import DEFAULT_VARIANT as WEB_VARIANT
-from exporters.web import build_site, check_web_prerequisites
+from exporters.web import build_site, check_web_prerequisites, modules_home
 from studio.bundle import load_bundle
 from studio.errors import StudioError
 from studio.files import sha256_of
@@ -96,13 +99,30 @@ def package_export(bundle, target: str, out_zip, *, variant: str | None = None, 
             payload, export_manifest, model = _model_payload(bundle, chosen, export_dir, progress)
         if target == "python":
             payload["example.py"] = EXAMPLE_PY.encode("utf-8")
+        card = _model_card(bundle)
+        payload.update(licence_files(card, target, _components(target, chosen)))
         files = _entries(payload)
         manifest = package_manifest(export_manifest, bundle, target, chosen, model, files)
+        manifest["package"]["non_commercial"] = non_commercial(card)
         payload["README.md"] = render_readme(manifest, _golden_of(payload, manifest)).encode("utf-8")
         manifest["files"] = dict(sorted({**files, **_entries({"README.md": payload["README.md"]})}.items()))
         payload["manifest.json"] = _json(manifest)
         progress(f"Writing the {target} package of {top} to {out_zip}...")
         return _write_zip(out_zip, top, payload)
+
+
+def _model_card(bundle) -> str | None:
+    card = bundle.path / "MODEL_CARD.md"
+    return card.read_text(encoding="utf-8") if card.is_file() else None
+
+
+def _components(target: str, variant: str) -> list[Component]:
+    """The third-party components a `target` package holds or needs (exporters.licences)."""
+    if target == "python":
+        return python_components(RUNTIMES[VARIANTS[variant].format])
+    if target == "web":
+        return web_components(modules_home() / "node_modules")  # the site was built from it: installed
+    return []
 
 
 def _current_export(bundle, variant: str, export_dir, progress) -> tuple[Path, dict]:
@@ -226,10 +246,7 @@ def _write_zip(out_zip: Path, top: str, payload: dict) -> Path:
         with os.fdopen(handle, "wb") as raw:
             with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
                 for name, content in payload.items():
-                    if isinstance(content, Path):
-                        archive.write(content, f"{top}/{name}")
-                    else:
-                        archive.writestr(f"{top}/{name}", content)
+                    _add_to_zip(archive, f"{top}/{name}", content)
             raw.flush()
             os.fsync(raw.fileno())
         umask = os.umask(0)
@@ -244,6 +261,22 @@ def _write_zip(out_zip: Path, top: str, payload: dict) -> Path:
         Path(temp).unlink(missing_ok=True)
         raise
     return out_zip
+
+
+def _add_to_zip(archive: zipfile.ZipFile, name: str, content: Path | bytes) -> None:
+    """Add a file (copied from a Path, or bytes) that unzips readable by all: 0644, a shell script 0755 (not the
+    0600 of the export's temporary files), dated as its file or now."""
+    if isinstance(content, Path):
+        entry = zipfile.ZipInfo.from_file(content, name)
+    else:
+        entry = zipfile.ZipInfo(name, time.localtime()[:6])
+    entry.external_attr = (0o755 if name.endswith(".sh") else 0o644) << 16
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    if not isinstance(content, Path):
+        archive.writestr(entry, content)
+        return
+    with open(content, "rb") as source, archive.open(entry, "w") as target:
+        shutil.copyfileobj(source, target, 1 << 20)
 
 
 def _json(value) -> bytes:
@@ -269,7 +302,10 @@ def _readme_intro(manifest: dict) -> str:
              else f"`{package['model']}`")
     parts = ("two graphs, `encode` and `decode_step`" if "decode_step" in package
              else "two signatures, `encode` and `decode_step`")
-    return (f"# {package['bundle']}: the {manifest['task']} for {_target_title(package)}\n\n"
+    terms = ("**Non-commercial use only**: the model was trained partly on data licensed for non-commercial use "
+             "(LICENSE.md, MODEL_CARD.md).\n\n" if package.get("non_commercial") else
+             "The model's terms: LICENSE.md and MODEL_CARD.md; third-party components: THIRD_PARTY_NOTICES.md.\n\n")
+    return (f"# {package['bundle']}: the {manifest['task']} for {_target_title(package)}\n\n{terms}"
             f"An encoder-decoder Transformer exported by Transformer Studio (`studio export --zip --target "
             f"{package['target']} --variant {package['variant']}`). The model is {model} ({package['variant']}: "
             f"{WEIGHTS_IN_WORDS.get(package['quantization'], package['quantization'])} weights, {kind}); it decodes "

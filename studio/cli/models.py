@@ -19,7 +19,7 @@ from studio.errors import StudioError
 from studio.train.ensemble import ensemble_bundle
 from studio.train.run import config_from_args, train_task
 from studio.graph_pack import PACK_DIR, pack
-from studio.variants import EXPORTED_BACKENDS, VARIANTS, export_dir_for
+from studio.variants import EXPORTED_BACKENDS, VARIANTS, export_dir_for, read_manifest, stale_reasons
 
 
 @app.command()
@@ -114,8 +114,16 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
     if batch1:
         quantizations = {VARIANTS[name].quantization for name in tflite}
         backends += [v.name for v in VARIANTS.values() if v.batch == 1 and v.quantization in quantizations]
-    manifest = export_bundle(bundle or default_bundle("chatbot"), out, backends, verify,
-                             progress=lambda message: console.print(message, highlight=False))
+    def say(message: str) -> None:
+        console.print(message, highlight=False)
+
+    source_folder = bundle or default_bundle("chatbot")
+    directory = Path(out) if out else export_dir_for(source_folder)
+    if zip_path is not None and not any(stale_reasons(source_folder, backends, directory).values()):
+        say(f"The export in {directory} is current: packaging it as it is (delete the folder to export anew)")
+        manifest = read_manifest(directory)
+    else:
+        manifest = export_bundle(source_folder, out, backends, verify, progress=say)
     if pack_graphs:
         source = load_bundle(bundle or default_bundle("chatbot"))
         index = pack(source, Path(out) if out else export_dir_for(source.path))
@@ -134,8 +142,8 @@ def export(bundle: Optional[Path] = typer.Argument(None, help="Bundle directory 
                       f"{check['greedy_match_rate']:.0%} of {check['samples']}" if check else "")
     Console().print(table)
     if zip_path is not None:
-        path = package_export(bundle or default_bundle("chatbot"), target or "python", zip_path, variant=variant,
-                              export_dir=out, progress=lambda message: console.print(message, highlight=False))
+        path = package_export(source_folder, target or "python", zip_path, variant=variant, export_dir=out,
+                              progress=say)
         console.print(f"Package for {target or 'python'} written to {path} ({path.stat().st_size / 2**20:.1f} MB, "
                       f"{path.stat().st_size:,} bytes)", highlight=False)
 

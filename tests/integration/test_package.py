@@ -84,7 +84,8 @@ def test_the_python_package_lists_exactly_its_files_with_their_sha256(packaged, 
         data = (folder / name).read_bytes()
         assert entry == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}, name
     expected = {"model.tflite", "example.py", "README.md", "config.json", "tokenizer/shared.spm.model",
-                "golden/golden.json", "golden/step0_logits.f32", "golden/normalization.json"}
+                "golden/golden.json", "golden/step0_logits.f32", "golden/normalization.json", "LICENSE.md",
+                "THIRD_PARTY_NOTICES.md"}
     assert expected <= set(manifest["files"])
     original = json.loads((bundle_dir / "exports" / "manifest.json").read_text(encoding="utf-8"))
     for key in ("signatures", "special_ids", "max_source_len", "max_target_len", "batch_1_graph_shapes", "vocab_size"):
@@ -95,6 +96,13 @@ def test_the_python_package_lists_exactly_its_files_with_their_sha256(packaged, 
     for name, entry in manifest["files"].items():
         if name != "README.md":
             assert f"| `{name}` | {entry['bytes']:,} | `{entry['sha256']}` |" in readme, name
+
+
+@pytest.mark.parametrize("target", ["python", "android", "ios"])
+def test_every_file_of_a_package_unzips_readable_by_all(packaged, target):
+    with zipfile.ZipFile(packaged[1][target]) as archive:
+        modes = {info.filename: (info.external_attr >> 16) & 0o777 for info in archive.infolist()}
+    assert modes and all(mode == (0o755 if name.endswith(".sh") else 0o644) for name, mode in modes.items()), modes
 
 
 def test_the_python_packages_model_gives_the_golden_greedy_ids_in_python_litert(packaged, tmp_path):
@@ -301,6 +309,11 @@ def test_studio_export_zip_writes_the_package_and_names_a_bad_target(exported_co
     assert str(out) in result.output and f"{out.stat().st_size:,} bytes" in result.output
     with zipfile.ZipFile(out) as archive:
         assert {"chat/model.tflite", "chat/example.py", "chat/manifest.json"} <= set(archive.namelist())
+    exported_at = (exported_copy / "exports" / "manifest.json").stat().st_mtime_ns
+    again = runner.invoke(app, ["export", str(exported_copy), "--quantize", "none", "--onnx-quantize", "none",
+                                "--zip", str(tmp_path / "again.zip"), "--target", "python"])
+    assert again.exit_code == 0, again.output
+    assert "is current" in again.output and (exported_copy / "exports" / "manifest.json").stat().st_mtime_ns == exported_at
 
 
 def test_a_variant_a_target_cannot_ship_is_refused_with_the_choices(packaged, tmp_path):
