@@ -26,7 +26,9 @@ import zipfile
 from pathlib import Path
 
 from exporters import GOLDEN, ensure_exported, write_golden_data
+from exporters.app_golden import app_golden
 from exporters.licences import Component, licence_files, non_commercial, python_components, web_components
+from exporters.portable import APP_PY, runtime_files
 from exporters.web import DEFAULT_VARIANT as WEB_VARIANT
 from exporters.web import build_site, check_web_prerequisites, modules_home
 from studio.bundle import load_bundle
@@ -46,6 +48,7 @@ PYTHON_VARIANT = "tflite"
 MOBILE_VARIANT = "tflite-b1-float16"  # static shapes, half the fp32 size, the same ids as fp32 on the golden data
 DEFAULT_VARIANTS = {"python": PYTHON_VARIANT, "android": MOBILE_VARIANT, "ios": MOBILE_VARIANT, "web": WEB_VARIANT}
 GOLDEN_FILES = ("golden.json", "step0_logits.f32", "normalization.json")
+APP_GOLDEN = "golden/app.json"  # the app's outputs (exporters.app_golden): the python package's app.py checks them
 RUNTIMES = {"tflite": "LiteRT", "onnx": "ONNX Runtime"}
 WEIGHTS_IN_WORDS = {"none": "float32"}  # a variant's quantization as the README says it
 
@@ -98,17 +101,26 @@ def package_export(bundle, target: str, out_zip, *, variant: str | None = None, 
         else:
             payload, export_manifest, model = _model_payload(bundle, chosen, export_dir, progress)
         if target == "python":
-            payload["example.py"] = EXAMPLE_PY.encode("utf-8")
+            payload.update({"example.py": EXAMPLE_PY.encode("utf-8"), "app.py": APP_PY.encode("utf-8"),
+                            **runtime_files()})
         card = _model_card(bundle)
         payload.update(licence_files(card, target, _components(target, chosen)))
-        files = _entries(payload)
-        manifest = package_manifest(export_manifest, bundle, target, chosen, model, files)
+        manifest = package_manifest(export_manifest, bundle, target, chosen, model, _entries(payload))
+        if target == "python":
+            payload[APP_GOLDEN] = _app_outputs(bundle, payload, manifest, chosen, export_dir, progress)
+        files = manifest["files"] = _entries(payload)
         manifest["package"]["non_commercial"] = non_commercial(card)
         payload["README.md"] = render_readme(manifest, _golden_of(payload, manifest)).encode("utf-8")
         manifest["files"] = dict(sorted({**files, **_entries({"README.md": payload["README.md"]})}.items()))
         payload["manifest.json"] = _json(manifest)
         progress(f"Writing the {target} package of {top} to {out_zip}...")
         return _write_zip(out_zip, top, payload)
+
+
+def _app_outputs(bundle, payload: dict, manifest: dict, variant: str, export_dir, progress) -> bytes:
+    """golden/app.json: the app's outputs with this package's files, kept beside the export."""
+    cache = Path(export_dir or export_dir_for(bundle.path)) / "golden" / f"app.{variant}.json"
+    return app_golden({**payload, "manifest.json": _json(manifest)}, bundle.config.task.task, cache, progress)
 
 
 def _model_card(bundle) -> str | None:
@@ -413,16 +425,27 @@ def _golden_section(manifest: dict) -> str:
 def _python_code(manifest: dict, golden: dict) -> str:
     model = manifest["package"]["model"]
     sentence = golden["sentences"][0]["text"]
-    runtime = "onnxruntime" if model.endswith(".onnx") else "ai-edge-litert"
+    pins = " ".join(f"{c.name}=={c.version}" for c in python_components(manifest["package"]["runtime"]))
     return "\n".join([
         "## Python", "",
-        f"`example.py` (below, and in this folder) needs only `pip install {runtime} sentencepiece numpy`:", "",
+        f"Install what it needs (the versions it was tested with): `pip install {pins}`. "
+        "(LiteRT has no working build for macOS on Intel: there, package the ONNX variant, "
+        "`studio export BUNDLE --zip OUT.zip --variant onnx`.)", "",
+        "`app.py` gives the app's output — the same code as Transformer Studio (`studio_runtime/`) with the same "
+        "defaults: sentence splitting, protected numbers, amounts, dates and names, the task's default decoding, the "
+        "decode guards, empty input refused — `golden/app.json` holds it for the golden texts:", "",
+        "```sh", f'python app.py "{sentence}"', "python app.py < input.txt      # one output line per input line",
+        "python app.py --golden         # the app's output on every golden text (exit status 1 if not)", "```", "",
+        "In your code: `from studio_runtime.packaged import PackagedModel`, `model = PackagedModel(FOLDER)`, "
+        "`model(text)` (thread-safe; `InputError` says why a text cannot be taken).", "",
+        f"`example.py` is the bare model, for porting it: the text pipeline, the tokenizer and a greedy decode loop "
+        f"in one file with nothing of the project — it reads `manifest.json` for the model (`{model}`), tokenizer, "
+        "special ids and lengths, so it runs any `model*.tflite` or pair of `.onnx` graphs of this bundle: a "
+        "batch-1 graph (static shapes, with its source buckets) or one of any batch size (sources padded to a "
+        "multiple of 16, a cache that grows 16 slots at a time, as the project's Python runtime does). Its "
+        "`--golden` checks the raw model's ids (golden/golden.json):", "",
         "```sh", f'python example.py "{sentence}"   # prints the normalized text, the ids and the output',
-        "python example.py --golden            # checks the script against golden/ (exit status 1 if not)", "```", "",
-        f"It reads `manifest.json` for the model (`{model}`), tokenizer, special ids and lengths, so it runs any "
-        "`model*.tflite` or pair of `.onnx` graphs of this bundle: a batch-1 graph (static shapes, with its source buckets) or one of any batch "
-        "size (sources padded to a multiple of 16, a cache that grows 16 slots at a time, as the project's Python "
-        "runtime does). It decodes greedily; the app adds a length cap and a retry of an output caught in a loop.",
+        "python example.py --golden            # checks the script against golden/ (exit status 1 if not)", "```",
         "", "```python", EXAMPLE_PY.rstrip(), "```"])
 
 
@@ -509,7 +532,7 @@ EXAMPLE_PY = r'''#!/usr/bin/env python3
 sentence as the bundle's text pipeline does, decode it greedily with the cached `encode` / `decode_step` graphs,
 and print the output.
 
-    pip install ai-edge-litert sentencepiece numpy     # or onnxruntime instead of ai-edge-litert for .onnx
+    pip install ...                    # README.md names the runtime, sentencepiece and numpy versions tested
     python example.py "영화 볼래?"      # the normalized text, the source ids, the output ids, the output
     python example.py --golden         # check this script against golden/ (exit status 1 on a mismatch)
 

@@ -20,8 +20,9 @@ from studio.generate.options import SeedError
 from studio.generate.options import decode_options as options_from
 from studio.graph_pack import packed_backends
 from studio.library import models_dir
-from studio.serving import InputError, Limits, ServedModel, check_text
+from studio.serving import Limits, ServedModel
 from studio.tasks import TRANSLATOR, task_named
+from studio.text.inputs import InputError, check_text
 from studio.variants import BACKENDS
 
 __all__ = ["AppModel", "InputError", "Limits", "service_for", "decode_options", "with_warnings", "offer_download",

@@ -2,7 +2,7 @@
 asked for, once, under one lock; whether an export is current is decided once, when a backend is first asked
 for), warm-up before the first user's timing; with `max_batch` > 1, one
 scheduler per backend decodes the requests of many users together (`studio.scheduler`). `studio chat/translate/eval`
-and the app all get their generators here. Input checks are a pure function of (task, limits, text)."""
+and the app all get their generators here. Input checks: `studio.text.inputs`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from pathlib import Path
 from exporters import ensure_exported
 from studio.bundle import load_bundle
 from studio.library import chosen_bundle
-from studio.errors import StudioError
 from studio.formats import FormatLimits
 from studio.inference import TextGenerator
 from studio.quiet_tf import import_tensorflow_quietly
@@ -25,10 +24,6 @@ from studio.tasks import task_named
 from studio.variants import stale_reasons, variant
 
 log = logging.getLogger(__name__)
-
-
-class InputError(StudioError):
-    """The user's input cannot be processed; the message says why, in plain words."""
 
 
 @dataclass(frozen=True)
@@ -42,26 +37,6 @@ class Limits:
     def documents(self) -> FormatLimits:
         """What a document upload may hold (the Translate tab's and the API's)."""
         return FormatLimits(max_bytes=self.max_file_bytes, max_segments=self.max_file_lines)
-
-
-def check_text(task: str, limits: Limits, text, pipeline=None) -> str:
-    """`text` if the model can take it, else an InputError saying why. `pipeline`: the bundle's text
-    pipeline, to refuse input it would reduce to nothing."""
-    if not isinstance(text, str):
-        raise InputError("Please send text.")
-    wording = task_named(task)
-    if not text.strip():
-        raise InputError(wording.empty_input)
-    if len(text) > limits.max_input_chars:
-        raise InputError(f"That is {len(text):,} characters; the limit is {limits.max_input_chars:,}. "
-                         f"Please shorten it{wording.long_input_hint}")
-    if pipeline is not None and not pipeline.source(text):
-        if pipeline.name == "tutorial":
-            raise InputError("That text has nothing the model can read: it understands Korean, Latin letters, "
-                             "digits and punctuation (emoji, symbols and other scripts are skipped).")
-        raise InputError("That text has only invisible characters (control or zero-width characters): "
-                         "there is nothing to read.")
-    return text
 
 
 class ServedModel:
@@ -166,3 +141,4 @@ def _fingerprint(path: Path) -> tuple:
     """What changes when a bundle is retrained, replaced or damaged: its files' sizes and times."""
     files = [path / "config.json", path / "weights.npz", path / "checksums.json", *sorted((path / "tokenizer").glob("*"))]
     return tuple((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.is_file())
+

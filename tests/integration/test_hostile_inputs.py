@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from hostile import CLEAR_MESSAGES, INPUTS, hostile_files
 from studio.cli import app as cli
 from studio.text import normalize
-from studio.serving import InputError, Limits, check_text
+from studio.serving import Limits
+from studio.text.inputs import InputError, check_text
 
 
 

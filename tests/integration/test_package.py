@@ -85,7 +85,8 @@ def test_the_python_package_lists_exactly_its_files_with_their_sha256(packaged, 
         assert entry == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}, name
     expected = {"model.tflite", "example.py", "README.md", "config.json", "tokenizer/shared.spm.model",
                 "golden/golden.json", "golden/step0_logits.f32", "golden/normalization.json", "LICENSE.md",
-                "THIRD_PARTY_NOTICES.md"}
+                "THIRD_PARTY_NOTICES.md", "app.py", "golden/app.json", "studio_runtime/packaged.py",
+                "studio_runtime/translation.py"}
     assert expected <= set(manifest["files"])
     original = json.loads((bundle_dir / "exports" / "manifest.json").read_text(encoding="utf-8"))
     for key in ("signatures", "special_ids", "max_source_len", "max_target_len", "batch_1_graph_shapes", "vocab_size"):
@@ -140,6 +141,36 @@ def test_example_py_runs_as_written_outside_the_project_and_decodes_as_its_tflit
     source_ids, ids, text = project_greedy(bundle_dir, "model.tflite", SENTENCE)
     assert ids  # the tiny model's greedy ids decode to an empty text: the ids carry the comparison
     assert (lines["source ids"], lines["output ids"], lines["output"]) == (str(source_ids), str(ids), text)
+
+
+APP_WITHOUT_PROJECT = ("import runpy, sys; sys.modules.update(studio=None, exporters=None, tensorflow=None, keras=None); "
+                       "sys.argv = ['app.py', *sys.argv[1:]]; runpy.run_path('app.py', run_name='__main__')")
+
+
+def test_app_py_gives_the_apps_output_without_the_project_or_tensorflow(packaged, tmp_path):
+    from studio.inference import TextGenerator
+    from studio.tasks import task_named
+
+    bundle_dir, zips = packaged
+    folder = unzipped(zips["python"], tmp_path)
+    run = lambda *args, stdin=None: subprocess.run([sys.executable, "-c", APP_WITHOUT_PROJECT, *args], cwd=folder,  # noqa: E731
+                                                   env=ISOLATED, capture_output=True, text=True, timeout=300,
+                                                   input=stdin)
+    checked = run("--golden")
+    assert checked.returncode == 0 and "the app's output on every golden text" in checked.stdout, checked.stderr[-2000:]
+    generator = TextGenerator.from_path(bundle_dir, "tflite")
+    expected = [generator.generate([m], options=task_named("chatbot").default_options())[0].text
+                for m in ("영화 볼래?", SENTENCE)]
+    replied = run(stdin=f"영화 볼래?\n\n{SENTENCE}\n")
+    assert replied.returncode == 0 and replied.stdout.split("\n")[:3] == [expected[0], "", expected[1]], replied.stderr
+    empty = run("   ")
+    assert empty.returncode == 2 and "error:" in empty.stderr and "Traceback" not in empty.stderr
+
+    golden_path = folder / "golden" / "app.json"
+    golden = json.loads(golden_path.read_text(encoding="utf-8"))
+    golden["cases"][0]["output"] += " (changed)"
+    golden_path.write_text(json.dumps(golden, ensure_ascii=False), encoding="utf-8")
+    assert run("--golden").returncode == 1
 
 
 def test_example_py_checks_itself_against_the_golden_data(packaged, tmp_path):
@@ -215,7 +246,7 @@ def test_a_python_package_of_onnx_graphs_runs_with_onnx_runtime_alone(packaged, 
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     assert (manifest["package"]["model"], manifest["package"]["decode_step"]) == graphs
     readme = (folder / "README.md").read_text(encoding="utf-8")
-    assert "Python (ONNX Runtime)" in readme and "pip install onnxruntime sentencepiece numpy" in readme
+    assert "Python (ONNX Runtime)" in readme and "`pip install onnxruntime==1." in readme
     without_litert = WITHOUT_PROJECT.replace("exporters=None", "exporters=None, ai_edge_litert=None")
     checked = subprocess.run([sys.executable, "-c", without_litert], cwd=folder, env=ISOLATED, capture_output=True,
                              text=True, timeout=120)

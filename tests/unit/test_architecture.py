@@ -18,7 +18,9 @@ LAYERS = (
     ("api", ("studio.api",)),  # below the page: it imports no Gradio
     ("jobs", ("studio.app_model", "studio.serving", "studio.scheduler", "studio.latency", "studio.train.run",
               "studio.train.accelerated", "studio.train.card", "studio.train.ensemble", "studio.train.jobs")),
-    ("translation", ("studio.translation", "studio.evaluate", "studio.fidelity")),
+    ("packages", ("exporters.package", "exporters.portable", "exporters.app_golden", "exporters.web",
+                  "exporters.web_constants")),
+    ("translation", ("studio.translation", "studio.evaluate", "studio.fidelity", "studio.packaged")),
     ("inference", ("studio.inference",)),
     ("exporters", ("exporters",)),
     ("runtimes", ("studio.runtimes", "studio.bundle", "studio.variants", "studio.graph_pack", "studio.library")),

@@ -1,0 +1,83 @@
+"""The app's outputs as golden data: what a package's full pipeline must give — `studio translate` / `studio chat`
+with their default decoding, protection on — for the task's golden sentences and `exporters/golden_texts/<task>.txt`
+(original sentences with numbers, amounts, dates, times, URLs and names), each line as one request, and all the
+lines as one text (a name introduced in one line is remembered in the next). `golden/golden.json` keeps the raw
+model's ids apart: the decode loop's own check.
+
+They are computed by `studio.packaged.PackagedModel` on the package's own files and kept beside the export
+(`golden/app.<variant>.json`), named by a hash of those files and of the code that made them, so a package of an
+unchanged model and code reuses them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from exporters.portable import runtime_files
+from studio.files import atomic_write_bytes, sha256_of
+from studio.packaged import PackagedModel
+from studio.tasks import task_named
+
+FORMAT = "transformer-studio-app-golden/1"
+TEXTS = Path(__file__).resolve().parent / "golden_texts"
+
+
+def golden_texts(task: str) -> list[str]:
+    """The task's golden sentences, then the lines of golden_texts/<task>.txt."""
+    path = TEXTS / f"{task}.txt"
+    extra = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return list(dict.fromkeys([*task_named(task).golden, *filter(str.strip, extra)]))
+
+
+def identity(payload: dict[str, Path | bytes], task: str) -> str:
+    """A hash of what the outputs follow: the package's model, config and tokenizer files, the app's code and the
+    texts."""
+    digest = hashlib.sha256()
+    for name, content in sorted(payload.items()):
+        digest.update(name.encode())
+        digest.update(sha256_of(content).encode() if isinstance(content, Path) else hashlib.sha256(content).digest())
+    for name, source in sorted(runtime_files().items()):
+        digest.update(name.encode() + hashlib.sha256(source).digest())
+    digest.update("\n".join(golden_texts(task)).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def app_golden(payload: dict[str, Path | bytes], task: str, cache: Path, progress=print) -> bytes:
+    """golden/app.json for a package whose files (by their path in it, `manifest.json` among them) are
+    `payload`: read from `cache` when made from the same files and code, else computed and kept there."""
+    made_by = identity(payload, task)
+    try:
+        kept = cache.read_bytes()
+        if json.loads(kept).get("identity") == made_by:
+            return kept
+    except (OSError, ValueError):
+        pass
+    progress(f"Writing the app's outputs on {len(golden_texts(task))} golden texts (once per model and code)...")
+    content = (json.dumps(_computed(payload, task, made_by), indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(cache, content)
+    except OSError:  # a read-only export folder: computed again next time
+        pass
+    return content
+
+
+def _computed(payload: dict[str, Path | bytes], task: str, made_by: str) -> dict:
+    texts = golden_texts(task)
+    with tempfile.TemporaryDirectory(prefix="studio-app-golden-") as scratch:
+        for name, content in payload.items():  # the package's layout, its large files linked, not copied
+            target = Path(scratch) / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, Path):
+                os.symlink(content.resolve(), target)
+            else:
+                target.write_bytes(content)
+        model = PackagedModel(scratch)
+        cases = [{"text": text, "output": model(text)} for text in texts]
+        document = model("\n".join(texts)) if task_named(task).translates else None
+    return {"format": FORMAT, "identity": made_by, "task": task, "decoding": task_named(task).default_decoding,
+            "protection": task_named(task).translates, "cases": cases,
+            **({"document": {"text": "\n".join(texts), "output": document}} if document is not None else {})}
