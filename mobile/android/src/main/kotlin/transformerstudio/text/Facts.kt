@@ -45,8 +45,11 @@ object Facts {
     const val LATIN_LETTER = "A-Za-z\\x{C0}-\\x{D6}\\x{D8}-\\x{F6}\\x{F8}-\\x{24F}"
     private const val LATIN_WORD = "[$LATIN_LETTER][${LATIN_LETTER}0-9&'’.\\-]*[${LATIN_LETTER}0-9]"
 
-    /** Words of Latin script joined by single spaces, a number among them ("iPhone 15"). */
-    val LATIN_NAME: String get() = "$LATIN_WORD(?: (?:$LATIN_WORD|[$D]+))*"
+    /** Words of Latin script joined by single spaces, a number among them ("iPhone 15"). The repetition is
+     * possessive, where Python's is greedy: java.util.regex recurses once per repetition of a group and overflows
+     * the stack on a run of thousands of words; giving words back never lets what follows a name match (a word's
+     * end or a space before one is no closing bracket), so every match is the same. */
+    val LATIN_NAME: String get() = "$LATIN_WORD(?: (?:$LATIN_WORD|[$D]+))*+"
     private val LATIN_NAMES by lazy { PyRegex(LATIN_NAME) }
 
     /** The dates of [text] that name a month. */

@@ -43,9 +43,16 @@ internal fun indexAtOrBefore(starts: IntArray, code: Int): Int {
     return found
 }
 
-/** One range for a java.util.regex character class: `\x{41}-\x{5a}`. */
+/**
+ * One range for a java.util.regex character class: `\x{41}-\x{5a}`. A code point beyond U+FFFF is written as
+ * itself, not escaped: only a pattern that holds such a character literally makes java.util.regex look behind by
+ * code points (else `(?<![\w])` would see the low surrogate of a letter such as "𐐨" and not the letter).
+ */
 internal fun classRange(first: Int, last: Int): String =
-    if (first == last) "\\x{${first.toString(16)}}" else "\\x{${first.toString(16)}}-\\x{${last.toString(16)}}"
+    if (first == last) classChar(first) else "${classChar(first)}-${classChar(last)}"
+
+private fun classChar(code: Int): String =
+    if (code >= 0x10000) String(Character.toChars(code)) else "\\x{${code.toString(16)}}"
 
 /** The sections of unicode14.txt (see mobile/scripts/unicode14-tables.py for the format), parsed. */
 internal class UnicodeTable(sections: Map<String, String>) {
