@@ -16,26 +16,26 @@ internal class PyRegex(val source: String, flags: Int = 0) {
     private val names: Map<String, Int> = groupNumbers(source)
 
     /** Python's pattern.search(text, pos, endpos): lookbehind sees before [pos], the text ends at [endpos]. */
-    fun search(text: String, pos: Int = 0, endpos: Int = text.length): PyMatch? {
+    fun search(text: String, pos: Int = 0, endpos: Int = text.length): PyMatch? = withDeepStack {
         val matcher = matcher(text, pos, endpos)
-        return if (matcher.find()) PyMatch.of(matcher, text, names) else null
+        if (matcher.find()) PyMatch.of(matcher, text, names) else null
     }
 
     /** Python's pattern.match(text, pos, endpos): a match that starts at [pos]. */
-    fun match(text: String, pos: Int = 0, endpos: Int = text.length): PyMatch? {
+    fun match(text: String, pos: Int = 0, endpos: Int = text.length): PyMatch? = withDeepStack {
         val matcher = matcher(text, pos, endpos)
-        return if (matcher.lookingAt()) PyMatch.of(matcher, text, names) else null
+        if (matcher.lookingAt()) PyMatch.of(matcher, text, names) else null
     }
 
     /** Python's pattern.fullmatch(text). */
-    fun fullMatch(text: String): Boolean = pattern.matcher(text).matches()
+    fun fullMatch(text: String): Boolean = withDeepStack { pattern.matcher(text).matches() }
 
     /** Python's pattern.finditer(text). */
-    fun findAll(text: String): List<PyMatch> {
+    fun findAll(text: String): List<PyMatch> = withDeepStack {
         val found = ArrayList<PyMatch>()
         val matcher = pattern.matcher(text)
         while (matcher.find()) found.add(PyMatch.of(matcher, text, names))
-        return found
+        found
     }
 
     /** Python's pattern.sub(function, text). */
@@ -71,6 +71,23 @@ internal class PyRegex(val source: String, flags: Int = 0) {
     }
 
     companion object {
+        private const val DEEP_STACK = 512L shl 20
+
+        /**
+         * [work], run again on a thread with a deep stack where it overflowed this one: java.util.regex recurses
+         * once per repetition of a group (a run of thousands of "1천" is thousands of frames), Python's re does
+         * not, and the answer must be Python's whatever the text.
+         */
+        fun <T> withDeepStack(work: () -> T): T = try {
+            work()
+        } catch (overflow: StackOverflowError) {
+            var result: Result<T>? = null
+            val thread = Thread(null, { result = runCatching(work) }, "transformerstudio-regex", DEEP_STACK)
+            thread.start()
+            thread.join()
+            result!!.getOrThrow()
+        }
+
         /** Each named group's number, counting the capturing groups' openings outside character classes
          * (java.util.regex on Java 17 and Android has no call that says it). */
         fun groupNumbers(source: String): Map<String, Int> {

@@ -51,4 +51,10 @@ class FactsTest {
         assertEquals(emptyList<Difference>(), wrong)
         assertTrue(sources.size >= 10)
     }
+
+    @Test
+    fun `a run of thousands of multipliers reads as Python reads it, without overflowing the stack`() {
+        val text = "1천 ".repeat(3000) + "만 원"
+        assertEquals(listOf(Found(0, 9003, "30 billion won")), Facts.koreanAmounts(text)) // Python's answer
+    }
 }
