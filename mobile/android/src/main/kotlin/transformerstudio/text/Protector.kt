@@ -31,10 +31,10 @@ class Protector(val glossary: Glossary = Glossary(), val auto: Boolean = true, v
         return protect(source, auto)
     }
 
-    private class Found(val start: Int, val end: Int, val kind: String, val english: String)
+    private class Hit(val start: Int, val end: Int, val kind: String, val english: String)
 
     private fun protect(source: String, auto: Boolean): Protected {
-        val found = ArrayList<Found>() // not overlapping
+        val found = ArrayList<Hit>() // not overlapping
         // "Xq…" tokens already in the source (the user's, or a document format's markup) pass through as they are
         val tokens = ANY_PLACEHOLDER.findAll(source).map { it.start() to it.end() }
         val free = { start: Int, end: Int ->
@@ -47,14 +47,14 @@ class Protector(val glossary: Glossary = Glossary(), val auto: Boolean = true, v
                 val end = match.start() + term.length
                 val bracket = BRACKET_AFTER.match(source, end) // "삼성전자(Samsung Electronics)": the English once
                 val spanEnd = bracket?.end() ?: end
-                if (free(match.start(), spanEnd)) found.add(Found(match.start(), spanEnd, "glossary", englishOf.getValue(term)))
+                if (free(match.start(), spanEnd)) found.add(Hit(match.start(), spanEnd, "glossary", englishOf.getValue(term)))
             }
         }
         if (auto) findAutomatic(source, free, found)
         return placeholders(source, found)
     }
 
-    private fun findAutomatic(source: String, free: (Int, Int) -> Boolean, found: MutableList<Found>) {
+    private fun findAutomatic(source: String, free: (Int, Int) -> Boolean, found: MutableList<Hit>) {
         val own = if ('(' in source) Protection.introducedNames(source) else Glossary()
         // the document's names when they have this sentence's already
         val known = names.asMap()
@@ -68,22 +68,22 @@ class Protector(val glossary: Glossary = Glossary(), val auto: Boolean = true, v
                 val bracket = BRACKET_AFTER.match(source, end)
                 if (bracket != null && Unicode14.casefold(PyStr.strip(bracket.value, " ()")) ==
                     Unicode14.casefold(originalOf.getValue(term)) && free(match.start(), bracket.end())) end = bracket.end()
-                if (free(match.start(), end)) found.add(Found(match.start(), end, "named", originalOf.getValue(term)))
+                if (free(match.start(), end)) found.add(Hit(match.start(), end, "named", originalOf.getValue(term)))
             }
         }
         for ((start, end, english) in Protection.named(source)) {
-            if (free(start, end)) found.add(Found(start, end, "named", english))
+            if (free(start, end)) found.add(Hit(start, end, "named", english))
         }
         for (match in AUTO.findAll(source)) {
             val kind = match.lastGroup!!
             val english = Protection.autoEnglish(kind, match.value)
-            if (!english.isNullOrEmpty() && free(match.start(), match.end())) found.add(Found(match.start(), match.end(), kind, english))
+            if (!english.isNullOrEmpty() && free(match.start(), match.end())) found.add(Hit(match.start(), match.end(), kind, english))
         }
     }
 
     /** The source with each found span replaced by its placeholder (the same term twice shares one), a space put
      * where a placeholder would touch a Latin letter, a digit or another placeholder ("Xq15" would be read). */
-    private fun placeholders(source: String, found: List<Found>): Protected {
+    private fun placeholders(source: String, found: List<Hit>): Protected {
         val taken = Protected.placeholdersIn(source).toSet()
         var number = 0
         val spans = LinkedHashMap<Pair<String, String>, Span>()
