@@ -1,0 +1,130 @@
+"""Writes the Android library's Unicode 14.0 tables (mobile/android/src/main/resources/transformerstudio/text/
+unicode14.txt) from Python 3.11's `unicodedata`, the Unicode the app's text pipelines follow.
+
+The JVM has its own Unicode (Java 17: 13.0) and Android's ICU changes with the OS version, so the library reads
+every Unicode decision here instead: general categories (Python's \\w, \\d, isalpha, the characters clean_text
+drops), str.isspace(), str.islower()/isupper() of one character, str.lower()/upper()/casefold() and NFC (full
+canonical decompositions, canonical combining classes, the pairs that compose). Run it with the Python that serves
+the models, and rerun after a Python upgrade:
+
+    .venv/bin/python mobile/scripts/unicode14-tables.py
+
+tests/unit/test_mobile_text_fixtures.py fails while the committed file is not what this writes.
+
+Format (one section a line, after its `@name`; numbers in hex): `@category` runs `start:Cat` (each code point has
+the category of the run it falls in), `@space` `@lower` `@upper` code point ranges `start-end` (or `start`),
+`@tolower` `@toupper` `@casefold` `cp=mapping` where the mapping differs (code points joined by `.`), `@nfd` the
+full canonical decomposition `cp=mapping` (Hangul syllables are algorithmic and left out), `@ccc` ranges with their
+class `start-end:class`, `@compose` the primary composites `first.second=composite` (Hangul left out).
+"""
+
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+TABLE = (Path(__file__).resolve().parents[1] / "android" / "src" / "main" / "resources" / "transformerstudio" / "text"
+         / "unicode14.txt")
+CODES = range(0x110000)
+HANGUL_SYLLABLES = range(0xAC00, 0xD7A4)
+
+
+def _ranges(wanted) -> str:
+    ranges = []
+    for code in CODES:
+        if wanted(code):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return " ".join(f"{a:x}" if a == b else f"{a:x}-{b:x}" for a, b in ranges)
+
+
+def _chars(text: str) -> str:
+    return ".".join(f"{ord(c):x}" for c in text)
+
+
+def _mapping(function) -> str:
+    return " ".join(f"{code:x}={_chars(function(chr(code)))}" for code in CODES if function(chr(code)) != chr(code))
+
+
+def _categories() -> str:
+    runs, previous = [], None
+    for code in CODES:
+        category = unicodedata.category(chr(code))
+        if category != previous:
+            runs.append(f"{code:x}:{category}")
+            previous = category
+    return " ".join(runs)
+
+
+def _ccc() -> str:
+    runs = []
+    for code in CODES:
+        ccc = unicodedata.combining(chr(code))
+        if ccc:
+            if runs and runs[-1][1] == code - 1 and runs[-1][2] == ccc:
+                runs[-1][1] = code
+            else:
+                runs.append([code, code, ccc])
+    return " ".join(f"{a:x}:{c}" if a == b else f"{a:x}-{b:x}:{c}" for a, b, c in runs)
+
+
+def _compositions() -> str:
+    pairs = []
+    for code in CODES:
+        if code in HANGUL_SYLLABLES:
+            continue
+        decomposition = unicodedata.decomposition(chr(code))
+        if not decomposition or decomposition.startswith("<"):
+            continue
+        parts = [int(part, 16) for part in decomposition.split()]
+        if len(parts) == 2 and unicodedata.normalize("NFC", chr(parts[0]) + chr(parts[1])) == chr(code):
+            pairs.append(f"{parts[0]:x}.{parts[1]:x}={code:x}")
+    return " ".join(pairs)
+
+
+def _check_derivations() -> None:
+    """The library derives \\w, \\d and isalpha from the categories: true of this Unicode, checked here."""
+    word, digit = re.compile(r"\w"), re.compile(r"\d")
+    for code in CODES:
+        char, category = chr(code), unicodedata.category(chr(code))
+        assert bool(word.match(char)) == (category[0] in "LN" or char == "_"), hex(code)
+        assert bool(digit.match(char)) == (category == "Nd") == char.isdecimal(), hex(code)
+        assert char.isalpha() == (category[0] == "L"), hex(code)
+        if category == "Nd":  # decimal digits come in runs of ten from 0: a digit's value is its place in its run
+            assert unicodedata.decimal(char) == (code - _run_start(code)) % 10, hex(code)
+
+
+def _run_start(code: int) -> int:
+    while unicodedata.category(chr(code - 1)) == "Nd":
+        code -= 1
+    return code
+
+
+def table() -> str:
+    sections = {
+        "category": _categories(),
+        "space": _ranges(lambda c: chr(c).isspace()),
+        "lower": _ranges(lambda c: chr(c).islower()),
+        "upper": _ranges(lambda c: chr(c).isupper()),
+        "tolower": _mapping(str.lower),
+        "toupper": _mapping(str.upper),
+        "casefold": _mapping(str.casefold),
+        "nfd": " ".join(f"{code:x}={_chars(unicodedata.normalize('NFD', chr(code)))}" for code in CODES
+                        if code not in HANGUL_SYLLABLES and unicodedata.normalize("NFD", chr(code)) != chr(code)),
+        "ccc": _ccc(),
+        "compose": _compositions(),
+    }
+    header = (f"# Generated by mobile/scripts/unicode14-tables.py from Python's unicodedata "
+              f"{unicodedata.unidata_version}: do not edit.\n")
+    return header + "".join(f"@{name}\n{body}\n" for name, body in sections.items())
+
+
+if __name__ == "__main__":
+    if unicodedata.unidata_version != "14.0.0":
+        sys.exit(f"expected Unicode 14.0.0 (Python 3.11), this Python has {unicodedata.unidata_version}")
+    _check_derivations()
+    TABLE.parent.mkdir(parents=True, exist_ok=True)
+    TABLE.write_text(table(), encoding="utf-8")
+    print(f"wrote {TABLE} ({TABLE.stat().st_size:,} bytes)")
