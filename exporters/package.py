@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 from exporters import GOLDEN, ensure_exported, write_golden_data
-from exporters.app_golden import app_golden
+from exporters.app_golden import app_golden, identity
 from exporters.licences import Component, licence_files, non_commercial, python_components, web_components
 from exporters.portable import APP_PY, runtime_files
 from exporters.web import DEFAULT_VARIANT as WEB_VARIANT
@@ -115,6 +115,17 @@ def package_export(bundle, target: str, out_zip, *, variant: str | None = None, 
         payload["manifest.json"] = _json(manifest)
         progress(f"Writing the {target} package of {top} to {out_zip}...")
         return _write_zip(out_zip, top, payload)
+
+
+def package_app_outputs(bundle, target: str, variant: str, export_dir=None, progress=print,
+                        identity_only: bool = False) -> bytes | str:
+    """golden/app.json of the `target` package of `bundle` (loaded) with `variant`'s graphs, made or reused; with
+    `identity_only`, only the hash that names the outputs these files and this code make (`app_golden.identity`)."""
+    payload, export_manifest, model = _model_payload(bundle, variant, export_dir, progress)
+    if identity_only:
+        return identity(payload, bundle.config.task.task)
+    manifest = package_manifest(export_manifest, bundle, target, variant, model, _entries(payload))
+    return _app_outputs(bundle, payload, manifest, variant, export_dir, progress)
 
 
 def _app_outputs(bundle, payload: dict, manifest: dict, variant: str, export_dir, progress) -> bytes:
