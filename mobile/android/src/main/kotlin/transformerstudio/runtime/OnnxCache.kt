@@ -48,13 +48,10 @@ internal class OnnxCache(private val environment: OrtEnvironment, private val ma
         val values = FloatArray(from * headDim)
         val buffer = zeros(elements(shape))
         for (head in 0 until heads) {
-            old.position(head * from * headDim)
-            old.get(values)
-            buffer.position(head * to * headDim)
-            buffer.put(values)
+            old.at(head * from * headDim).get(values)
+            buffer.at(head * to * headDim).put(values)
         }
-        buffer.rewind()
-        return buffer
+        return buffer.atStart()
     }
 
     private fun fromBuffers(buffers: Map<String, FloatBuffer>, slots: Int): CacheTensors {
