@@ -16,24 +16,42 @@ import java.nio.IntBuffer
  * Thread safety: one instance may serve several threads at once (ONNX Runtime's sessions may be run
  * concurrently); each decoder state belongs to one decode on one thread.
  *
+ * Made from the graphs' files ([open], or the File constructor) or their bytes (an Android asset read whole).
+ *
  * @param threads ONNX Runtime's intra-op threads (1: one core per decode).
  */
-class OnnxRuntime(
-    encodeModel: File,
-    stepModel: File,
+class OnnxRuntime private constructor(
     private val manifest: ExportManifest,
-    threads: Int = 1,
+    threads: Int,
+    load: (OrtEnvironment, OrtSession.SessionOptions, Boolean) -> OrtSession,
 ) : Runtime {
+    /** The runtime over the encode and decode_step graphs' files. */
+    constructor(encodeModel: File, stepModel: File, manifest: ExportManifest, threads: Int = 1) :
+        this(manifest, threads, { env, options, encoder ->
+            env.createSession((if (encoder) encodeModel else stepModel).path, options)
+        })
+
+    /** The runtime over the encode and decode_step graphs' bytes. */
+    constructor(encodeModel: ByteArray, stepModel: ByteArray, manifest: ExportManifest, threads: Int = 1) :
+        this(manifest, threads, { env, options, encoder ->
+            env.createSession(if (encoder) encodeModel else stepModel, options)
+        })
+
     private val environment: OrtEnvironment = OrtEnvironment.getEnvironment()
-    private val encoder: OrtSession = session(encodeModel, threads)
-    private val stepper: OrtSession = session(stepModel, threads)
+    private val encoder: OrtSession = load(environment, sessionOptions(threads), true)
+    private val stepper: OrtSession = try {
+        load(environment, sessionOptions(threads), false)
+    } catch (error: Throwable) {
+        encoder.close()
+        throw error
+    }
     private val cache = OnnxCache(environment, manifest)
 
     override val maxSourceLen get() = manifest.maxSourceLen
     override val maxTargetLen get() = manifest.maxTargetLen
     override val specialIds get() = manifest.specialIds
 
-    private fun session(model: File, threads: Int): OrtSession {
+    private fun sessionOptions(threads: Int): OrtSession.SessionOptions {
         val options = OrtSession.SessionOptions()
         options.setIntraOpNumThreads(threads)
         options.setInterOpNumThreads(1)
@@ -42,7 +60,7 @@ class OnnxRuntime(
         options.setSessionLogLevel(OrtLoggingLevel.ORT_LOGGING_LEVEL_ERROR)
         // as Python: worker threads that spin between steps burn the CPU the rest of the app needs
         options.addConfigEntry("session.intra_op.allow_spinning", "0")
-        return environment.createSession(model.path, options)
+        return options
     }
 
     override fun encode(sourceIds: IntArray): DecoderState {
