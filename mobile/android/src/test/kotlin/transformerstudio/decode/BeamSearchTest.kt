@@ -98,4 +98,14 @@ class BeamSearchTest {
         assertTrue(result.retried)
         assertEquals(listOf(A, B, A), result.ids) // then B would repeat the bigram "a b": only </s> is left
     }
+
+    @Test
+    @DisplayName("beam search prefers a finished output that writes every year of its source")
+    fun yearsKept() {
+        // A writes " a", B " 20", C " c", D "18": the best output, C D (" c18"), drops the year 2018; B D writes it
+        val guard = FigureGuard(listOf("<pad>", "<s>", "</s>", "\u2581a", "\u258120", "\u2581c", "18"))
+        val numbers = setOf("2018", "18", "20")
+        assertEquals(listOf(C, D), ids(A, beam(4, 1.0), OutputRules(figures = Figures(guard, numbers))))
+        assertEquals(listOf(B, D), ids(A, beam(4, 1.0), OutputRules(figures = Figures(guard, numbers, setOf("2018")))))
+    }
 }
