@@ -1,0 +1,152 @@
+package transformerstudio.runtime
+
+import ai.onnxruntime.OnnxTensor
+import ai.onnxruntime.OrtEnvironment
+import ai.onnxruntime.OrtLoggingLevel
+import ai.onnxruntime.OrtSession
+import java.io.File
+import java.nio.IntBuffer
+
+/**
+ * [Runtime] over an export's `encode.onnx` and `decode_step.onnx` with ONNX Runtime's Java API (on Android the
+ * `onnxruntime-android` artifact, the same API): the port of studio/runtimes/onnx_runtime.py at batch 1 and of
+ * web/src/onnx_runtime.js. As Python does, a source is padded to a multiple of 16 ids and the cache starts at 16
+ * slots and grows by 16: the same shapes give the same logits, bit for bit, as the app's ONNX backend.
+ *
+ * Thread safety: one instance may serve several threads at once (ONNX Runtime's sessions may be run
+ * concurrently); each decoder state belongs to one decode on one thread.
+ *
+ * Made from the graphs' files ([open], or the File constructor) or their bytes (an Android asset read whole).
+ *
+ * @param threads ONNX Runtime's intra-op threads (1: one core per decode).
+ */
+class OnnxRuntime private constructor(
+    private val manifest: ExportManifest,
+    threads: Int,
+    load: (OrtEnvironment, OrtSession.SessionOptions, Boolean) -> OrtSession,
+) : Runtime {
+    /** The runtime over the encode and decode_step graphs' files. */
+    constructor(encodeModel: File, stepModel: File, manifest: ExportManifest, threads: Int = 1) :
+        this(manifest, threads, { env, options, encoder ->
+            env.createSession((if (encoder) encodeModel else stepModel).path, options)
+        })
+
+    /** The runtime over the encode and decode_step graphs' bytes. */
+    constructor(encodeModel: ByteArray, stepModel: ByteArray, manifest: ExportManifest, threads: Int = 1) :
+        this(manifest, threads, { env, options, encoder ->
+            env.createSession(if (encoder) encodeModel else stepModel, options)
+        })
+
+    private val environment: OrtEnvironment = OrtEnvironment.getEnvironment()
+    private val encoder: OrtSession = load(environment, sessionOptions(threads), true)
+    private val stepper: OrtSession = try {
+        load(environment, sessionOptions(threads), false)
+    } catch (error: Throwable) {
+        encoder.close()
+        throw error
+    }
+    private val cache = OnnxCache(environment, manifest)
+
+    override val maxSourceLen get() = manifest.maxSourceLen
+    override val maxTargetLen get() = manifest.maxTargetLen
+    override val specialIds get() = manifest.specialIds
+
+    private fun sessionOptions(threads: Int): OrtSession.SessionOptions {
+        val options = OrtSession.SessionOptions()
+        options.setIntraOpNumThreads(threads)
+        options.setInterOpNumThreads(1)
+        options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL)
+        options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT)
+        options.setSessionLogLevel(OrtLoggingLevel.ORT_LOGGING_LEVEL_ERROR)
+        // as Python: worker threads that spin between steps burn the CPU the rest of the app needs
+        options.addConfigEntry("session.intra_op.allow_spinning", "0")
+        return options
+    }
+
+    override fun encode(sourceIds: IntArray): DecoderState {
+        val length = sourceLength(sourceIds.size, maxSourceLen, manifest.fixedSource)
+        val source = padSource(sourceIds, length, specialIds.pad)
+        val result = OnnxTensor.createTensor(environment, IntBuffer.wrap(source), longArrayOf(1, length.toLong()))
+            .use { encoder.run(mapOf("source_ids" to it)) }
+        val encoded = Encoded(result, manifest.encodeOutputs.associateWith { result.get(it).get() as OnnxTensor })
+        return try {
+            OnnxState(cache.empty(), encoded)
+        } catch (error: Throwable) {
+            result.close()
+            throw error
+        }
+    }
+
+    override fun step(state: DecoderState, token: Int, position: Int): StepResult {
+        val current = live(state)
+        val fed = cache.withCapacity(current.cache, position)
+        val inputs = HashMap<String, OnnxTensor>(current.encoded.tensors)
+        inputs.putAll(fed.tensors)
+        val scalars = listOf(
+            OnnxTensor.createTensor(environment, IntBuffer.wrap(intArrayOf(token)), longArrayOf(1)),
+            OnnxTensor.createTensor(environment, IntBuffer.wrap(intArrayOf(position)), longArrayOf()),
+        )
+        val result = try {
+            inputs["tokens"] = scalars[0]
+            inputs["position"] = scalars[1]
+            stepper.run(inputs)
+        } finally {
+            scalars.forEach { it.close() }
+            if (fed !== current.cache) fed.lease.free()
+        }
+        val logits = FloatArray(manifest.vocabSize)
+        try {
+            (result.get("logits").get() as OnnxTensor).floatBuffer.get(logits)
+        } catch (error: Throwable) {
+            result.close()
+            throw error
+        }
+        val next = cache.fromOutputs(result, fed.slots)
+        current.cache.lease.free() // the new state replaces this one
+        current.alive = false
+        return StepResult(logits, OnnxState(next, current.encoded))
+    }
+
+    override fun fork(state: DecoderState): DecoderState {
+        val current = live(state)
+        current.cache.lease.retain()
+        return OnnxState(current.cache, current.encoded)
+    }
+
+    override fun drop(state: DecoderState) {
+        val current = live(state)
+        current.alive = false
+        current.cache.lease.free()
+    }
+
+    override fun release(state: DecoderState) {
+        drop(state)
+        (state as OnnxState).encoded.result.close()
+    }
+
+    override fun close() {
+        encoder.close()
+        stepper.close()
+    }
+
+    private fun live(state: DecoderState): OnnxState {
+        check(state is OnnxState && state.alive) { "not a live state of this runtime" }
+        return state
+    }
+
+    /** The encoder's outputs for one source: source_mask, cross_k_<i>, cross_v_<i> (read-only). */
+    private class Encoded(val result: OrtSession.Result, val tensors: Map<String, OnnxTensor>)
+
+    private class OnnxState(val cache: CacheTensors, val encoded: Encoded) : DecoderState {
+        @Volatile
+        var alive = true
+    }
+
+    companion object {
+        /** The runtime over an export folder: encode.onnx, decode_step.onnx and manifest.json. */
+        fun open(exportDir: File, threads: Int = 1): OnnxRuntime = OnnxRuntime(
+            File(exportDir, "encode.onnx"), File(exportDir, "decode_step.onnx"),
+            ExportManifest.read(File(exportDir, "manifest.json")), threads,
+        )
+    }
+}
