@@ -9,8 +9,8 @@ Per source: its ids (Preprocessor.encode's, `</s>` included), its numbers and ye
 source_years of the decoded source, as TextGenerator.spec reads them), and the app's outputs: greedy and beam search
 (the task's beam settings; the chatbot's are DecodeOptions' defaults), each with the figure guard on and off, and a
 seeded sample; the loop guard's retry included (`retried` names the outputs it replaced). For one sentence, the
-eight best logits of each greedy step. tests/unit/test_mobile_decode_fixture.py fails while a committed file is not
-what this writes.
+eight best logits of each greedy step. Each file records a hash of the graphs, tokenizer and code it was made from
+(`identity`): tests/unit/test_mobile_decode_fixture.py fails while a committed file's is not what they make now.
 """
 
 import json
@@ -128,6 +128,26 @@ def top_logits(generator, source: list[int]) -> list[dict]:
     return [{"token": int(token), **step} for token, step in zip([spec.bos, *strategy.outputs()[0]], steps)]
 
 
+def identity(name: str) -> str:
+    """A hash of what the fixture follows: the bundle's ONNX graphs, config and tokenizer, the app's code
+    (everything `studio.packaged` runs: exporters.portable) and this script."""
+    import hashlib
+
+    from exporters.portable import runtime_files
+    from studio.files import sha256_of
+    from studio.variants import export_dir_for
+
+    bundle = ROOT / "assets" / name
+    export = export_dir_for(bundle)
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for path in [export / "encode.onnx", export / "decode_step.onnx", bundle / "config.json",
+                 *sorted((bundle / "tokenizer").iterdir())]:
+        digest.update(path.name.encode() + sha256_of(path).encode())
+    for module, source in sorted(runtime_files().items()):
+        digest.update(module.encode() + hashlib.sha256(source).digest())
+    return digest.hexdigest()
+
+
 def cases(name: str) -> dict:
     from studio.text.facts import source_numbers, source_years
     from studio.variants import export_dir_for
@@ -145,7 +165,7 @@ def cases(name: str) -> dict:
                       **outputs(generator, source, index)})
     task = generator.config.task.task
     logits_source = found[len(golden) + 1]["source"]  # a sentence with an amount and a year
-    return {"bundle": name, "task": task, "export": export.name,
+    return {"bundle": name, "task": task, "export": export.name, "identity": identity(name),
             "sha256": {graph: files[graph]["sha256"] for graph in ("encode.onnx", "decode_step.onnx")},
             "max_source_len": generator.config.model.max_source_len,
             "max_target_len": generator.config.model.max_target_len, "cases": found,

@@ -24,7 +24,12 @@ NEEDS_JAVA = pytest.mark.skipif(
 
 
 @NEEDS_JAVA
-def test_the_kotlin_tokenizer_gives_sentencepieces_ids_and_the_apps_decoding_on_the_jvm():
+def test_the_kotlin_library_gives_the_apps_ids_text_and_decoding_on_the_jvm():
+    from exporters import ensure_exported
+    from studio.bundle import load_bundle
+
+    for bundle in ("translator", "chatbot"):  # the graphs the decode tests run: from the graph packs, seconds
+        ensure_exported(load_bundle(ANDROID.parents[1] / "assets" / bundle), ["onnx"], progress=lambda message: None)
     # nice: Maven and the Kotlin compiler take every core they see, and the rest of the suite runs beside them
     result = subprocess.run(["nice", "-n", "10", MAVEN, "-B", "-q", "test"], cwd=ANDROID, capture_output=True,
                             text=True, timeout=1200, env={**os.environ, "MAVEN_OPTS": "-Xmx1g"})
@@ -34,6 +39,7 @@ def test_the_kotlin_tokenizer_gives_sentencepieces_ids_and_the_apps_decoding_on_
     lines = len(fixture["texts"])
     for model in fixture["models"]:  # the comparisons ran, on every line
         assert f"{model}: ids of {lines} of {lines} fixture lines equal sentencepiece's" in output, output[-3000:]
+    assert output.count("; identical ids: {") == 2, output[-3000:]  # the decode loop ran on both models' graphs
 
 
 def test_the_app_outputs_the_library_is_held_to_are_what_the_models_and_code_make_now():
