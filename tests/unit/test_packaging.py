@@ -49,3 +49,19 @@ def test_the_wheel_carries_every_file_the_web_page_is_built_from(monkeypatch):
     missing = [name for name in needed if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
                or ("/" in name and "studio_web." + name.rsplit("/", 1)[0].replace("/", ".") not in packages)]
     assert not missing, f"not in the wheel: {missing}"
+
+
+def test_the_wheel_carries_every_file_the_android_package_takes_from_the_library(monkeypatch):
+    """The android export from a `pip install .`: the library sources it carries travel in `studio_mobile`."""
+    import fnmatch
+
+    from exporters.android import library_files
+
+    packages = wheel_packages(monkeypatch)
+    setting = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setting["package-dir"]["studio_mobile"] == "mobile"
+    patterns = [pattern.replace("**/", "") for pattern in setting["package-data"]["studio_mobile"]]
+    carried = [path.relative_to(ROOT / "mobile").as_posix() for path in library_files().values()]
+    missing = [name for name in carried if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+               or "studio_mobile." + name.rsplit("/", 1)[0].replace("/", ".") not in packages]
+    assert carried and not missing, f"not in the wheel: {missing}"
