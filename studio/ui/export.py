@@ -28,11 +28,12 @@ from studio.app_model import remove_old_files
 from studio.ui.common import warn
 from studio.variants import VARIANTS, export_dir_for, read_manifest
 
-TARGETS = {"Python (LiteRT or ONNX Runtime)": "python", "Android (Kotlin)": "android", "iOS (Swift)": "ios",
+TARGETS = {"Python (LiteRT or ONNX Runtime)": "python", "Android (Kotlin library)": "android", "iOS (Swift)": "ios",
            "Web page (LiteRT.js)": "web"}
 CHOICES = {"python": ["tflite", "tflite-float16", "tflite-int8", "tflite-b1", "tflite-b1-float16", "tflite-b1-int8",
                       "onnx", "onnx-int8"],
-           **{t: ["tflite-b1-float16", "tflite-b1", "tflite-b1-int8"] for t in ("android", "ios", "web")}}
+           "android": ["onnx", "onnx-int8", "tflite-b1-float16", "tflite-b1", "tflite-b1-int8"],
+           **{t: ["tflite-b1-float16", "tflite-b1", "tflite-b1-int8"] for t in ("ios", "web")}}
 
 
 def variant_choices(target_label: str):

@@ -231,7 +231,7 @@ def test_the_new_model_is_exported_from_the_page_and_its_zip_runs_as_its_readme_
     page.wait_for_timeout(1500)
     assert page.locator("#export-download a").count() == 1
     assert "Measured here" in page.locator("#export-result").inner_text()
-    page.get_by_label("Android (Kotlin)").check()  # another target: the Python zip is no longer offered
+    page.get_by_label("Android (Kotlin library)").check()  # another target: the Python zip is no longer offered
     page.wait_for_function("!document.querySelector('#export-result')?.innerText.trim()")
     assert page.locator("#export-download a").count() == 0
 
