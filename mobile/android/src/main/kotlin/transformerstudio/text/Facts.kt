@@ -16,11 +16,16 @@ data class Found(val start: Int, val end: Int, val value: String)
  */
 object Facts {
     const val TILDES = "~∼〜" // the marks Korean writes a range with: `2018~2020년`, `3~4%`
-    private const val SEPARATORS = ",." // what a number is written with between its digits (and may end one)
+    /** What a number is written with between its digits, and what may end one: "in 2018." */
+    internal const val SEPARATORS = ",."
 
     /** A number as one reads it (digits, thousands commas, a decimal). */
     val NUMERAL: String get() = "(?<![$D.,])[$D]+(?:,[$D]{3})*(?:\\.[$D]+)?"
-    private val NUMBER_RUN by lazy { PyRegex("[$D][$D.,]*") }
+    /** A number as written, with any separators, and a period or comma after it (facts.NUMBER_RUN). */
+    internal val NUMBER_RUN by lazy { PyRegex("[$D][$D.,]*") }
+
+    /** The number a text ends in (Python's `$` also matches before a final newline): figures.py's open number. */
+    internal val OPEN_NUMBER by lazy { PyRegex("[$D][$D.,]*(?=\\n?\\z)") }
     private val ONE_NUMBER by lazy { PyRegex("[$D]{1,3}(?:,[$D]{3})+(?:\\.[$D]+)?|[$D]+(?:\\.[$D]+)*") }
     private val PART = PyRegex("[^.,]+")
     private val AMOUNTS by lazy { PyRegex(Numbers.AMOUNT) }
