@@ -48,6 +48,8 @@ class ModelPackage(
                 throw ModelException("the manifest.json of ${files.description} is not a package's: ${error.message}", error)
             } catch (error: IllegalArgumentException) {
                 throw ModelException("the model in ${files.description} cannot be used: ${error.message}", error)
+            } catch (error: NoSuchElementException) { // signatures without the cache inputs the loop feeds
+                throw ModelException("the manifest.json of ${files.description} describes no decoder cache", error)
             }
         }
 

@@ -39,7 +39,8 @@ internal class Translation(
     private fun decoded(piece: String, protector: Protector?): String {
         if (protector == null) return decode(piece)
         val shield: Protected = protector.protect(piece)
-        return Retry.decodeProtected(shield) { source, _ -> decode(source) }!!.text
+        val decoded = Retry.decodeProtected(shield) { source, _ -> decode(source) }
+        return checkNotNull(decoded) { "a first pass always decodes" }.text
     }
 
     private fun decode(source: String): String {

@@ -49,6 +49,21 @@ class ChatbotAndModelFilesTest {
     }
 
     @Test
+    @DisplayName("damaged graphs or a damaged tokenizer are named, not a raw runtime error")
+    fun damagedFilesAreNamed(@TempDir dir: File) {
+        val files = ExportPackage.of("chatbot")
+        for (path in listOf("manifest.json", "config.json", "tokenizer/shared.spm.model", "encode.onnx", "decode_step.onnx")) {
+            File(dir, path).apply { parentFile.mkdirs() }.writeBytes(files.bytes(path))
+        }
+        File(dir, "decode_step.onnx").writeBytes(ByteArray(64) { 7 })
+        val graph = assertThrows<ModelException> { Chatbot.open(dir) }
+        assertTrue(graph.message!!.startsWith("ONNX Runtime cannot load the graphs of the folder $dir"), graph.message)
+        File(dir, "tokenizer/shared.spm.model").writeBytes(ByteArray(10) { 3 })
+        val tokenizer = assertThrows<ModelException> { Chatbot.open(dir) }
+        assertTrue("the tokenizer tokenizer/shared.spm.model" in tokenizer.message!!, tokenizer.message)
+    }
+
+    @Test
     @DisplayName("a chatbot package is not a translator")
     fun wrongTask() {
         val error = assertThrows<ModelException> { Translator.open(ExportPackage.of("chatbot")) }
