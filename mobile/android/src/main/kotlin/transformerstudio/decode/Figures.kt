@@ -20,19 +20,6 @@ internal fun pieceText(piece: String): String {
     return if (value < 0x80) value.toChar().toString() else ""
 }
 
-/** "1234567" -> "1,234,567" (digits counted as code points, as Python does). */
-fun withCommas(digits: String): String {
-    val points = digits.codePoints().toArray()
-    val head = if (points.size % 3 == 0) 3 else points.size % 3
-    val groups = mutableListOf(String(points, 0, minOf(head, points.size)))
-    var i = head
-    while (i < points.size) {
-        groups += String(points, i, minOf(3, points.size - i))
-        i += 3
-    }
-    return groups.joinToString(",")
-}
-
 /** How English may write each number: as it is, with thousands commas, without leading zeros ("09" -> "9"). */
 fun writtenForms(numbers: Set<String>): Set<String> {
     val forms = HashSet<String>()
@@ -42,7 +29,7 @@ fun writtenForms(numbers: Set<String>): Set<String> {
         val rest = if (dot < 0) "" else number.substring(dot) // "." and the fraction
         for (digits in setOf(whole, whole.trimStart('0').ifEmpty { "0" })) {
             forms += digits + rest
-            if (digits.codePointCount(0, digits.length) > 3) forms += withCommas(digits) + rest
+            if (digits.codePointCount(0, digits.length) > 3) forms += Facts.withCommas(digits) + rest
         }
     }
     return forms

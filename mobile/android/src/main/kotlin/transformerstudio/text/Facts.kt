@@ -109,6 +109,20 @@ object Facts {
         return numbers
     }
 
+    /** "1234567" -> "1,234,567": digits grouped by three with commas, counted as code points (Python's `f"{n:,}"`
+     * on the digits as written, figures.py's with_commas). */
+    fun withCommas(digits: String): String {
+        val points = digits.codePoints().toArray()
+        val head = if (points.size % 3 == 0) 3 else points.size % 3
+        val groups = mutableListOf(String(points, 0, minOf(head, points.size)))
+        var i = head
+        while (i < points.size) {
+            groups += String(points, i, minOf(3, points.size - i))
+            i += 3
+        }
+        return groups.joinToString(",")
+    }
+
     /** The runs of Latin script [text] writes: "Zoran Zaev", "iPhone 15", "Köln". */
     fun latinNames(text: String): List<String> = LATIN_NAMES.findAll(text).map { it.value }
 }
