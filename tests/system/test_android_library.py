@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,50 @@ def test_the_kotlin_library_gives_the_apps_ids_text_and_decoding_on_the_jvm():
     for model in fixture["models"]:  # the comparisons ran, on every line
         assert f"{model}: ids of {lines} of {lines} fixture lines equal sentencepiece's" in output, output[-3000:]
     assert output.count("; identical ids: {") == 2, output[-3000:]  # the decode loop ran on both models' graphs
+    for ran in ("translator: 259 of 259 identical", "translator document: identical", "chatbot: 138 of 138 identical"):
+        assert ran in output, output[-3000:]  # the full pipeline gave the app's outputs (AppOutputsTest)
+
+
+RUNNER_LINES = ["삼성전자(Samsung Electronics)는 3조 5천억 원을 투자했다.", "", "No Korean on this line.",
+                "2024년 7월 1일부터 요금이 5% 인상된다. 날씨가 좋다.",
+                "도이체반(Deutsche Bahn)은 파업했다. 도이체반은 사과했다.", "오후 3시 30분에 https://example.com 에서 만나요."]
+
+
+def _package_folder(bundle: str, folder: Path) -> Path:
+    """A package laid out as `studio export --zip` lays one out (manifest.json with its `package`, `tokenizer` and
+    `text_pipeline` sections, config.json, tokenizer/, the ONNX graphs), linked to the bundle's export and files."""
+    from exporters import ensure_exported
+    from studio.bundle import load_bundle
+    from studio.variants import export_dir_for
+
+    bundle_dir = ANDROID.parents[1] / "assets" / bundle
+    ensure_exported(load_bundle(bundle_dir), ["onnx"], progress=lambda message: None)
+    export = export_dir_for(bundle_dir)
+    (folder / "tokenizer").mkdir(parents=True)
+    for name in ("encode.onnx", "decode_step.onnx"):
+        (folder / name).symlink_to(export / name)
+    (folder / "config.json").symlink_to(bundle_dir / "config.json")
+    (folder / "tokenizer" / "shared.spm.model").symlink_to(bundle_dir / "tokenizer" / "shared.spm.model")
+    manifest = json.loads((export / "manifest.json").read_text(encoding="utf-8"))
+    manifest["package"] = {"model": "encode.onnx", "decode_step": "decode_step.onnx"}
+    manifest["tokenizer"].update(source="tokenizer/shared.spm.model", target="tokenizer/shared.spm.model")
+    manifest["text_pipeline"] = {"config": "config.json"}
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+@NEEDS_JAVA
+def test_run_jvm_translates_stdin_as_studio_translate_does(tmp_path):
+    folder = _package_folder("translator", tmp_path / "translator")
+    text = "\n".join(RUNNER_LINES) + "\n"
+    jvm = subprocess.run(["nice", "-n", "10", str(ANDROID / "run-jvm.sh"), "translate", str(folder)], input=text,
+                         capture_output=True, text=True, timeout=900, env={**os.environ, "MAVEN_OPTS": "-Xmx1g"})
+    assert jvm.returncode == 0, jvm.stderr[-3000:]
+    app = subprocess.run([sys.executable, "-m", "studio.cli", "translate", "--backend", "onnx"], input=text,
+                         capture_output=True, text=True, timeout=600, cwd=ANDROID.parents[1])
+    assert app.returncode == 0, app.stderr[-3000:]
+    assert len(jvm.stdout.splitlines()) == len(RUNNER_LINES)
+    assert jvm.stdout == app.stdout
 
 
 def test_the_app_outputs_the_library_is_held_to_are_what_the_models_and_code_make_now():

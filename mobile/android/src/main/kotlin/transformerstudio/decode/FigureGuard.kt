@@ -1,5 +1,7 @@
 package transformerstudio.decode
 
+import transformerstudio.text.Facts
+
 /** Masks kept per vocabulary (studio.generate.figures.CACHED). */
 const val FIGURE_MASKS_CACHED = 1024
 
@@ -27,7 +29,7 @@ class FigureGuard(pieces: List<String>) {
 
     init {
         val writesNumbers = texts.map { text ->
-            hasDigit(text) || (text.isNotEmpty() && text.all { it in SEPARATORS })
+            hasDigit(text) || (text.isNotEmpty() && text.all { it in Facts.SEPARATORS })
         }
         numberIds = texts.indices.filter { writesNumbers[it] }.toIntArray()
         closingIds = texts.indices.filter { !writesNumbers[it] }.toIntArray()
@@ -41,7 +43,7 @@ class FigureGuard(pieces: List<String>) {
             tail.insert(0, text)
             if (text.isEmpty() || !onlyNumberChars(text)) break
         }
-        return OPEN.find(tail)?.value ?: ""
+        return Facts.OPEN_NUMBER.search(tail.toString())?.value ?: ""
     }
 
     /** Whether the output has each of `years` (the source's years, studio.text.facts.source_years). */

@@ -1,44 +1,23 @@
 package transformerstudio.decode
 
-// The text side of the figure guard (studio/generate/figures.py, studio/text/facts.py). Python's `\d` is any
-// Unicode decimal digit (Nd); Java's `\d` is ASCII only, hence \p{Nd} and Character.getType here.
+import transformerstudio.text.Facts
+import transformerstudio.text.Unicode14
 
-/** What a number is written with between its digits, and what may end one: "in 2018." (facts.SEPARATORS). */
-internal const val SEPARATORS = ",."
-
-/** A number as written, with any separators, and a period or comma after it (facts.NUMBER_RUN). */
-internal val NUMBER_RUN = Regex("""\p{Nd}[\p{Nd}.,]*""")
-
-/** The number a text ends in: Python's `$` also matches before a final newline. */
-internal val OPEN = Regex("""\p{Nd}[\p{Nd}.,]*(?=\n?\z)""")
+// The text side of the figure guard (studio/generate/figures.py). Digits, number runs and separators are
+// studio/text/facts.py's, held in [Facts] with Unicode 14.0's `\d` (Python's), not the JVM's Unicode.
 
 private val BYTE_PIECE = Regex("<0x([0-9A-Fa-f]{2})>")
 
-internal fun isDigit(codePoint: Int) = Character.getType(codePoint) == Character.DECIMAL_DIGIT_NUMBER.toInt()
-
-internal fun hasDigit(text: String) = text.codePoints().anyMatch(::isDigit)
+internal fun hasDigit(text: String) = text.codePoints().anyMatch(Unicode14::isDigit)
 
 internal fun onlyNumberChars(text: String) =
-    text.codePoints().allMatch { isDigit(it) || it == ','.code || it == '.'.code }
+    text.codePoints().allMatch { Unicode14.isDigit(it) || it == ','.code || it == '.'.code }
 
 /** What a piece writes: "▁" as a space; a byte piece as its character when ASCII, else nothing. */
 internal fun pieceText(piece: String): String {
     val byte = BYTE_PIECE.matchEntire(piece) ?: return piece.replace('\u2581', ' ')
     val value = byte.groupValues[1].toInt(16)
     return if (value < 0x80) value.toChar().toString() else ""
-}
-
-/** "1234567" -> "1,234,567" (digits counted as code points, as Python does). */
-fun withCommas(digits: String): String {
-    val points = digits.codePoints().toArray()
-    val head = if (points.size % 3 == 0) 3 else points.size % 3
-    val groups = mutableListOf(String(points, 0, minOf(head, points.size)))
-    var i = head
-    while (i < points.size) {
-        groups += String(points, i, minOf(3, points.size - i))
-        i += 3
-    }
-    return groups.joinToString(",")
 }
 
 /** How English may write each number: as it is, with thousands commas, without leading zeros ("09" -> "9"). */
@@ -50,13 +29,13 @@ fun writtenForms(numbers: Set<String>): Set<String> {
         val rest = if (dot < 0) "" else number.substring(dot) // "." and the fraction
         for (digits in setOf(whole, whole.trimStart('0').ifEmpty { "0" })) {
             forms += digits + rest
-            if (digits.codePointCount(0, digits.length) > 3) forms += withCommas(digits) + rest
+            if (digits.codePointCount(0, digits.length) > 3) forms += Facts.withCommas(digits) + rest
         }
     }
     return forms
 }
 
-private fun rstripSeparators(run: String) = run.trimEnd { it in SEPARATORS }
+private fun rstripSeparators(run: String) = run.trimEnd { it in Facts.SEPARATORS }
 
 /** Whether a number written as `run` may end here: one of the source's (a separator after it is punctuation). */
 internal fun closes(run: String, forms: Set<String>) = rstripSeparators(run) in forms
@@ -67,6 +46,6 @@ internal fun goesOn(run: String, forms: Set<String>, prefixes: Set<String>) =
 
 /** Whether every number `text` writes is one of `forms`, the one it ends in at least the start of one. */
 internal fun fits(text: String, forms: Set<String>, prefixes: Set<String>): Boolean =
-    NUMBER_RUN.findAll(text).all { run ->
-        if (run.range.last + 1 == text.length) goesOn(run.value, forms, prefixes) else closes(run.value, forms)
+    Facts.NUMBER_RUN.findAll(text).all { run ->
+        if (run.end() == text.length) goesOn(run.value, forms, prefixes) else closes(run.value, forms)
     }

@@ -16,11 +16,16 @@ data class Found(val start: Int, val end: Int, val value: String)
  */
 object Facts {
     const val TILDES = "~∼〜" // the marks Korean writes a range with: `2018~2020년`, `3~4%`
-    private const val SEPARATORS = ",." // what a number is written with between its digits (and may end one)
+    /** What a number is written with between its digits, and what may end one: "in 2018." */
+    internal const val SEPARATORS = ",."
 
     /** A number as one reads it (digits, thousands commas, a decimal). */
     val NUMERAL: String get() = "(?<![$D.,])[$D]+(?:,[$D]{3})*(?:\\.[$D]+)?"
-    private val NUMBER_RUN by lazy { PyRegex("[$D][$D.,]*") }
+    /** A number as written, with any separators, and a period or comma after it (facts.NUMBER_RUN). */
+    internal val NUMBER_RUN by lazy { PyRegex("[$D][$D.,]*") }
+
+    /** The number a text ends in (Python's `$` also matches before a final newline): figures.py's open number. */
+    internal val OPEN_NUMBER by lazy { PyRegex("[$D][$D.,]*(?=\\n?\\z)") }
     private val ONE_NUMBER by lazy { PyRegex("[$D]{1,3}(?:,[$D]{3})+(?:\\.[$D]+)?|[$D]+(?:\\.[$D]+)*") }
     private val PART = PyRegex("[^.,]+")
     private val AMOUNTS by lazy { PyRegex(Numbers.AMOUNT) }
@@ -102,6 +107,20 @@ object Facts {
             numbers.addAll(body.split('.', ',').filter { it.isNotEmpty() })
         }
         return numbers
+    }
+
+    /** "1234567" -> "1,234,567": digits grouped by three with commas, counted as code points (Python's `f"{n:,}"`
+     * on the digits as written, figures.py's with_commas). */
+    fun withCommas(digits: String): String {
+        val points = digits.codePoints().toArray()
+        val head = if (points.size % 3 == 0) 3 else points.size % 3
+        val groups = mutableListOf(String(points, 0, minOf(head, points.size)))
+        var i = head
+        while (i < points.size) {
+            groups += String(points, i, minOf(3, points.size - i))
+            i += 3
+        }
+        return groups.joinToString(",")
     }
 
     /** The runs of Latin script [text] writes: "Zoran Zaev", "iPhone 15", "Köln". */

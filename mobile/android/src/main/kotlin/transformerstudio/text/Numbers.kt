@@ -95,8 +95,7 @@ object Numbers {
             break
         }
         val text = plain(value)
-        val whole = text.substringBefore('.')
-        val grouped = whole.reversed().chunked(3).joinToString(",").reversed()
+        val grouped = Facts.withCommas(text.substringBefore('.'))
         return if ('.' in text) grouped + "." + text.substringAfter('.') else grouped
     }
 

@@ -18,6 +18,9 @@ object TestData {
 
     fun repoFile(path: String): File = File(repo, path)
 
+    /** A shipped bundle's folder (assets/<bundle>). */
+    fun bundleDir(bundle: String): File = File(assets, bundle)
+
     /** The fixture mobile/scripts/decode-fixture.py wrote for `bundle`. */
     fun decodeFixture(bundle: String): JSONObject = resource("decode/$bundle.json")
 

@@ -1,0 +1,70 @@
+package transformerstudio
+
+import transformerstudio.decode.CancellationToken
+import transformerstudio.decode.Task
+import transformerstudio.text.Glossary
+import transformerstudio.text.Protector
+import java.io.File
+
+/**
+ * A Korean->English translator from an exported model package, giving what the app gives (`studio translate`):
+ *
+ * ```
+ * Translator.open(File("model")).use { translator ->
+ *     println(translator.translate("삼성전자는 3조 5천억 원을 투자했다."))
+ * }
+ * ```
+ *
+ * Lines in, lines out: each line of the text is translated sentence by sentence (a long sentence in pieces that fit
+ * the model), with the app's default decoding (beam search), term protection and decode guards; a line without
+ * Korean is kept as written, an empty line stays empty.
+ *
+ * Thread safety: one instance may translate on several threads at once (the ONNX runtime runs concurrent
+ * decodes; the LiteRT runtime serializes its steps). Calls block: make them off Android's main thread.
+ * [close] frees the model; no call may be running or made after it.
+ */
+class Translator private constructor(private val model: TextModel) : AutoCloseable {
+    init {
+        if (model.task != Task.TRANSLATOR) {
+            model.close()
+            throw ModelException("this package's model is a ${model.task.id}, not a translator: use Chatbot.open")
+        }
+    }
+
+    /**
+     * The English of [text], one output line per input line.
+     *
+     * @param onText hears the translation so far after each sentence (each a prefix of the next and of the result)
+     * @param cancellation cancel it from any thread: the decode stops within a step and this call throws
+     *   java.util.concurrent.CancellationException
+     * @throws InputException for empty input or input of only invisible characters, with the app's message
+     */
+    @JvmOverloads
+    fun translate(
+        text: String,
+        options: TranslateOptions = TranslateOptions(),
+        onText: ((String) -> Unit)? = null,
+        cancellation: CancellationToken? = null,
+    ): String {
+        model.check(text)
+        val glossary = if (options.glossary.isBlank()) Glossary() else Glossary.parse(options.glossary)
+        val protector = Protector(glossary, options.protect).takeIf { it.enabled }
+        val decoding = (options.decoding ?: model.task.defaults).validate()
+        return Translation(model, protector, decoding, onText, cancellation).of(text)
+    }
+
+    override fun close() = model.close()
+
+    companion object {
+        /** The translator of a package folder; [ModelException] when it is not one or its files are damaged. */
+        @JvmStatic
+        @JvmOverloads
+        fun open(folder: File, threads: Int = 1): Translator = open(ModelFiles.folder(folder), threads)
+
+        /** The translator of a package's [files] (a folder, an Android app's assets). [threads]: the runtime's
+         * threads per decode. */
+        @JvmStatic
+        @JvmOverloads
+        fun open(files: ModelFiles, threads: Int = 1): Translator = Translator(TextModel.open(files, threads))
+    }
+}

@@ -1,0 +1,67 @@
+@file:JvmName("Main")
+
+package transformerstudio.cli
+
+import transformerstudio.Chatbot
+import transformerstudio.InputException
+import transformerstudio.ModelException
+import transformerstudio.Translator
+import transformerstudio.text.PyStr
+import java.io.File
+import java.io.PrintStream
+import kotlin.system.exitProcess
+
+private const val USAGE = "usage: run-jvm.sh translate|reply [MODEL_DIR] < lines"
+
+/**
+ * The JVM command-line runner (run-jvm.sh): `translate` reads stdin's lines as one text and writes its translation,
+ * one line per line, as `studio translate` does with stdin; `reply` writes the chatbot's reply to each line (an
+ * empty line for an empty one). MODEL_DIR: a package folder (default: ./model).
+ */
+fun main(args: Array<String>) {
+    if (args.isEmpty() || args.size > 2 || args[0] !in setOf("translate", "reply")) fail(USAGE)
+    val folder = File(args.getOrElse(1) { "model" })
+    if (!File(folder, "manifest.json").isFile) fail("$folder is not a model package folder (no manifest.json). $USAGE")
+    val lines = stdinLines()
+    val out = PrintStream(System.out, false, "UTF-8")
+    try {
+        val outputs = if (args[0] == "translate") translated(folder, lines) else replies(folder, lines)
+        outputs.forEach(out::println)
+    } catch (error: ModelException) {
+        fail(error.message ?: "the model cannot be used")
+    }
+    out.flush()
+}
+
+/** stdin's lines, as Python's `for line in sys.stdin` gives them without their "\n". */
+private fun stdinLines(): List<String> {
+    val text = System.`in`.readBytes().toString(Charsets.UTF_8)
+    if (text.isEmpty()) return emptyList()
+    return text.removeSuffix("\n").split("\n")
+}
+
+private fun translated(folder: File, lines: List<String>): List<String> {
+    if (lines.isEmpty()) return lines
+    Translator.open(folder).use { translator ->
+        return try {
+            translator.translate(lines.joinToString("\n")).split("\n")
+        } catch (error: InputException) { // nothing to translate: each line as `translate` keeps it
+            lines.map { if (PyStr.strip(it).isEmpty()) "" else it }
+        }
+    }
+}
+
+private fun replies(folder: File, lines: List<String>): List<String> = Chatbot.open(folder).use { chatbot ->
+    lines.map { line ->
+        try {
+            chatbot.reply(line)
+        } catch (error: InputException) {
+            ""
+        }
+    }
+}
+
+private fun fail(message: String): Nothing {
+    System.err.println(message)
+    exitProcess(2)
+}
