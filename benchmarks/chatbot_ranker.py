@@ -199,10 +199,20 @@ def latency(ranker: Ranker, index: RetrievalIndex, pairs, k: int, repeats: int =
     return {"k": k, "retrieval_ms": 1000 * float(np.median(retrieve)), "ranker_ms": 1000 * float(np.median(rank))}
 
 
-def feature_rows(dev, sets, ranker, backward, generated):
-    return [features_for(p, found, ranker, None if backward is None else backward[i],
+def feature_rows(dev, sets, ranker, backward, generated, ranker_scores=None):
+    rows = [features_for(p, found, None if ranker_scores else ranker, None if backward is None else backward[i],
                          None if generated is None else generated[i])
             for i, (p, found) in enumerate(zip(dev, sets))]
+    for i, (_, features) in enumerate(rows if ranker_scores else []):
+        features["ranker"] = np.array(ranker_scores[i][: len(features["cosine"])])
+    return rows
+
+
+def ranker_scores(ranker, dev, sets, generated, path: Path | None) -> list[list[float]]:
+    """The ranker's scores of every question's candidates (and the generated reply), cached in `path`."""
+    lists = [f.answers + ([generated[i]] if generated else []) for i, f in enumerate(sets)]
+    return cached(path, lambda: [[float(v) for v in ranker.scores(p.source, answers)]
+                                 for p, answers in zip(dev, lists)])
 
 
 def evaluate_rows(rows_all, dev, tune, test, has) -> list[dict]:
@@ -216,13 +226,15 @@ def evaluate_rows(rows_all, dev, tune, test, has) -> list[dict]:
         results.append({"name": variant["name"], "weights": weights, "tune": tuned, "test": measure(test, replies)})
     for k in (10, 20):
         results.append({"name": f"oracle among the top-{k} (the ceiling)", "weights": {},
-                        "tune": measure(tune, oracle(tune, tune_rows, k)), "test": measure(test, oracle(test, test_rows, k))})
+                        "tune": measure(tune, oracle(tune, tune_rows, k)),
+                        "test": measure(test, oracle(test, test_rows, k))})
     return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ranker", type=Path, nargs="*", default=[], help="ranker folders; the best on tune is reported")
+    parser.add_argument("--ranker", type=Path, nargs="*", default=[],
+                        help="ranker folders; the best on tune is reported")
     parser.add_argument("--backward", type=Path, help="a backward chatbot bundle, p(question | answer)")
     parser.add_argument("--generated", action="store_true", help="the shipped generator's greedy reply as a candidate")
     parser.add_argument("--bundle", type=Path, default=PROJECT / "assets" / "chatbot")
@@ -241,18 +253,20 @@ def main() -> None:
     backward = cached(cache("backward-with-generated.json" if generated else "backward.json"),
                       lambda: backward_scores(args.backward, [p.source for p in dev], lists)) if args.backward else None
     report = {"split": {"train": len(train), "held_out": len(dev), "tune": len(tune), "test": len(test)}, "epochs": {}}
-    best = (None, None, -1.0)
+    best = (None, None, -1.0, None)
     for path in args.ranker:  # the ranker (an epoch's files) whose "ranker + λ·cosine" scores best on tune
         ranker = Ranker.load(path)
-        rows_all = feature_rows(dev, sets, ranker, None, None)
+        name = f"ranker-{path.parent.name}-{path.name}{'-g' if generated else ''}.json"
+        scores = ranker_scores(ranker, dev, sets, generated, cache(name))
+        rows_all = feature_rows(dev, sets, ranker, None, generated, scores)
         tuned = max(tune_variant(v, tune, [rows_all[dev.index(p)] for p in tune])[1]["chrf"]
                     for v in variants(True, False, False) if v["name"].startswith("ranker + λ·cosine, "))
         report["epochs"][str(path)] = tuned
         print(f"{path}: ranker + λ·cosine on tune {tuned:.2f}", flush=True)
         if tuned > best[2]:
-            best = (path, ranker, tuned)
+            best = (path, ranker, tuned, scores)
     path, ranker = best[0] or "(none)", best[1]
-    rows_all = feature_rows(dev, sets, ranker, backward, generated)
+    rows_all = feature_rows(dev, sets, ranker, backward, generated, best[3])
     results = evaluate_rows(rows_all, dev, tune, test, (ranker is not None, backward is not None, bool(generated)))
     best = (None, results, path, ranker)
     report["ranker"], report["results"] = str(best[2]), best[1]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.text.ranking import (CONFIG_FILE, TOKENIZER_DIR, WEIGHTS_FILE, RankerConfig, pad_batch, pair_ids,
+from studio.text.ranking import (TOKENIZER_DIR, WEIGHTS_FILE, RankerConfig, pad_batch, pair_ids,
                                  save_config, text_encoder)
 from studio.text.retrieval import RetrievalIndex, normalize
 
