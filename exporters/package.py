@@ -125,15 +125,17 @@ def package_export(bundle, target: str, out_zip, *, variant: str | None = None, 
         return _write_zip(out_zip, top, payload)
 
 
-def package_app_outputs(bundle, target: str, variant: str, export_dir=None, progress=print,
-                        identity_only: bool = False) -> bytes | str:
-    """golden/app.json of the `target` package of `bundle` (loaded) with `variant`'s graphs, made or reused; with
-    `identity_only`, only the hash that names the outputs these files and this code make (`app_golden.identity`)."""
+def package_app_outputs(bundle, target: str, variant: str, export_dir=None, progress=print) -> bytes:
+    """golden/app.json of the `target` package of `bundle` (loaded) with `variant`'s graphs, made or reused."""
     payload, export_manifest, model = _model_payload(bundle, variant, export_dir, progress)
-    if identity_only:
-        return identity(payload, bundle.config.task.task)
     manifest = package_manifest(export_manifest, bundle, target, variant, model, _entries(payload))
     return _app_outputs(bundle, payload, manifest, variant, export_dir, progress)
+
+
+def app_outputs_identity(bundle, variant: str, export_dir=None, progress=print) -> str:
+    """The hash that names the app's outputs `variant`'s files and this code make (`app_golden.identity`)."""
+    payload, _, _ = _model_payload(bundle, variant, export_dir, progress)
+    return identity(payload, bundle.config.task.task)
 
 
 def _app_outputs(bundle, payload: dict, manifest: dict, variant: str, export_dir, progress) -> bytes:

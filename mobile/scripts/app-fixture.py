@@ -28,12 +28,12 @@ def bundles() -> dict[str, Path]:
 def identity_now(bundle_dir: Path) -> str:
     """The identity the fixture of `bundle_dir` must record: its graphs', config's, tokenizer's and code's."""
     from exporters import ensure_exported
-    from exporters.package import package_app_outputs
+    from exporters.package import app_outputs_identity
     from studio.bundle import load_bundle
 
     bundle = load_bundle(bundle_dir)
     ensure_exported(bundle, ["tflite", VARIANT], progress=lambda message: None)
-    return package_app_outputs(bundle, "android", VARIANT, progress=lambda message: None, identity_only=True)
+    return app_outputs_identity(bundle, VARIANT, progress=lambda message: None)
 
 
 def write(task: str, bundle_dir: Path) -> None:
