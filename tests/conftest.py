@@ -43,6 +43,7 @@ def pytest_collection_modifyitems(items):
 def _handed_out_order(items):
     """The order pytest-xdist hands the tests out in (`--no-loadscope-reorder`): first the "exported" group, whose
     first test builds the shared tiny bundle and its exports while the other workers would wait for them, then the
+    tests marked `early` (minutes each: started last, the run would end on them alone), then the
     groups that need neither (the other workers start on those), then the other groups, the larger first; then
     single tests, and the many quick unit tests last: the workers end on them together, not one on a 5-second
     training test while the other has finished."""
@@ -55,6 +56,8 @@ def _handed_out_order(items):
 
     def key(item):
         group = scope(item)
+        if item.get_closest_marker("early"):
+            return (0, 0)
         if group is None:
             return (3 + (item.path.parent.name == "unit"), 0)
         return (0 if group == "exported" else 1 if group in apart else 2, -sizes[group])

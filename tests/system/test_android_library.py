@@ -25,6 +25,7 @@ NEEDS_JAVA = pytest.mark.skipif(
 
 
 @NEEDS_JAVA
+@pytest.mark.early
 def test_the_kotlin_library_gives_the_apps_ids_text_and_decoding_on_the_jvm():
     from exporters import ensure_exported
     from studio.bundle import load_bundle
