@@ -20,6 +20,7 @@ from studio.generate.options import SeedError
 from studio.generate.options import decode_options as options_from
 from studio.graph_pack import packed_backends
 from studio.library import models_dir
+from studio.replies import RETRIEVE, stored_reply
 from studio.serving import Limits, ServedModel
 from studio.tasks import TRANSLATOR, task_named
 from studio.text.inputs import InputError, check_text
@@ -139,6 +140,23 @@ class AppModel:
         users' requests, when the server batches)."""
         generation, latency = self.generator(backend).timed(text, options)
         return generation.text, latency, generation.warnings
+
+    def reply_modes(self) -> tuple[str, ...]:
+        """How the task's replies can come (`Task.reply_modes`), the default first; () for a task without them."""
+        return task_named(self.task).reply_modes
+
+    def stored_reply(self, text: str, mode: str):
+        """With `mode` "retrieve": the stored reply to `text` (`studio.replies.StoredReply`), or None with the
+        reason the model writes it instead; with "generate": (None, ""). InputError for a mode the task lacks."""
+        if not self.reply_modes():  # a task whose replies are always the model's
+            return None, ""
+        index = self.bundle.replies if self.bundle is not None and mode == RETRIEVE else None
+        return stored_reply(index, text, mode, self.reply_modes())
+
+    def input_hints(self, text: str) -> list[str]:
+        """What a reply not written by the model still says about its input (that it looks like another language)."""
+        hint = self.bundle.preprocessor.language_hint(text) if self.bundle is not None else None
+        return [hint] if hint else []
 
     def batching(self) -> list[str]:
         """Per backend whose requests are scheduled: how many, and the mean rows per decode step."""

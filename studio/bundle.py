@@ -4,6 +4,7 @@
     weights.npz       weights keyed by variable path: float16, embeddings int8 with a scale per row (loaded as floats)
     tokenizer/        tokenizer.json and the tokenizer model file(s)
     metrics.json      what was measured on the dev split
+    replies.npz       a chatbot's stored replies: the retrieval index over its training pairs (`studio.replies`)
     checksums.json    sha256 of every file above, so corruption is named, not silently used
     MODEL_CARD.md     data, licenses, intended use, known weaknesses
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import importlib.resources
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,7 @@ from studio import paths
 from studio.config import BundleConfig
 from studio.errors import BundleError
 from studio.files import atomic_write_bytes, sha256_of
+from studio.replies import REPLIES_FILE
 from studio.tasks import TASKS, TRANSLATOR
 from studio.text import TokenizerPair
 from studio.text.preprocess import Preprocessor
@@ -67,9 +70,24 @@ class Bundle:
                               rebuild_command(self.config, self.path)) from None
         return model
 
+    @cached_property
+    def replies(self):
+        """The stored replies (a `studio.text.retrieval.RetrievalIndex`), None when the bundle has none; read on
+        first use (its sha256 was checked with the other files')."""
+        from studio.text.retrieval import RetrievalIndex
+
+        path = self.path / REPLIES_FILE
+        if not path.is_file():
+            return None
+        try:
+            return RetrievalIndex.load(path)
+        except (OSError, ValueError, KeyError) as error:
+            raise BundleError(path, f"unreadable ({error})", rebuild_command(self.config, self.path)) from None
+
 
 def save_bundle(path: Path, config: BundleConfig, tokenizers: TokenizerPair, model, metrics: dict | None = None,
-                model_card: str | None = None) -> Path:
+                model_card: str | None = None, replies=None) -> Path:
+    """Write the bundle's files; `replies`: a chatbot's stored replies (a RetrievalIndex), or None for none."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path / "config.json", (json.dumps(config.to_dict(), indent=2, ensure_ascii=False) + "\n").encode())
@@ -79,7 +97,13 @@ def save_bundle(path: Path, config: BundleConfig, tokenizers: TokenizerPair, mod
         write_metrics(path, metrics)
     if model_card:
         atomic_write_bytes(path / "MODEL_CARD.md", model_card.encode("utf-8"))
-    checksums = {name: sha256_of(path / name) for name in CHECKSUMMED + tokenizer_files}
+    stored = []
+    if replies is not None:
+        replies.save(path / REPLIES_FILE)
+        stored = [REPLIES_FILE]
+    elif (path / REPLIES_FILE).is_file():  # left by an earlier run in this folder: not this model's
+        (path / REPLIES_FILE).unlink()
+    checksums = {name: sha256_of(path / name) for name in CHECKSUMMED + tokenizer_files + stored}
     atomic_write_bytes(path / "checksums.json", (json.dumps(checksums, indent=2) + "\n").encode())
     return path
 

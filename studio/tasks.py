@@ -80,6 +80,9 @@ class Task:
     # it is (`learned_little`): measured, a chatbot that answers every question with one stock reply scores ~4 on
     # ChatbotData's split, the Train tab's small preset ~13, the shipped ensemble ~22
     usable_chrf: float = 8.0
+    # how its replies can come (`studio.replies`), the default first: "retrieve" (a stored reply: the training
+    # answer of the most similar question) or "generate" (the model's own words); () = always the model's
+    reply_modes: tuple[str, ...] = ()
 
     @property
     def default_decoding(self) -> dict:
@@ -137,6 +140,8 @@ CHATBOT = Task(
     shared_data="ChatbotData",
     fine_tune_base="the shipped chatbot is an ensemble of three: fine-tune a model of your own",
     reply_fluency=True,
+    # stored replies first: they score above the model's on held-out questions (docs/chatbot-training.md)
+    reply_modes=("retrieve", "generate"),
     # said of any chatbot the app trains (ChatbotData's or a user's own pairs), so no corpus is named
     weakness="A small model that knows only its training pairs: replies are short, generic, and can ignore the "
              "question; it has no memory of earlier turns and no factual knowledge.",

@@ -40,11 +40,16 @@ def task_of(name: str) -> Task:
         raise StudioError(str(error)) from None
 
 
+def served_model(bundle: Optional[Path], task: str, export_missing: bool = True) -> ServedModel:
+    """The bundle (the shipped one of `task` by default), loaded once per process."""
+    task_of(task)
+    return ServedModel.shared(task, bundle, build_missing=export_missing,
+                              progress=lambda message: console.print(message, highlight=False, markup=False))
+
+
 def load_generator(bundle: Optional[Path], task: str, backend: str, export_missing: bool = True):
     """A generator on `backend`; a missing or stale export is rebuilt first (or reported, when asked not to)."""
-    task_of(task)
-    served = ServedModel.shared(task, bundle, build_missing=export_missing,
-                                progress=lambda message: console.print(message, highlight=False, markup=False))
+    served = served_model(bundle, task, export_missing)
     if served.task != task:  # allowed (a tiny bundle of either task serves both in tests), but said
         show_warnings([f"{served.bundle.path} is a {served.task} bundle, not a {task}: its outputs are "
                         f"{task_of(served.task).outputs_are}"])

@@ -15,9 +15,11 @@ from rich.markup import escape
 
 from studio.cli.common import (BACKENDS, EXPORT_MISSING, GLOSSARY, NO_REPEAT, PROTECT, SAMPLE, SEED, TEMPERATURE, TOP_K,
                                TOP_P, advancing, app, beam_option, check_writable, console, decode_options,
-                               length_penalty_option, load_generator, progress_bar, protector_from, show_protection,
-                               show_warnings, tolerate_bad_bytes_on_stdin, typed_lines)
+                               length_penalty_option, load_generator, progress_bar, protector_from, served_model,
+                               show_protection, show_warnings, tolerate_bad_bytes_on_stdin, typed_lines)
 from studio.errors import DataError, StudioError
+from studio.replies import FROM_THE_MODEL, GENERATE, RETRIEVE, check_mode, stored_reply
+from studio.tasks import CHATBOT, task_named
 from studio.files import atomic_write_bytes
 from studio.formats import FORMATS, FormatLimits, output_name, read_document, same_format
 from studio.formats import listed as document_types
@@ -35,11 +37,14 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
          export_missing: bool = EXPORT_MISSING, beam: Optional[int] = beam_option("chatbot"),
          length_penalty: Optional[float] = length_penalty_option("chatbot"), sample: bool = SAMPLE,
          temperature: Optional[float] = TEMPERATURE, top_k: Optional[int] = TOP_K, top_p: Optional[float] = TOP_P,
-         seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT):
+         seed: Optional[int] = SEED, no_repeat_ngram: int = NO_REPEAT,
+         reply: str = typer.Option(CHATBOT.reply_modes[0], "--reply", help="retrieve: a stored reply, the answer "
+                                   "to the training question most like the message (the model writes it when none "
+                                   "is alike); generate: the model writes every reply")):
     """Talk to the chatbot. With a pipe on stdin: one message per line in, one reply per line out."""
     options = decode_options("chatbot", beam, length_penalty, sample, temperature=temperature, top_k=top_k,
                              top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, no_repeat_ngram=no_repeat_ngram)
-    generator = load_generator(bundle, "chatbot", backend, export_missing)
+    replier = Replier(bundle, backend, export_missing, reply)
     if not sys.stdin.isatty():
         tolerate_bad_bytes_on_stdin()
         for line in sys.stdin:
@@ -47,15 +52,40 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
             if not message.strip():
                 print("", flush=True)
                 continue
-            result = generator.generate([message], options=options)[0]
-            show_warnings(result.warnings)
-            print(result.text, flush=True)
+            text, _, warnings = replier(message, options)
+            show_warnings(warnings)
+            print(text, flush=True)
         return
     console.print("[bold]Transformer Studio chatbot[/bold] — type a message in Korean; Ctrl-D or /quit to leave.")
     for message in typed_lines("[bold cyan]you>[/bold cyan] "):
-        result = generator.generate([message], options=options)[0]
-        show_warnings(result.warnings)
-        console.print(f"[bold green]bot>[/bold green] {escape(result.text)}", highlight=False)
+        text, source, warnings = replier(message, options)
+        show_warnings(warnings)
+        console.print(f"[bold green]bot>[/bold green] {escape(text)}", highlight=False)
+        console.print(f"[dim]     {escape(source)}[/dim]", highlight=False)
+
+
+class Replier:
+    """`studio chat`'s replies: a stored reply where the mode asks for one and one is alike, else the model's
+    (loaded on first need: a chat of stored replies starts without loading a backend)."""
+
+    def __init__(self, bundle: Optional[Path], backend: str, export_missing: bool, mode: str):
+        self.served = served_model(bundle, "chatbot", export_missing)
+        self.backend, self.export_missing = backend, export_missing
+        modes = task_named(self.served.task).reply_modes
+        self.mode = check_mode(mode, modes) if modes else GENERATE  # a task whose replies are the model's
+        self.index = self.served.bundle.replies if self.mode == RETRIEVE else None
+        self.generator = None if self.mode == RETRIEVE else load_generator(bundle, "chatbot", backend, export_missing)
+
+    def __call__(self, message: str, options) -> tuple[str, str, list[str]]:
+        """(reply, where it came from, warnings)."""
+        stored, why = stored_reply(self.index, message, self.mode, (self.mode,))
+        if stored is not None:
+            hint = self.served.bundle.preprocessor.language_hint(message)
+            return stored.text, stored.summary(), [hint] if hint else []
+        if self.generator is None:
+            self.generator = load_generator(self.served.bundle.path, "chatbot", self.backend, self.export_missing)
+        result, latency = self.generator.timed(message, options)
+        return result.text, f"{FROM_THE_MODEL} · {latency.summary()}", [*result.warnings, *([why] if why else [])]
 
 
 @app.command()

@@ -16,6 +16,7 @@ answers a training question from the other rows, never from a row whose normaliz
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import unicodedata
@@ -23,6 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+
+from studio.files import atomic_write_bytes
 
 ANALYZERS = ("char", "char-nospace", "word")
 FORMAT = 1
@@ -130,8 +133,10 @@ class RetrievalIndex:
         meta = {"format": FORMAT, "analyzer": self.analyzer, "vocabulary": self.vocabulary,
                 "questions": self.questions, "answers": self.answers}
         blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-        np.savez_compressed(path, meta=blob, idf=self.idf, indptr=self.indptr.astype(np.int32),
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, meta=blob, idf=self.idf, indptr=self.indptr.astype(np.int32),
                             indices=self.indices, data=self.data)
+        atomic_write_bytes(Path(path), buffer.getvalue())  # a reader never finds half an index
         return Path(path)
 
     @classmethod

@@ -19,6 +19,13 @@ from studio.text import pipeline_for
 from studio.text.protect import Glossary, protector_for
 
 
+STORED_REPLIES = (" By default the app, the CLI and the API answer with a stored reply: the training answer of the "
+                  "question most like the message (`replies.npz`, TF-IDF over character n-grams of the training "
+                  "questions, never the dev split's), and the model writes the reply only when no training question "
+                  "is alike; `--reply generate` (the Chat tab's Replies setting) has the model write every reply. On "
+                  "held-out questions stored replies score above the model's own (the retrieval baseline below).")
+
+
 def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> str:
     task = task_named(config.task.task)
     lines = [f"# Transformer Studio {task.name}", "", _description(config, metrics), ""]
@@ -31,7 +38,8 @@ def model_card(config: BundleConfig, metrics: dict, source_files: list[str]) -> 
                 if default["strategy"] == "beam" else default["strategy"])
     lines += ["", "## Intended use",
               "Local demos and study of the Transformer architecture; exporting to TFLite/ONNX for on-device use. "
-              f"The app and the CLI decode with {decoding} unless asked otherwise (chosen on the dev sets).",
+              f"The app and the CLI decode with {decoding} unless asked otherwise (chosen on the dev sets)."
+              + (STORED_REPLIES if task.reply_modes else ""),
               "", "## Measured"]
     lines += _measured_lines(task, metrics)
     lines += _sample_lines(metrics)

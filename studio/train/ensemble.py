@@ -46,7 +46,7 @@ def ensemble_bundle(paths: list[Path], out: Path) -> Path:
     metrics = {key: first.metrics[key] for key in SHARED if key in first.metrics}
     metrics.update(parameters=model.parameter_count(), ensemble_members=members)
     try:
-        save_bundle(out, config, first.tokenizers, model, metrics)
+        save_bundle(out, config, first.tokenizers, model, metrics, replies=first.replies)  # one data, one index
     except OSError as error:
         raise StudioError(f"cannot write {out}: {error.strerror or error}") from None
     generator = TextGenerator.open(Bundle(out, config, first.tokenizers, arrays, metrics), "tf", model=model)

@@ -34,6 +34,7 @@ from studio.data.sources import KOEN_SOURCES, chatbot_csv, koen_source_files, se
 from studio.errors import StudioError
 from studio.evaluate import decoding_name, score
 from studio.files import atomic_write_bytes
+from studio.replies import build_replies, training_side
 from studio.inference import TextGenerator
 from studio.tasks import TASKS, task_named
 from studio.text import TokenizerPair, pipeline_for, train_tokenizer
@@ -142,6 +143,7 @@ class TrainingRun:
     pairs: list[Pair] = field(default_factory=list)  # after cleaning and dedup
     train_pairs: list[Pair] = field(default_factory=list)
     dev_pairs: list[Pair] = field(default_factory=list)
+    stored_pairs: list[Pair] = field(default_factory=list)  # a chatbot's: its training side as written
     # build_tokenizers
     tokenizers: TokenizerPair | None = None
     # make_batches
@@ -153,6 +155,13 @@ class TrainingRun:
     # fit
     trainer: object = None  # studio.train.trainer.Trainer
     _generator: TextGenerator | None = None
+    _replies: object = None
+
+    def replies(self):
+        """The stored replies the bundle keeps (`studio.replies`), built once; None for a task without them."""
+        if self._replies is None and self.stored_pairs:
+            self._replies = build_replies(self.stored_pairs)
+        return self._replies
 
     def report(self, kind: str, **fields) -> None:
         self.progress(TrainingEvent(kind, **fields))
@@ -291,6 +300,8 @@ def read_data(run: TrainingRun, data_dir=None, sources: str | None = None, data_
     else:
         run.train_pairs, run.dev_pairs = split_train_dev(run.pairs, config.train.dev_fraction,
                                                          config.train.split_seed, config.train.dev_split)
+    if task_named(run.task).reply_modes:
+        run.stored_pairs = training_side(raw_pairs, run.train_pairs, config.train.dev_split)
     if config.train.dev_max_pairs:
         run.dev_pairs = run.dev_pairs[: config.train.dev_max_pairs]
     run.report("info", text=f"{len(raw_pairs):,} pairs read from {len(run.files)} file(s); {len(run.pairs):,} after "
@@ -445,7 +456,7 @@ def fit(run: TrainingRun, max_steps: int | None = None, checkpoint_minutes: floa
         if record.get("improved") or trainer.dev_batches is None:
             save_npz(out / "best.npz", variables_to_arrays(trainer.model.weights))
             save_bundle(out, config, run.tokenizers, trainer.model,
-                        model_card=model_card(config, {}, run.files + run.general_files))
+                        model_card=model_card(config, {}, run.files + run.general_files), replies=run.replies())
 
     scoring = config.train.chrf_pairs or config.train.select_by == "dev_chrf"
     trainer = run.trainer = Trainer(config, run.train_batches, run.dev_batches, out, None, on_epoch_end,
@@ -524,7 +535,7 @@ def write_bundle(run: TrainingRun, state, chosen: str) -> dict:
     if run.general_pairs:
         metrics["general_pairs"] = run.general_pairs
     save_bundle(run.out, config, run.tokenizers, trainer.model, metrics,
-                model_card(config, metrics, run.files + run.general_files))
+                model_card(config, metrics, run.files + run.general_files), replies=run.replies())
     run.report("info", text=f"Bundle written to {run.out} ({chosen}).")
     return metrics
 

@@ -7,6 +7,7 @@ import html
 import gradio as gr
 
 from studio.files import session_folder
+from studio.replies import FROM_THE_MODEL, RETRIEVE
 from studio.tasks import CHATBOT
 from studio.ui import conversations
 from studio.app_model import AppModel, InputError, decode_options, offer_download, with_warnings
@@ -29,22 +30,33 @@ def typed(content) -> str:
     return html.unescape(content)
 
 
+DEFAULT_MODE = CHATBOT.reply_modes[0]
+REPLY_LABELS = {"retrieve": "a stored reply (the model's when none fits)", "generate": "the model writes it"}
+REPLIES_INFO = ("A stored reply is the answer to the training question most like yours: on questions it never "
+                "saw, closer to what people answered than the model's own words.")
 EMPTY_REPLY = {"role": "assistant", "content": "…"}  # a reply with no words, or not written (cut short)
 
 
-def chat_reply(service: AppModel, message: str, history: list, backend: str, settings: dict):
+def chat_reply(service: AppModel, message: str, history: list, backend: str, settings: dict,
+               mode: str = DEFAULT_MODE):
     """Stream a reply into the history; yields (history, message box, latency summary). The box is emptied once,
-    when the message is taken: what the user types while the reply is written stays in it."""
+    when the message is taken: what the user types while the reply is written stays in it. `mode`: a stored reply
+    where one is like the message, else the model's ("retrieve"), or always the model's ("generate")."""
     history = list(history or [])
     try:
         service.check_text(message)
         options = decode_options(**settings)
         service.check_backend(backend)
+        stored, why = service.stored_reply(message, mode) if service.reply_modes() else (None, "")
     except InputError as error:
         warn(str(error))
         yield history, message, gr.skip()
         return
     history += [{"role": "user", "content": shown(message)}, {"role": "assistant", "content": ""}]
+    if stored is not None:  # found in a millisecond: no backend to prepare
+        history[-1] = {"role": "assistant", "content": shown(stored.text)}
+        yield history, "", with_warnings(stored.summary(), service.input_hints(message))
+        return
     yield history, "", service.preparing(backend) or ""  # the message shows while a backend is prepared
     try:
         generator = service.generator(backend)
@@ -59,7 +71,12 @@ def chat_reply(service: AppModel, message: str, history: list, backend: str, set
         yield history, gr.skip(), ""
     # the warnings (a loop retried, the input cut) are said once, beside the reply they belong to (its stats)
     history[-1] = {"role": "assistant", "content": shown(text) or EMPTY_REPLY["content"]}
-    yield history, gr.skip(), with_warnings(latency.summary() if latency else "", warnings)
+    yield history, gr.skip(), with_warnings(written(latency), [*warnings, *([why] if why else [])])
+
+
+def written(latency) -> str:
+    """The stats line of a reply the model wrote."""
+    return f"{FROM_THE_MODEL} · {latency.summary()}" if latency else FROM_THE_MODEL
 
 
 def summary_line(latency):
@@ -83,17 +100,20 @@ def undo(history: list):
     return without_last_turn(history), ""
 
 
-def retry_reply(service: AppModel, history: list, backend: str, settings: dict):
+def retry_reply(service: AppModel, history: list, backend: str, settings: dict, mode: str = DEFAULT_MODE):
     """Ask the last message again, in place of its reply; yields what `chat_reply` yields."""
     message = next((typed(m["content"]) for m in reversed(history or []) if m["role"] == "user"), None)
     if message is None:
         inform("Nothing to retry yet.")
         yield history, gr.skip(), gr.skip()
         return
-    if settings.get("strategy", "greedy") != "sample":
+    if mode == RETRIEVE and service.reply_modes():
+        inform("A stored reply is the same each time: choose “the model writes it” under Replies, and sampling "
+               "under Decoding, to get another one.")
+    elif settings.get("strategy", "greedy") != "sample":
         inform(f"{str(settings.get('strategy', 'greedy')).capitalize()} decoding writes the same reply each time: "
                "choose sampling under Decoding to get another one.")
-    for history, _, latency in chat_reply(service, message, without_last_turn(history), backend, settings):
+    for history, _, latency in chat_reply(service, message, without_last_turn(history), backend, settings, mode):
         yield history, gr.skip(), latency  # the message box is not Retry's: a draft in it stays
 
 
@@ -105,7 +125,7 @@ def chat_api(service: AppModel, default_backend: str):
 
     def chat(text: str, backend: str = default_backend, strategy: str = DEFAULTS["strategy"], beam_size: int = 4,
              temperature: float = DEFAULTS["temperature"], top_k: int = DEFAULTS["top_k"],
-             top_p: float = DEFAULTS["top_p"], seed: int | None = None) -> tuple[str, str]:
+             top_p: float = DEFAULTS["top_p"], seed: int | None = None, reply: str = DEFAULT_MODE) -> tuple[str, str]:
         """Reply to one Korean message with the Korean chatbot (a small Transformer trained from scratch on
         everyday Korean conversation). Each call is one message and one reply: no history is kept.
 
@@ -118,20 +138,27 @@ def chat_api(service: AppModel, default_backend: str):
             top_k: When sampling, pick only among the k most likely tokens (0 = no limit).
             top_p: When sampling, pick within the fewest tokens whose probability adds up to top_p (0 to 1).
             seed: The random seed when sampling: the same seed gives the same reply (empty = a new reply each time).
+            reply: "retrieve" (default): a stored reply, the answer to the training question most like the message
+                (the model writes the reply when none is alike); "generate": the model writes the reply.
 
         Returns:
             The reply, in Korean.
-            The latency summary: the backend, the time to the first token and the milliseconds per token; then the
-            input's warnings, if any (e.g. that it was cut to what the model reads, or does not look like Korean).
+            Where it came from: "stored reply" with how alike the questions are (0 to 1), the question it answers
+            and the milliseconds; or "written by the model" with the backend, the time to the first token and the
+            milliseconds per token; then the input's warnings, if any (e.g. that it was cut to what the model
+            reads, or does not look like Korean).
         """
         try:
             service.check_text(text)
             options = decode_options(strategy=strategy, beam_size=beam_size, temperature=temperature, top_k=top_k,
                                      top_p=top_p, seed=seed)
-            reply, latency, warnings = service.decode_one(text, backend, options)
+            stored, why = service.stored_reply(text, reply)
+            if stored is not None:
+                return stored.text, with_warnings(stored.summary(), service.input_hints(text))
+            answer, latency, warnings = service.decode_one(text, backend, options)
         except InputError as error:
             raise user_error(error) from None
-        return reply, with_warnings(latency.summary(), warnings)
+        return answer, with_warnings(written(latency), [*warnings, *([why] if why else [])])
 
     return chat
 
@@ -235,11 +262,14 @@ class ChatTab:
                 gr.Markdown(KEYS, elem_id="chat-keys")
                 self.examples = gr.Examples(service.examples(), inputs=self.message, label="Try")
         self.backend = backend_dropdown(service, default_backend, "chat-backend")
+        self.reply = gr.Radio([(REPLY_LABELS[mode], mode) for mode in CHATBOT.reply_modes], value=DEFAULT_MODE,
+                              label="Replies", info=REPLIES_INFO, elem_id="chat-reply")
         self.decoding = DecodingControls("chat", service.capacity, CHATBOT.default_decoding)
-        remember_settings(app, "chat", self.backend, self.decoding, version=2)  # 2: sampling defaults (studio.tasks)
+        # 2: sampling defaults (studio.tasks)
+        remember_settings(app, "chat", self.backend, self.decoding, version=2, extra={"reply": self.reply})
 
         private = {"api_visibility": "private"}
-        settings = [self.backend, *self.decoding.listed()]
+        settings = [self.backend, self.reply, *self.decoding.listed()]
         replying = [self.conversation, self.message, latency, self.stats, self.store, self.picker]
         # one event for both triggers: a Send while a reply streams is ignored (the text stays in the box), not
         # run beside it (two replies saving over each other)
@@ -266,18 +296,18 @@ class ChatTab:
 
     # Messages are read from the saved conversation, not from the chat window: a reply that New, Undo or a switch
     # cut short may still be drawing into the window for a moment.
-    def send(self, store, message, backend, *settings):
+    def send(self, store, message, backend, mode, *settings):
         store = conversations.checked_store(store)
         history = as_shown(conversations.current(store))
         if history and history[-1]["role"] == "user":  # an imported conversation may end with a message
             history.append({**EMPTY_REPLY})
         yield from self.saving(store, chat_reply(self.service, message, history, backend,
-                                                 self.decoding.named(settings)))
+                                                 self.decoding.named(settings), mode))
 
-    def retry(self, store, backend, *settings):
+    def retry(self, store, backend, mode, *settings):
         store = conversations.checked_store(store)
         yield from self.saving(store, retry_reply(self.service, as_shown(conversations.current(store)), backend,
-                                                  self.decoding.named(settings)))
+                                                  self.decoding.named(settings), mode))
 
     def saving(self, store, replies):
         """Stream a reply as `chat_reply` yields it, then save the conversation with the reply's stats. The

@@ -100,15 +100,16 @@ def browser_state(name: str, default) -> gr.BrowserState:
 
 
 def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: DecodingControls,
-                      version: int = 1) -> None:
-    """Save the tab's backend and decoding settings in the browser whenever the user changes one, and put
-    them back when the page loads (a saved value that no longer fits its control is left out). A new
-    `version` forgets what earlier versions saved (for a default that changed and must reach everyone)."""
+                      version: int = 1, extra: dict | None = None) -> None:
+    """Save the tab's backend, `extra` controls (by name) and decoding settings in the browser whenever the user
+    changes one, and put them back when the page loads (a saved value that no longer fits its control is left
+    out). A new `version` forgets what earlier versions saved (for a default that changed and must reach
+    everyone)."""
     saved = browser_state(f"{tab}-settings" + (f"-v{version}" if version > 1 else ""), {})
-    controls = {"backend": backend, **decoding.components}
+    controls = {"backend": backend, **(extra or {}), **decoding.components}
 
-    def save(backend, *settings) -> dict:
-        return {"backend": backend, **decoding.named(settings)}
+    def save(*values) -> dict:
+        return dict(zip(controls, values))
 
     def restore(values) -> list:
         values = values if isinstance(values, dict) else {}
@@ -130,7 +131,7 @@ def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: 
                   (control.release(None, control, control, js=_in_range(control), **quiet).then,)
                   if isinstance(control, gr.Slider) else (control.input,))
         for event in events:
-            event(save, [backend, *decoding.listed()], saved, trigger_mode="always_last", **quiet)
+            event(save, list(controls.values()), saved, trigger_mode="always_last", **quiet)
     app.load(restore, saved, list(controls.values()), show_progress="hidden", api_visibility="private")
 
 

@@ -24,6 +24,22 @@ def test_chat_reads_one_message_per_line_and_prints_one_reply_per_line(tiny_bund
     assert len(lines) == 4 and lines[1] == "" and lines[3] == ""  # 3 replies (the empty line stays empty)
 
 
+def test_chat_answers_with_stored_replies_by_default_and_the_models_when_asked(tiny_bundle):
+    from studio.bundle import load_bundle
+    from studio.replies import find_reply
+
+    messages = ["나는 커피를 좋아해?", "너는 영화를 봤어?"]
+    stored = runner.invoke(app, ["chat", "--bundle", str(tiny_bundle)], input="\n".join(messages) + "\n")
+    assert stored.exit_code == 0, stored.output
+    index = load_bundle(tiny_bundle).replies
+    assert stored.stdout.splitlines() == [find_reply(index, message).text for message in messages]
+    written = runner.invoke(app, ["chat", "--bundle", str(tiny_bundle), "--backend", "tf", "--reply", "generate"],
+                            input="\n".join(messages) + "\n")
+    assert written.exit_code == 0 and len(written.stdout.splitlines()) == 2
+    unknown = runner.invoke(app, ["chat", "--bundle", str(tiny_bundle), "--reply", "ranked"], input="안녕\n")
+    assert unknown.exit_code != 0 and "Unknown reply mode 'ranked': choose retrieve" in str(unknown.exception)
+
+
 @pytest.mark.usefixtures("eager_train_steps")
 def test_train_cli_runs_end_to_end_and_resumes(tmp_path, chat_csv):
     out = tmp_path / "run"
@@ -75,17 +91,17 @@ def test_chat_on_a_missing_export_reports_or_builds_it(exported_copy):
     bundle = exported_copy
     for name in ("encode.int8.onnx", "decode_step.int8.onnx"):
         (bundle / "exports" / name).unlink()
-    refused = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx-int8", "--no-export-missing"],
+    refused = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx-int8", "--no-export-missing", "--reply", "generate"],
                             input="나는 커피를 좋아해?\n")
     assert refused.exit_code != 0 and f"studio export {bundle}" in str(refused.exception)
-    built = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx-int8", "--beam", "3"],
+    built = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "onnx-int8", "--beam", "3", "--reply", "generate"],
                           input="나는 커피를 좋아해?\n너는 영화를 봤어?\n")
     assert built.exit_code == 0, built.output
     assert built.stdout.count("\n") == 2  # one reply line per message (a tiny model may reply empty)
     assert (bundle / "exports" / "decode_step.int8.onnx").is_file()
     manifest = json.loads((bundle / "exports" / "manifest.json").read_text())
     assert manifest["golden"] == "golden/golden.json"  # made from the same weights' model.tflite: still current
-    tflite = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "tflite-int8", "--sample", "--seed", "1"],
+    tflite = runner.invoke(app, ["chat", "--bundle", str(bundle), "--backend", "tflite-int8", "--sample", "--seed", "1", "--reply", "generate"],
                            input="나는 커피를 좋아해?\n")
     assert tflite.exit_code == 0, tflite.output
 

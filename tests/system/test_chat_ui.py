@@ -9,6 +9,7 @@ import pytest
 from helpers import SAMPLED, chromium, ui_settings
 
 from studio.app_model import AppModel, Limits, decode_options
+from studio.ui.chat import REPLY_LABELS
 
 pytestmark = pytest.mark.browser
 
@@ -50,9 +51,14 @@ def send(page, text, replies):
 
 
 def wait_for_replies(page, count):
+    """Until `count` replies have their stats beside them (a stored reply's or the model's: both end in a time)."""
     page.wait_for_function("""n => [...document.querySelectorAll('#chat-window .bot-row')]
-        .filter(row => getComputedStyle(row, '::after').content.includes('ms/token')).length === n""",
+        .filter(row => getComputedStyle(row, '::after').content.includes(' ms')).length === n""",
                            arg=count, timeout=60_000)
+
+
+def said_where_it_came_from(stats: str) -> bool:
+    return "stored reply · match" in stats or "written by the model ·" in stats
 
 
 def users(page):
@@ -85,7 +91,7 @@ def test_conversations_are_kept_across_reloads_and_switched_between(page):
     send(page, "첫 번째 대화야", 1)
     send(page, "<b>두 번째</b> 메시지", 2)
     drawn = stats_beside_replies(page)
-    assert len(drawn) == 2 and drawn[0] != drawn[1] and all("ms/token" in stats for stats in drawn)  # its own
+    assert len(drawn) == 2 and drawn[0] != drawn[1] and all(map(said_where_it_came_from, drawn))  # its own
     reload(page)
     wait_for_replies(page, 2)  # restored from the browser, stats included
     assert stats_beside_replies(page) == drawn
@@ -122,11 +128,11 @@ def test_export_to_json_and_markdown_then_import_and_bad_files_lose_nothing(page
         return download.value.suggested_filename, download.value.path().read_text(encoding="utf-8")
 
     name, markdown = export("#chat-export-md", ".md")
-    assert name.endswith(".md") and markdown.startswith("# 내보낼 대화") and "ms/token" in markdown
+    assert name.endswith(".md") and markdown.startswith("# 내보낼 대화") and said_where_it_came_from(markdown)
     name, text = export("#chat-export-json", ".json")
     exported = json.loads(text)
     assert name.endswith(".json") and exported["messages"][0] == {"role": "user", "content": "내보낼 대화"}
-    assert "ms/token" in exported["messages"][1]["stats"]
+    assert said_where_it_came_from(exported["messages"][1]["stats"])
 
     def upload(name, data: bytes):
         path = tmp_path / name
@@ -164,6 +170,7 @@ def saved(page, tab, change):
 def test_settings_survive_a_reload(page):
     page.locator("#chat-backend input").click()
     saved(page, "chat", lambda: page.get_by_role("option", name="tf-naive").click())
+    saved(page, "chat", lambda: page.locator("#chat-reply").get_by_label(REPLY_LABELS["generate"]).check())
     page.locator("#chat-decoding").get_by_text("Decoding").click()
     # sampling's settings are disabled unless the strategy samples (the chat's greedy reads no seed)
     assert page.locator("#chat-seed input").is_disabled() and page.locator("#chat-top-p input[type=number]").is_disabled()
@@ -178,6 +185,7 @@ def test_settings_survive_a_reload(page):
     page.locator("#chat-decoding").get_by_text("Decoding").click()
     page.wait_for_function("() => document.querySelector('#chat-seed input')?.value === '1'", timeout=30_000)
     assert page.locator("#chat-backend input").input_value() == "tf-naive"
+    assert page.locator("#chat-reply").get_by_label(REPLY_LABELS["generate"]).is_checked()
     assert page.locator("#chat-strategy").get_by_label("sample").is_checked()
     page.wait_for_function("() => document.querySelector('#chat-seed input')?.disabled === false",  # the restored
                            timeout=30_000)  # strategy decides what is enabled
@@ -213,6 +221,7 @@ def test_enter_sends_shift_enter_starts_a_new_line_and_undo_is_saved(page):
 def test_stats_are_beside_each_reply_never_in_the_copied_or_retried_text(page, services):
     expected = list(services.generator("tf").stream(MESSAGE, decode_options(**ui_settings(**SAMPLED))))[-1][0]
     assert expected
+    page.locator("#chat-reply").get_by_label(REPLY_LABELS["generate"]).check()
     use_sampling(page)
     send(page, MESSAGE, 1)
     bots = page.locator("#chat-window [data-testid='bot']")

@@ -32,7 +32,7 @@ def _raw_call(url: str, api_name: str, data: list):
     from studio.tasks import TRANSLATOR
 
     translator = TRANSLATOR.default_decoding
-    defaults = {"/chat": ["tf", "greedy", 4, 0.8, 0, 0.9, None],  # the API's own defaults
+    defaults = {"/chat": ["tf", "greedy", 4, 0.8, 0, 0.9, None, "retrieve"],  # the API's own defaults
                 "/translate": ["tf", translator["strategy"], translator["beam_size"], "", True],
                 "/compare": ["chatbot"]}[api_name]
     data = data + defaults[len(data) - 1:]

@@ -22,6 +22,8 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from studio.tasks import CHATBOT, TRANSLATOR  # noqa: E402
 from studio.translation import finish_sentence  # noqa: E402
 from studio.app_model import AppModel, Limits, decode_options  # noqa: E402
+from studio.bundle import load_bundle  # noqa: E402
+from studio.replies import find_reply  # noqa: E402
 
 MESSAGE = "나는 커피를 좋아해?"
 SENTENCE = "너는 영화를 봤어?"
@@ -120,19 +122,20 @@ def test_only_translate_and_chat_are_tools_with_described_typed_parameters(serve
     assert chat.description.startswith("Reply to one Korean message")
     schema = chat.inputSchema
     assert list(schema["properties"]) == ["text", "backend", "strategy", "beam_size", "temperature", "top_k",
-                                          "top_p", "seed"]
+                                          "top_p", "seed", "reply"]
     assert schema["required"] == ["text"]
     properties = schema["properties"]
     assert properties["temperature"]["type"] == "number" and properties["temperature"]["default"] == 0.7
     assert properties["top_k"]["type"] == "integer" and properties["top_p"]["type"] == "number"
     assert {"type": "integer"} in properties["seed"]["oneOf"] and {"type": "null"} in properties["seed"]["oneOf"]
     for name, words in {"text": "in Korean", "strategy": '"sample"', "temperature": "sampling temperature",
-                        "top_k": "k most likely", "top_p": "top_p", "seed": "same seed"}.items():
+                        "top_k": "k most likely", "top_p": "top_p", "seed": "same seed",
+                        "reply": "stored reply"}.items():
         assert words in properties[name]["description"], name
 
     async def call_over_sse(session):
         return sorted(tool.name for tool in (await session.list_tools()).tools), \
-            await session.call_tool("chat", {"text": MESSAGE, **SAMPLED})
+            await session.call_tool("chat", {"text": MESSAGE, **SAMPLED, "reply": "generate"})
 
     names, sampled = with_session(server[0] + "sse", call_over_sse, transport=sse_client)  # the older transport
     assert names == ["chat", "translate"] and len(texts(sampled)) == 2 and texts(sampled)[0]
@@ -152,8 +155,9 @@ def test_tools_answer_what_the_model_and_the_http_api_answer(server, bundle):
         return [await session.call_tool("translate", {"text": SENTENCE}),
                 await session.call_tool("translate", {"text": LINES, "strategy": "beam", "beam_size": 2}),
                 await session.call_tool("chat", {"text": MESSAGE}),
-                await session.call_tool("chat", {"text": MESSAGE, **SAMPLED}),
-                await session.call_tool("chat", {"text": MESSAGE, **SAMPLED}, progress_callback=on_progress),
+                await session.call_tool("chat", {"text": MESSAGE, **SAMPLED, "reply": "generate"}),
+                await session.call_tool("chat", {"text": MESSAGE, **SAMPLED, "reply": "generate"},
+                                        progress_callback=on_progress),
                 await session.call_tool("chat", {"text": "   "}),
                 await session.call_tool("compare", {"text": MESSAGE})]
 
@@ -166,8 +170,9 @@ def test_tools_answer_what_the_model_and_the_http_api_answer(server, bundle):
     raw = list(translator.stream(SENTENCE, decode_options(**TRANSLATOR.default_decoding)))[-1][0]
     assert translation == finish_sentence(SENTENCE, raw)  # capitalized, the source's final mark
     assert latency.startswith("tf") and "ms/token" in latency
-    reply, latency = texts(greedy)
-    assert reply == list(chatbot.stream(MESSAGE, decode_options(**CHAT_DEFAULTS)))[-1][0]
+    reply, latency = texts(greedy)  # by default, a stored reply
+    stored = find_reply(load_bundle(bundle).replies, MESSAGE)
+    assert reply == stored.text and latency.startswith("stored reply · match")
     reply, _ = texts(sampled)
     assert reply and reply == list(chatbot.stream(MESSAGE, decode_options(**CHAT_DEFAULTS, **SAMPLED)))[-1][0]
     assert texts(with_progress)[0] == reply and progress  # a client that asks for progress gets the same
@@ -175,7 +180,8 @@ def test_tools_answer_what_the_model_and_the_http_api_answer(server, bundle):
     client = Client(f"http://127.0.0.1:{port}/", verbose=False)
     assert texts(lines)[0] == client.predict(LINES, "tf", "beam", 2, api_name="/translate")[0]
     assert texts(lines)[0].count("\n") == 1  # line for line
-    assert texts(sampled)[0] == client.predict(MESSAGE, strategy="sample", seed=1, api_name="/chat")[0]
+    assert texts(sampled)[0] == client.predict(MESSAGE, strategy="sample", seed=1, reply="generate",
+                                               api_name="/chat")[0]
 
     assert blank.isError and "type something" in blank.content[0].text.lower()  # the API's own message
     assert compare.isError and "Unknown tool" in compare.content[0].text  # not a tool, so not callable either

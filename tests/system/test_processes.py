@@ -59,7 +59,8 @@ def test_chat_with_a_broken_bundle_says_what_is_wrong(tmp_path):
 
 def test_chat_on_an_exported_backend_answers_without_loading_tensorflow(exported):
     """TensorFlow's import alone takes seconds: `studio chat` and `translate` import it only for the tf backends
-    or to export, so on their default (an exported TFLite model) they answer at once."""
+    or to export, so on their default (an exported TFLite model) they answer at once; a stored reply (the chat's
+    default) loads no runtime at all."""
     def chat(*options):
         return subprocess.run([sys.executable, "-X", "importtime", "-m", "studio.cli", "chat", "--bundle",
                                str(exported[0]), *options], input="나는 커피를 좋아해?\n", capture_output=True,
@@ -68,7 +69,10 @@ def test_chat_on_an_exported_backend_answers_without_loading_tensorflow(exported
     def imported(result):
         return {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time")}
 
-    default, tf = chat(), chat("--backend", "tf")
+    stored = chat()
+    default, tf = chat("--reply", "generate"), chat("--backend", "tf", "--reply", "generate")
     assert default.returncode == 0 and tf.returncode == 0, default.stderr[-2000:] + tf.stderr[-2000:]
     assert "ai_edge_litert" in imported(default) and not {"tensorflow", "keras"} & imported(default)
     assert default.stdout == tf.stdout  # the same reply
+    assert stored.returncode == 0 and stored.stdout.strip(), stored.stderr[-2000:]
+    assert not {"tensorflow", "keras", "ai_edge_litert", "onnxruntime"} & imported(stored)

@@ -10,7 +10,9 @@ import gradio as gr
 import pytest
 from helpers import SAMPLED, chromium, free_port, ui_settings
 
+from studio.replies import find_reply
 from studio.ui.app import build_app
+from studio.ui.chat import REPLY_LABELS
 from studio.app_model import AppModel, InputError, Limits, decode_options
 
 MESSAGE = "나는 커피를 좋아해?"
@@ -46,9 +48,12 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
     from gradio_client import Client
 
     client = Client(app_url, verbose=False)
-    reply, latency = client.predict("나는 커피를 좋아해?", api_name="/chat")
-    expected = services[0].generator("tf")("나는 커피를 좋아해?")
-    assert reply == expected and "ms/token" in latency
+    reply, latency = client.predict("나는 커피를 좋아해?", api_name="/chat")  # a stored reply, by default
+    stored = find_reply(services[0].bundle.replies, "나는 커피를 좋아해?")
+    assert reply == stored.text and latency.startswith(f"stored reply · match {stored.match:.2f} · answers")
+    reply, latency = client.predict("나는 커피를 좋아해?", reply="generate", api_name="/chat")
+    assert reply == services[0].generator("tf")("나는 커피를 좋아해?")
+    assert latency.startswith("written by the model · tf · first token") and "ms/token" in latency
     translation, _ = client.predict("너는 영화를 봤어?\n그는 책을 샀어?", api_name="/translate")
     assert isinstance(translation, str) and translation.count("\n") == 1
     kept, beside = client.predict("How are you doing today?", api_name="/translate")  # no Korean: kept, and said
@@ -56,7 +61,11 @@ def test_named_endpoints_work_with_only_the_text(app_url, services):
     _, beside = client.predict("How are you doing today, 친구?", api_name="/translate")  # the hint, beside the output
     assert "ms" in beside and "the input looks like English" in beside
     _, beside = client.predict("How are you doing today?", api_name="/chat")  # /chat says so too
+    assert "stored reply" in beside and "this chatbot reads Korean" in beside
+    _, beside = client.predict("How are you doing today?", reply="generate", api_name="/chat")
     assert "ms/token" in beside and "this chatbot reads Korean" in beside
+    with pytest.raises(Exception, match="Unknown reply mode 'ranked'"):
+        client.predict("나는 커피를 좋아해?", reply="ranked", api_name="/chat")
     scored = client.predict("너는 영화를 봤어?\n\n그는 책을 샀어?", api_name="/translate_scored")
     assert [row["translation"] == "" for row in scored] == [False, True, False]
     assert all(score <= 0 for row in scored for _, score in row["words"])
@@ -80,18 +89,19 @@ def test_chat_history_holds_only_the_messages_and_the_latency_shows_beside_it(se
     chatbot = services[0]
     expected = expected_reply(chatbot, **SAMPLED)
     assert expected
-    steps = list(chat_reply(chatbot, MESSAGE, [], "tf", SAMPLED))
+    steps = list(chat_reply(chatbot, MESSAGE, [], "tf", SAMPLED, "generate"))
     history, _, latency = steps[-1]
     assert history == [{"role": "user", "content": MESSAGE}, {"role": "assistant", "content": shown(expected)}]
-    assert latency.startswith("tf · first token") and "ms/token" in latency
+    assert latency.startswith("written by the model · tf · first token") and "ms/token" in latency
     # the box is emptied when the message is taken, and never again: what is typed meanwhile stays
     assert steps[0][1] == "" and all(box == gr.skip() for _, box, _ in steps[1:])
 
     # the browser sends the history back in Gradio's own shape; Retry asks the same message again
     window = gr.Chatbot()
     returned = window.preprocess(window.postprocess(history))
-    retried, _, latency = list(retry_reply(chatbot, returned, "tf-naive", SAMPLED))[-1]
-    assert [typed(m["content"]) for m in retried] == [MESSAGE, expected] and latency.startswith("tf-naive")
+    retried, _, latency = list(retry_reply(chatbot, returned, "tf-naive", SAMPLED, "generate"))[-1]
+    assert [typed(m["content"]) for m in retried] == [MESSAGE, expected]
+    assert latency.startswith("written by the model · tf-naive")
     assert undo(returned) == ([], "")
 
     # markup is stored escaped (the chat window renders HTML) and retried as it was typed
@@ -115,12 +125,12 @@ def test_a_chat_message_is_saved_when_taken_so_a_reply_cut_short_keeps_it(servic
     store_of = lambda step: step[4]  # noqa: E731 (outputs: window, box, latency, stats, store, picker)
     messages = lambda store: [m["content"] for m in conversations.current(store)["messages"]]  # noqa: E731
 
-    reply = tab.send(conversations.empty_store(), MESSAGE, "tf", *settings)
+    reply = tab.send(conversations.empty_store(), MESSAGE, "tf", "generate", *settings)
     taken = store_of(next(reply))
     assert messages(taken) == [MESSAGE, "…"]  # saved before a word of the reply is written
     reply.close()  # New conversation, Undo or a switch cancels the reply here
     # the next message reads the saved conversation (the window may still show the cut reply)
-    done = [step for step in tab.send(taken, "두 번째", "tf", *settings) if step[4] != gr.skip()]
+    done = [step for step in tab.send(taken, "두 번째", "tf", "retrieve", *settings) if step[4] != gr.skip()]
     assert messages(store_of(done[-1]))[:3] == [MESSAGE, "…", "두 번째"] and len(messages(store_of(done[-1]))) == 4
     assert len(store_of(done[-1])["conversations"]) == 1  # the same conversation, not a second one
 
@@ -218,13 +228,14 @@ def test_chat_and_translate_in_a_real_browser(app_url, services, tmp_path):
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(app_url)
+        page.locator("#chat-reply").get_by_label("the model writes it").check()
         page.locator("#chat-decoding").get_by_text("Decoding").click()
         page.locator("#chat-strategy").get_by_label("sample").check()
         page.locator("#chat-seed input").fill(str(SAMPLED["seed"]))
         page.locator("#chat-input textarea").fill(MESSAGE)
         page.locator("#chat-send").click()
         latency = page.locator("#chat-latency")
-        latency.get_by_text("tf · first token").wait_for(timeout=60_000)
+        latency.get_by_text("written by the model · tf · first token").wait_for(timeout=60_000)
         assert "ms/token" in latency.inner_text()
         bots = page.locator("[data-testid='bot']")
         # the reply alone (as the page renders it: runs of spaces collapse), its latency beside the chat
@@ -244,6 +255,14 @@ def test_chat_and_translate_in_a_real_browser(app_url, services, tmp_path):
         latency.get_by_text("tf-naive · first token").wait_for(timeout=60_000)
         assert bots.all_inner_texts() == [" ".join(expected.split())] * 2
 
+        # a stored reply, as the Replies setting asks: with where it came from beside it
+        page.locator("#chat-reply").get_by_label(REPLY_LABELS["retrieve"]).check()
+        page.locator("#chat-input textarea").fill(MESSAGE)
+        page.locator("#chat-send").click()
+        latency.get_by_text("stored reply · match").wait_for(timeout=60_000)
+        assert bots.all_inner_texts()[-1] == " ".join(find_reply(services[0].bundle.replies, MESSAGE).text.split())
+        page.locator("#chat-reply").get_by_label(REPLY_LABELS["generate"]).check()
+
         # an injected <img onerror> or <script> is shown as text, never run, and fetches nothing
         requests = []
         page.on("request", lambda request: requests.append(request.url))
@@ -258,7 +277,7 @@ def test_chat_and_translate_in_a_real_browser(app_url, services, tmp_path):
         assert page.evaluate("window.__pwned") is False and not [url for url in requests if "pwned" in url]
         shown = page.locator("[data-testid='user']").all_inner_texts()[-1]
         assert typed in shown  # shown as the text that was typed
-        assert bots.count() == 3 and not any("ms/token" in bubble for bubble in bots.all_inner_texts())
+        assert bots.count() == 4 and not any("ms/token" in bubble for bubble in bots.all_inner_texts())
 
         page.get_by_role("tab", name="Translate").click()
         page.locator("#translate-input textarea").fill("그는 책을 샀어?")

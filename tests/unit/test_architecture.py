@@ -24,7 +24,7 @@ LAYERS = (
     ("inference", ("studio.inference",)),
     ("exporters", ("exporters",)),
     ("runtimes", ("studio.runtimes", "studio.bundle", "studio.variants", "studio.graph_pack", "studio.library")),
-    ("documents", ("studio.formats", "studio.data", "studio.model", "studio.train")),
+    ("documents", ("studio.formats", "studio.data", "studio.model", "studio.train", "studio.replies")),
     ("text", ("studio.text", "studio.generate", "studio.tasks")),
     ("base", ("studio.errors", "studio.files", "studio.config", "studio.weights", "studio.quiet_tf", "studio.paths",
               "studio")),

@@ -10,8 +10,19 @@ from studio.app_model import InputError
 class Preparing:
     """An AppModel whose backend still has to be prepared; `generator` says what the page had been shown."""
 
-    def __init__(self, fails: bool = False):
+    def __init__(self, fails: bool = False, stored=None, why: str = ""):
         self.fails, self.shown_before_generator = fails, None
+        self.stored, self.why, self.modes_asked = stored, why, []
+
+    def reply_modes(self):
+        return ("retrieve", "generate")
+
+    def input_hints(self, text):
+        return []
+
+    def stored_reply(self, text, mode):
+        self.modes_asked.append(mode)
+        return (self.stored, self.why) if mode == "retrieve" else (None, "")
 
     def check_text(self, text):
         return text
@@ -74,8 +85,9 @@ def test_a_replys_warning_is_said_once_beside_the_reply_not_as_a_toast_or_under_
     service = Looping()
     service.steps = []
     history, _, latency = list(chat_reply(service, "영화 볼래?", [], "onnx", {}))[-1]
-    assert latency == "12 ms\n\n⚠ the first output repeated itself in a loop; decoded again"  # kept with the reply
-    assert said == [] and chat.summary_line(latency) == "12 ms"  # no toast; the line under the chat: its stats
+    # kept with the reply
+    assert latency == "written by the model · 12 ms\n\n⚠ the first output repeated itself in a loop; decoded again"
+    assert said == [] and chat.summary_line(latency) == "written by the model · 12 ms"  # no toast; under the chat
 
 
 def test_retrying_a_reply_that_greedy_decoding_wrote_says_it_will_be_the_same(monkeypatch):
@@ -86,11 +98,40 @@ def test_retrying_a_reply_that_greedy_decoding_wrote_says_it_will_be_the_same(mo
     service = Looping()
     service.steps = []
     history = [{"role": "user", "content": "영화 볼래?"}, {"role": "assistant", "content": "응"}]
-    list(chat.retry_reply(service, history, "onnx", {"strategy": "greedy"}))
+    list(chat.retry_reply(service, history, "onnx", {"strategy": "greedy"}, "generate"))
     assert told and "Greedy decoding writes the same reply each time: choose sampling" in told[0]
     told.clear()
-    list(chat.retry_reply(service, history, "onnx", {"strategy": "sample"}))
+    list(chat.retry_reply(service, history, "onnx", {"strategy": "sample"}, "generate"))
     assert told == []
+    list(chat.retry_reply(service, history, "onnx", {"strategy": "sample"}, "retrieve"))
+    assert told and "A stored reply is the same each time" in told[0]
+
+
+def test_a_stored_reply_shows_at_once_saying_where_it_came_from_and_no_backend_is_prepared():
+    from studio.replies import StoredReply
+
+    service = Preparing(stored=StoredReply("최신 영화가 좋을 것 같아요.", 0.57, "어떤 영화 볼까", 0.4))
+    service.steps = []
+    steps = list(chat_reply(service, "영화 볼래?", [], "onnx", {}))
+    history, box, latency = steps[-1]
+    assert history == [{"role": "user", "content": "영화 볼래?"},
+                       {"role": "assistant", "content": "최신 영화가 좋을 것 같아요."}] and box == ""
+    assert latency == "stored reply · match 0.57 · answers “어떤 영화 볼까” · 0.4 ms"
+    assert service.shown_before_generator is None and service.modes_asked == ["retrieve"]
+
+
+def test_without_a_stored_reply_alike_the_model_writes_it_and_the_stats_say_why():
+    from studio.replies import NONE_STORED
+
+    service = Looping(why=NONE_STORED)
+    service.steps = []
+    *_, (history, _, latency) = chat_reply(service, "🎉", [], "onnx", {})
+    assert history[-1]["content"] == "응 응" and latency.startswith("written by the model · 12 ms")
+    assert latency.endswith(f"⚠ {NONE_STORED}")
+    service = Looping(why=NONE_STORED)
+    service.steps = []
+    *_, (history, _, latency) = chat_reply(service, "🎉", [], "onnx", {}, "generate")
+    assert NONE_STORED not in latency and service.modes_asked == ["generate"]
 
 
 def test_the_try_examples_are_the_models_own_when_another_model_is_in_use(tmp_path):
