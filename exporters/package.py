@@ -28,11 +28,12 @@ import zipfile
 from pathlib import Path
 
 from exporters import GOLDEN, ensure_exported, write_golden_data
-from exporters.android import RUN_JVM, library_files
+from exporters.android import LIBRARY, RUN_JVM, library_files
 from exporters.app_golden import DOCUMENT_LINES, app_golden, golden_texts, identity
 from exporters.ios import (CLOSES, ORT_IOS, ORT_PACKAGE, ORT_VERSION, POD, POD_IOS, POD_VERSION, TOKENIZER_CASES,
-                           UNICODE_TABLE, ios_components, port_files, tflite_facts)
-from exporters.licences import Component, licence_files, non_commercial, python_components, web_components
+                           TABLE_IN_LIBRARY, UNICODE_TABLE, ios_components, port_files, tflite_facts)
+from exporters.licences import (UNICODE_14, Component, licence_files, non_commercial, python_components,
+                                web_components)
 from exporters.portable import APP_PY, runtime_files
 from exporters.web import DEFAULT_VARIANT as WEB_VARIANT
 from exporters.web import build_site, check_web_prerequisites, modules_home
@@ -171,7 +172,8 @@ def _components(target: str, variant: str) -> list[Component]:
         return web_components(modules_home() / "node_modules")  # the site was built from it: installed
     if target == "ios":
         return ios_components(RUNTIMES[VARIANTS[variant].format])
-    return []
+    return [Component(UNICODE_14, "14.0.0", "Unicode-3.0", True,  # android: the library reads it
+                      f"{LIBRARY}/{TABLE_IN_LIBRARY}: Unicode 14.0's character data")]
 
 
 def _current_export(bundle, variant: str, export_dir, progress) -> tuple[Path, dict]:

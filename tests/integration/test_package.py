@@ -405,6 +405,10 @@ def test_the_android_package_is_the_library_its_model_and_the_apps_outputs(packa
     readme = (folder / "README.md").read_text(encoding="utf-8")
     assert "Chatbot.open(AssetModelFiles(context.assets, \"model\"))" in readme and "./run-jvm.sh reply" in readme
     assert "never run" in readme and "not built here" in readme  # what was not verified says so
+    notices = (folder / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
+    assert ("| Unicode Character Database 14.0 | 14.0.0 | Unicode-3.0 | in this package | "
+            "library/src/main/resources/transformerstudio/text/unicode14.txt:" in notices)
+    assert (folder / "library/src/main/resources/transformerstudio/text/unicode14.txt").is_file()
     with zipfile.ZipFile(zips["android"]) as archive:
         assert (archive.getinfo("chat/run-jvm.sh").external_attr >> 16) & 0o777 == 0o755
 
