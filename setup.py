@@ -11,10 +11,12 @@ from setuptools import find_namespace_packages, find_packages, setup
 
 BUNDLE_FOLDERS = find_namespace_packages(where="assets", exclude=["*exports*", "*__pycache__*"])
 WEB_FOLDERS = ["site", "src", "src.generated"]  # what the wheel needs of web/ (not its tests or node_modules)
-# the Android library's sources (the android package carries them): not its tests, fixtures, scripts or builds
+# the Android library's sources (the android package carries them) and the text fixtures the ios package carries:
+# not its tests, other fixtures, scripts or builds
 MOBILE_FOLDERS = [name for name in find_namespace_packages(where="mobile", exclude=["scripts*"])
                   if name.startswith(("android.src.main", "android.src.android", "android.src.litert",
-                                      "android.sample")) or name in ("android", "android.src")]
+                                      "android.sample"))
+                  or name in ("android", "android.src", "android.src.test", "android.src.test.resources")]
 
 setup(packages=find_packages(include=["studio", "studio.*", "exporters", "exporters.*"])
       + ["studio_assets"] + [f"studio_assets.{name}" for name in BUNDLE_FOLDERS]

@@ -7,7 +7,7 @@
                               beside it (pinned, as tested), and the platform it was tested on
 
 The licence texts are kept in `exporters/licence_texts/` (Apache-2.0 and MIT from their publishers' standard text,
-Unicode-3.0 for the Unicode 14 tables the web page carries)."""
+Unicode-3.0 for the Unicode 14 tables the web page and the ios package carry)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from pathlib import Path
 
 TEXTS = Path(__file__).resolve().parent / "licence_texts"
 NON_COMMERCIAL = re.compile(r"non-commercial", re.IGNORECASE)
+UNICODE_14 = "Unicode Character Database 14.0"
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def web_components(node_modules: Path) -> list[Component]:
     for name, what in found:
         described = json.loads((node_modules / name / "package.json").read_text(encoding="utf-8"))
         components.append(Component(name, described["version"], described["license"], True, what))
-    components.append(Component("Unicode Character Database 14.0", "14.0.0", "Unicode-3.0", True,
+    components.append(Component(UNICODE_14, "14.0.0", "Unicode-3.0", True,
                                 "src/unicode14.js: which code points Unicode 14.0 leaves unassigned"))
     return components
 
@@ -68,6 +69,9 @@ def tested_on(target: str) -> str:
     machine = f"{platform.system()} {platform.machine()}"
     if target == "web":
         return f"{machine}: the project's tests run this site's modules in Node.js 20 and the page in Chromium"
+    if target == "ios":
+        return (f"{machine} with Python {platform.python_version()}, by the exporter (the graph and the golden "
+                f"data); nothing in Swift was compiled or run")
     return f"{machine} with Python {platform.python_version()}"
 
 

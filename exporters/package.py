@@ -2,10 +2,12 @@
 hands a model to someone building an app with it. Under one top folder named after the bundle it holds:
 
     model file(s)      python: a .tflite with signatures (`PYTHON_VARIANT`) or encode/decode_step .onnx (ONNX
-                       Runtime); android/ios: a batch-1 .tflite;
-                       web: the static site of `exporters.web.build_site`, its model in `<task>/`
+                       Runtime); android: the .onnx pair (or a batch-1 .tflite); ios: a batch-1 .tflite (or the
+                       .onnx pair); web: the static site of `exporters.web.build_site`, its model in `<task>/`
     tokenizer/         the bundle's tokenizer files (manifest `tokenizer.files`), and config.json (its text pipeline)
-    golden/            golden.json and the files it references: what a port must compute (`exporters.golden`)
+    golden/            golden.json and the files it references: what a port must compute (`exporters.golden`);
+                       python, android, ios: app.json, the app's outputs on this model (`exporters.app_golden`)
+    text/, fixtures/   ios: the Unicode 14.0 table and the fixtures a Swift port is held to (`exporters.ios`)
     manifest.json      the export manifest's names, shapes, ids and lengths, listing exactly the files of the zip
     README.md          generated from the manifest: the files, the tensors, the text steps and working code
     example.py         python: a complete script (Python LiteRT or ONNX Runtime + sentencepiece, nothing from
@@ -26,9 +28,12 @@ import zipfile
 from pathlib import Path
 
 from exporters import GOLDEN, ensure_exported, write_golden_data
-from exporters.android import RUN_JVM, library_files
-from exporters.app_golden import app_golden, identity
-from exporters.licences import Component, licence_files, non_commercial, python_components, web_components
+from exporters.android import LIBRARY, RUN_JVM, library_files
+from exporters.app_golden import DOCUMENT_LINES, app_golden, golden_texts, identity
+from exporters.ios import (CLOSES, ORT_IOS, ORT_PACKAGE, ORT_VERSION, POD, POD_IOS, POD_VERSION, TOKENIZER_CASES,
+                           TABLE_IN_LIBRARY, UNICODE_TABLE, ios_components, port_files, tflite_facts)
+from exporters.licences import (UNICODE_14, Component, licence_files, non_commercial, python_components,
+                                web_components)
 from exporters.portable import APP_PY, runtime_files
 from exporters.web import DEFAULT_VARIANT as WEB_VARIANT
 from exporters.web import build_site, check_web_prerequisites, modules_home
@@ -52,7 +57,7 @@ MOBILE_VARIANT = "tflite-b1-float16"  # static shapes, half the fp32 size, the s
 # same API as onnxruntime-android); the library also runs a batch-1 .tflite on LiteRT (--variant tflite-b1-float16)
 ANDROID_VARIANT = "onnx"
 DEFAULT_VARIANTS = {"python": PYTHON_VARIANT, "android": ANDROID_VARIANT, "ios": MOBILE_VARIANT, "web": WEB_VARIANT}
-APP_OUTPUT_TARGETS = ("python", "android")  # packages that run the app's whole pipeline: golden/app.json
+APP_OUTPUT_TARGETS = ("python", "android", "ios")  # packages with the app's outputs on their model: golden/app.json
 GOLDEN_FILES = ("golden.json", "step0_logits.f32", "normalization.json")
 APP_GOLDEN = "golden/app.json"  # the app's outputs (exporters.app_golden): the python package's app.py checks them
 RUNTIMES = {"tflite": "LiteRT", "onnx": "ONNX Runtime"}
@@ -71,7 +76,7 @@ def package_variant(target: str, variant: str | None = None) -> str:
     chosen = variant or DEFAULT_VARIANTS[target]
     usable = [name for name, v in VARIANTS.items()
               if (v.format == "tflite" and (target == "python" or v.batch == 1))
-              or (v.format == "onnx" and target in ("python", "android"))]
+              or (v.format == "onnx" and target in ("python", "android", "ios"))]
     if chosen not in usable:
         raise StudioError(f"--variant {str(chosen)[:40]}: the {target} package ships one of {', '.join(usable)}")
     return chosen
@@ -111,11 +116,17 @@ def package_export(bundle, target: str, out_zip, *, variant: str | None = None, 
                             **runtime_files()})
         if target == "android":
             payload.update({**library_files(), "run-jvm.sh": RUN_JVM.encode("utf-8")})
+        if target == "ios":
+            payload.update(port_files({name: payload[name] for name in export_manifest["tokenizer"]["files"]
+                                       if name.endswith(".model")}))
         card = _model_card(bundle)
         payload.update(licence_files(card, target, _components(target, chosen)))
         manifest = package_manifest(export_manifest, bundle, target, chosen, model, _entries(payload))
+        if target == "ios" and VARIANTS[chosen].format == "tflite":  # what the iOS runtime must support
+            manifest["package"].update(tflite_facts(payload[model]))
         if target in APP_OUTPUT_TARGETS:
-            payload[APP_GOLDEN] = _app_outputs(bundle, payload, manifest, chosen, export_dir, progress)
+            payload[APP_GOLDEN] = _app_outputs(bundle, payload, manifest, chosen, export_dir, progress,
+                                               rows_alone=target == "ios" and VARIANTS[chosen].batch == 1)
         files = manifest["files"] = _entries(payload)
         manifest["package"]["non_commercial"] = non_commercial(card)
         payload["README.md"] = render_readme(manifest, _golden_of(payload, manifest)).encode("utf-8")
@@ -138,10 +149,14 @@ def app_outputs_identity(bundle, variant: str, export_dir=None, progress=print) 
     return identity(payload, bundle.config.task.task)
 
 
-def _app_outputs(bundle, payload: dict, manifest: dict, variant: str, export_dir, progress) -> bytes:
-    """golden/app.json: the app's outputs with this package's files, kept beside the export."""
-    cache = Path(export_dir or export_dir_for(bundle.path)) / "golden" / f"app.{variant}.json"
-    return app_golden({**payload, "manifest.json": _json(manifest)}, bundle.config.task.task, cache, progress)
+def _app_outputs(bundle, payload: dict, manifest: dict, variant: str, export_dir, progress,
+                 rows_alone: bool = False) -> bytes:
+    """golden/app.json: the app's outputs with this package's files, kept beside the export; `rows_alone`: a
+    batch-1 graph decoding one source and one hypothesis at a time, as a port on a phone does (the ios package)."""
+    name = f"app.{variant}.one-row.json" if rows_alone else f"app.{variant}.json"
+    cache = Path(export_dir or export_dir_for(bundle.path)) / "golden" / name
+    return app_golden({**payload, "manifest.json": _json(manifest)}, bundle.config.task.task, cache, progress,
+                      rows_alone=rows_alone)
 
 
 def _model_card(bundle) -> str | None:
@@ -155,7 +170,10 @@ def _components(target: str, variant: str) -> list[Component]:
         return python_components(RUNTIMES[VARIANTS[variant].format])
     if target == "web":
         return web_components(modules_home() / "node_modules")  # the site was built from it: installed
-    return []
+    if target == "ios":
+        return ios_components(RUNTIMES[VARIANTS[variant].format])
+    return [Component(UNICODE_14, "14.0.0", "Unicode-3.0", True,  # android: the library reads it
+                      f"{LIBRARY}/{TABLE_IN_LIBRARY}: Unicode 14.0's character data")]
 
 
 def _current_export(bundle, variant: str, export_dir, progress) -> tuple[Path, dict]:
@@ -350,11 +368,14 @@ def _readme_intro(manifest: dict) -> str:
 def _target_title(package: dict) -> str:
     if package["target"] == "python" and package.get("runtime") == "ONNX Runtime":
         return "Python (ONNX Runtime)"
+    if package["target"] == "ios" and package.get("runtime") == "ONNX Runtime":
+        return "iOS (ONNX Runtime): the model and what a Swift port needs"
     return TARGET_TITLES[package["target"]]
 
 
 TARGET_TITLES = {"python": "Python (LiteRT)", "android": "Android (a Kotlin library: ONNX Runtime or LiteRT)",
-                 "ios": "iOS (TensorFlow Lite, Swift)", "web": "the web (LiteRT.js, a static page)"}
+                 "ios": "iOS (LiteRT / TensorFlow Lite): the model and what a Swift port needs",
+                 "web": "the web (LiteRT.js, a static page)"}
 
 
 def _files_section(manifest: dict) -> str:
@@ -497,14 +518,6 @@ def _fill(template: str, values: dict) -> str:
     return template
 
 
-def _mobile_code(language: str, template: str, manifest: dict, golden: dict, notes: str) -> str:
-    return "\n".join([
-        f"## {language}", "",
-        f"**Never compiled or run.** This is the decode loop of the project's docs/mobile.md with this model's names "
-        f"and numbers filled in; its API calls were checked only against the TensorFlow Lite sources. {notes}", "",
-        f"```{language.lower()}", _fill(template, _mobile_values(manifest, golden)).rstrip(), "```"])
-
-
 def _android_code(manifest: dict, golden: dict) -> str:
     package = manifest["package"]
     translates = task_named(manifest["task"]).translates
@@ -543,11 +556,146 @@ def _android_code(manifest: dict, golden: dict) -> str:
         "Compare it with `studio " + ("translate" if translates else "chat") + " --backend onnx` on the same lines."])
 
 
+KOTLIN = "library/src/main/kotlin/transformerstudio"  # the Kotlin reference, as the android package holds it
+
+
 def _ios_code(manifest: dict, golden: dict) -> str:
-    return _mobile_code("Swift", SWIFT, manifest, golden,
-                        "It uses the `TensorFlowLiteSwift` pod's `SignatureRunner` "
-                        "(`Interpreter.signatureRunner(with:)`): the plain `copy(_:toInputAt:)` API reaches only the primary subgraph (`decode_step`), "
-                        "never `encode`. Build SentencePiece as a static library behind an Objective-C++ bridge.")
+    package, task = manifest["package"], task_named(manifest["task"])
+    model, onnx = package["model"], package["runtime"] == "ONNX Runtime"
+    tokenizers = ", ".join(f"`{name}`" for name in manifest["tokenizer"]["files"] if name.endswith(".model"))
+    graphs = f"`{model}` and `{package['decode_step']}`" if onnx else f"`{model}`"
+    kind = "the dynamic-shape pair `encode`/`decode_step` (opset 17)" if onnx else (
+        f"signatures `encode`, `decode_step` and their source buckets; builtin ops only"
+        f"{', custom ops ' + ', '.join(package['custom_ops']) if package.get('custom_ops') else ''}; its metadata's "
+        f"`min_runtime_version` is {package.get('min_runtime_version') or 'not set'}")
+    standard = model.replace(".b1", "")
+    if onnx:
+        greedy, beam_key = ("`greedy_ids` (the fp32 .tflite's, which the fp32 ONNX graphs give)",
+                            "`beam_ids` (the fp32 .tflite's)")
+    else:
+        greedy = f"`greedy_ids_by_file[\"{model}\"]`"
+        beam_key = (f"`beam_ids_by_file[\"{standard}\"]` (the dynamic-shape file of the same weights)"
+                    if standard in golden["sentences"][0].get("beam_ids_by_file", {}) else
+                    f"`beam_ids` (the fp32 `model.tflite`'s: `{standard}` was not exported with it)")
+    checked = manifest.get("verification") or {}
+    if not onnx:
+        source = (f"the greedy ids of `golden/golden.json` under {greedy} were computed from {graphs} itself "
+                  "(Python LiteRT)")
+    else:
+        source = "the greedy ids of `golden/golden.json` come from the fp32 .tflite" + (
+            f", and the export checked {graphs} against TensorFlow ({checked['samples']} samples: greedy ids "
+            f"{checked['greedy_match_rate']:.0%} equal, logits within {checked['max_abs_logit_diff']:.1e}; "
+            "manifest `verification`)" if {"samples", "greedy_match_rate", "max_abs_logit_diff"} <= set(checked)
+            else "")
+    pipeline = manifest["text_pipeline"]["name"]
+    app = (f"the app's outputs on {len(golden_texts(manifest['task']))} golden texts"
+           + (f" and on the first {DOCUMENT_LINES} as one text" if task.translates else "")
+           + f": `studio {'translate' if task.translates else 'chat'}` with its default decoding ("
+           + ("beam search, protection on" if task.translates else "greedy") + ") on this very graph"
+           + ("" if onnx or not package["batch_1"] else
+              f", each source{' and each beam hypothesis' if task.translates else ''} decoded alone, at batch 1, "
+              "as a port on a phone decodes it"))
+    rows = [
+        ("file", "what it is", "a port uses it for"),
+        (graphs, kind, "the decode loop"),
+        (tokenizers, "SentencePiece (unigram, byte fallback, its own `nmt_nfkc` normalizer)", "ids in, text out"),
+        ("`config.json`", f"`task.text_pipeline`: `{pipeline}`", "which normalization"),
+        (f"`{UNICODE_TABLE}`", "Unicode 14.0 as data, the file the Kotlin library reads (`UnicodeTable.kt`): one "
+         "section a line after its `@name`, numbers in hex — `@category` runs `start:Cat`; `@space`, `@lower`, "
+         "`@upper` ranges `start-end`; `@tolower`, `@toupper`, `@casefold`, `@nfd` as `cp=mapping` (code points "
+         "joined by `.`); `@ccc` as `start-end:class`; `@compose` as `first.second=composite`. Written from Python "
+         "3.11's `unicodedata` (mobile/scripts/unicode14-tables.py)",
+         "general categories (Cn!), whitespace, case and NFC exactly as the app's Python"),
+        ("`golden/golden.json`, `golden/step0_logits.f32`", "the raw model: source ids, greedy and beam ids, "
+         "step-0 logits (the section below)", "the tokenizer and the decode loop"),
+        ("`golden/normalization.json`", "28 hard strings and what each pipeline makes of them", "normalization"),
+        (f"`{APP_GOLDEN}`", app, "the whole pipeline"),
+        (f"`{TOKENIZER_CASES}`", "the Kotlin tokenizer fixture's lines (emoji, controls, lone surrogates, "
+         "characters newer than Unicode 14, lines of thousands of characters) with this package's tokenizer's "
+         "`ids`, `decoded` (null: the line itself) and `decode_cases`; each model's `model` is its path here",
+         "the tokenizer"),
+        ("`fixtures/normalization-cases.json`", "hundreds of hostile strings with both pipelines' answers "
+         "(`tutorial`, `tutorial_lower`, `translator`, `*_output`)", "normalization"),
+        ("`fixtures/nfc-cases.json`", "NFC of every code point Unicode 14.0 changes, and tricky sequences", "NFC"),
+    ]
+    table = [f"| {a} | {b} | {c} |" for a, b, c in rows[:1]] + ["| --- | --- | --- |"] + [
+        f"| {a} | {b} | {c} |" for a, b, c in rows[1:]]
+    pod = [
+        "### Route (a): LiteRT (TensorFlow Lite) with CocoaPods", "",
+        "```ruby", f"platform :ios, '{POD_IOS}'", "use_frameworks!", f"pod '{POD}', '~> {POD_VERSION}'", "```", "",
+        f"then `import TensorFlowLite`. {POD_VERSION} is the last stable `{POD}` published on CocoaPods trunk "
+        "(LiteRT's own pods publish nightlies only). **CocoaPods trunk becomes read-only on "
+        f"{CLOSES}**: every version already published, {POD_VERSION} included, stays installable, but no new "
+        "version of any pod will be published there, so this pod will get no further update through CocoaPods. "
+        "Open the graph's signatures by name with `Interpreter.signatureRunner(with: \"encode\")` and "
+        "`signatureRunner(with: \"decode_step\")` (and `encode_<L>` / `decode_step_<L>` for a bucket), then "
+        "`invoke(with: [String: Data])` and `output(named:)`: the plain `copy(_:toInputAt:)` / `output(at:)` API "
+        "reaches only the primary subgraph (`decode_step`) and cannot run `encode`.",
+        *([] if not onnx else ["", "This package holds ONNX graphs: route (a) needs the .tflite package, "
+                                   f"`studio export BUNDLE --zip OUT.zip --target ios` (`{MOBILE_VARIANT}`)."]), "",
+        "LiteRT's own Swift package (the `Package.swift` of google-ai-edge/LiteRT, 2026) is not pinned here: no "
+        "release of it was verified, and its manifest links with `unsafeFlags`, which Swift Package Manager refuses "
+        "in a dependency pinned by version."]
+    spm = [
+        "### Route (b): ONNX Runtime with Swift Package Manager", "",
+        "```swift", f'.package(url: "{ORT_PACKAGE}", exact: "{ORT_VERSION}")', "```", "",
+        f"(product `onnxruntime`, module `OnnxRuntimeBindings`, iOS {ORT_IOS}+; the tag wraps ONNX Runtime "
+        f"{ORT_VERSION}). "
+        + ("It runs this package's graphs. " if onnx else
+           "It runs the ONNX graphs, not this .tflite: package them with `studio export BUNDLE --zip OUT.zip "
+           "--target ios --variant onnx` (fp32; `onnx-int8` for dynamic int8), whose golden/app.json is then theirs. ")
+        + "The API is Objective-C (`objectivec/include/` in that package): `ORTSession`'s "
+        "`initWithEnv:modelPath:sessionOptions:error:` and `runWithInputs:outputNames:runOptions:error:`, "
+        "`ORTValue`'s `initWithTensorData:elementType:shape:error:`. The graphs take any source length up to S and "
+        "any cache length up to C; the Kotlin library's `runtime/OnnxRuntime.kt` shows how it feeds them. The "
+        "graphs were run here with Python's onnxruntime, never with the Swift package."]
+    order = [
+        "### Porting, in this order", "",
+        "The reference implementation is the Kotlin library: pure Kotlin, no JNI, reading these same files and "
+        "held to these same fixtures on the JVM. The android package of this bundle carries its sources "
+        "(`studio export BUNDLE --zip android.zip --target android`, `library/`; in the repository "
+        "`mobile/android/`). Port a step, make it pass its check, then the next:", "",
+        "| step | the Kotlin reference (`" + KOTLIN + "/`) | must pass |", "| --- | --- | --- |",
+        f"| 1. tokenizer | `tokenizer/` (the `.model` protobuf, the normalizer's trie, unigram Viterbi, byte "
+        f"fallback); or google/sentencepiece's C++ library behind an Objective-C++ bridge | every `ids`, `decoded` "
+        f"and `decode_cases` entry of `{TOKENIZER_CASES}` |",
+        f"| 2. normalization | `text/UnicodeTable.kt` + `Unicode14.kt` (reading `{UNICODE_TABLE}`), `Nfc.kt`, "
+        f"`Normalize.kt`, `Pipelines.kt` | `fixtures/nfc-cases.json`; the `{pipeline}` and `{pipeline}_output` "
+        "fields of `fixtures/normalization-cases.json` and `golden/normalization.json`; then `golden.json`'s "
+        "`normalized` and `source_ids` |",
+        "| 3. decode loop | `decode/Generate.kt`, `BeamSearch.kt`, "
+        + ("`runtime/OnnxRuntime.kt`" if onnx
+           else "`library/src/litert/kotlin/transformerstudio/runtime/LiteRtRuntime.kt`")
+        + f" | greedy: {greedy}; beam (size 4, length penalty 1.0): {beam_key}; the output text: `output`"
+        + ("; the step-0 logits within 1e-3 of `step0_logits.f32`" if package["quantization"] == "none" else "")
+        + " |",
+        "| 4. the app's pipeline | `Translator.kt`, `Chatbot.kt`, `text/Sentences.kt`, `Protector.kt`, "
+        "`Protection.kt`, `Numbers.kt`, `Dates.kt`, `Facts.kt`, `decode/Guards.kt`, `TaskDecoder.kt` | every "
+        f"`{APP_GOLDEN}` case's `output` for its `text`" + (", and `document`" if task.translates else "") + " |", "",
+        "The Kotlin library's decode fixtures (`mobile/android/src/test/resources/decode/` in the repository) are "
+        "made on the shipped models' ONNX graphs, not on this one, so they are not here: `golden.json` and "
+        f"`{APP_GOLDEN}` are this package's own. Int8 graphs may differ (≥ 80% of ids exact, as in the section "
+        "below)."]
+    sketch = [] if onnx else [
+        "### The decode loop in Swift: never compiled or run", "",
+        "A sketch of the greedy loop with this model's names and numbers filled in, for route (a). **It was never "
+        "compiled or run**; its calls were checked only against the sources of TensorFlowLiteSwift's "
+        "`SignatureRunner.swift`. It always pads to S (no buckets), and its `checkGolden` is the first check of "
+        "step 3.", "",
+        "```swift", _fill(SWIFT, _mobile_values(manifest, golden)).rstrip(), "```"]
+    return "\n".join([
+        "## iOS: what this package holds, and what it does not", "",
+        "**Nothing in Swift was compiled or run for this package**: there is no Swift library here, no Xcode "
+        "project, and no test ran on an iPhone or a simulator. It hands a Swift port the model and every data file "
+        "and check the Android library (pure Kotlin) is built and tested with.", "",
+        f"**Verified by the exporter, in Python:** {source}; `{APP_GOLDEN}` is the app's own code run on "
+        f"{graphs}; the fixtures are Python's answers.", "",
+        "**Not included, in any language for iOS:** a tokenizer, the text pipeline, sentence splitting, the "
+        "protection of numbers, amounts, dates, times, URLs, names and glossary terms, the decode guards, beam "
+        "search and sampling. The Kotlin library has all of them; a Swift port writes them (below).", "",
+        *table, "",
+        *(spm + [""] + pod if onnx else pod + [""] + spm), "",
+        *order, *([""] + sketch if sketch else [])])
 
 
 def _web_code(manifest: dict, golden: dict) -> str:
@@ -935,7 +1083,8 @@ console.log(`normalized: ${prepared.normalized}\nsource ids: ${JSON.stringify(pr
   `output ids: ${JSON.stringify(ids)}\noutput: ${finishOutput(ids, pipeline, targetTokenizer)}`);
 '''
 
-SWIFT = r'''// @MODEL@ on iOS: docs/mobile.md §5 with this model's names and numbers (NEVER COMPILED).
+SWIFT = r'''// @MODEL@ on iOS: the greedy decode loop with this model's names and numbers.
+// NEVER COMPILED OR RUN: a sketch for route (a), pod 'TensorFlowLiteSwift' (module TensorFlowLite).
 import Foundation
 import TensorFlowLite
 
@@ -996,7 +1145,7 @@ func argmax(_ logits: [Float32]) -> Int32 { // the first index on ties
   return Int32(best)
 }
 
-/// decode.js generate(): greedy (or pass a port of sampleToken as `choose`).
+/// The decode loop (the Kotlin library's decode/Generate.kt): greedy, or pass another `choose`.
 func generate(_ runtime: LiteRtRuntime, _ sourceIds: [Int32], maxNewTokens: Int? = nil,
               choose: ([Float32]) -> Int32 = argmax, onToken: ((Int32, [Int32]) -> Void)? = nil,
               isCancelled: () -> Bool = { false }) throws -> (ids: [Int32], stop: String) {

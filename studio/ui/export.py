@@ -28,12 +28,13 @@ from studio.app_model import remove_old_files
 from studio.ui.common import warn
 from studio.variants import VARIANTS, export_dir_for, read_manifest
 
-TARGETS = {"Python (LiteRT or ONNX Runtime)": "python", "Android (Kotlin library)": "android", "iOS (Swift)": "ios",
-           "Web page (LiteRT.js)": "web"}
+TARGETS = {"Python (LiteRT or ONNX Runtime)": "python", "Android (Kotlin library)": "android",
+           "iOS (model and data for a Swift port)": "ios", "Web page (LiteRT.js)": "web"}
 CHOICES = {"python": ["tflite", "tflite-float16", "tflite-int8", "tflite-b1", "tflite-b1-float16", "tflite-b1-int8",
                       "onnx", "onnx-int8"],
            "android": ["onnx", "onnx-int8", "tflite-b1-float16", "tflite-b1", "tflite-b1-int8"],
-           **{t: ["tflite-b1-float16", "tflite-b1", "tflite-b1-int8"] for t in ("ios", "web")}}
+           "ios": ["tflite-b1-float16", "tflite-b1", "tflite-b1-int8", "onnx", "onnx-int8"],
+           "web": ["tflite-b1-float16", "tflite-b1", "tflite-b1-int8"]}
 
 
 def variant_choices(target_label: str):

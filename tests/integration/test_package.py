@@ -1,7 +1,8 @@
 """Export packages (`exporters.package`, `studio export --zip`): a zip per target whose manifest lists exactly its
 files, whose model gives the golden ids in Python LiteRT, whose example.py runs as written outside the project and
-decodes as the project's TFLite backend does, whose mobile READMEs name the model's real tensors, whose web site runs
-in Node; bad targets and unwritable destinations fail clearly, leaving no partial zip."""
+decodes as the project's TFLite backend does, whose mobile READMEs name the model's real tensors, whose ios package
+holds the Kotlin library's data and fixtures and the app's outputs on its own graph, whose web site runs in Node; bad
+targets and unwritable destinations fail clearly, leaving no partial zip."""
 
 from __future__ import annotations
 
@@ -270,7 +271,7 @@ def test_a_mobile_package_holds_the_batch1_model_and_a_readme_with_its_real_tens
     assert manifest["package"]["model"] == "model.b1.float16.tflite" and manifest["package"]["batch_1"]
     assert set(manifest["files"]) == files_under(folder) - {"manifest.json"}
     readme = (folder / "README.md").read_text(encoding="utf-8")
-    assert fence in readme and call in readme and "Never compiled" in readme
+    assert fence in readme and call in readme and "It was never compiled or run" in readme
     interpreter = Interpreter(model_path=str(folder / "model.b1.float16.tflite"))
     for signature in ("encode", "decode_step"):
         runner = interpreter.get_signature_runner(signature)
@@ -283,6 +284,108 @@ def test_a_mobile_package_holds_the_batch1_model_and_a_readme_with_its_real_tens
     assert ", ".join(map(str, first["source_ids"])) in readme
     assert ", ".join(map(str, first["greedy_ids_by_file"]["model.b1.float16.tflite"])) in readme
     assert f"MAX_SOURCE_LEN = {manifest['max_source_len']}" in readme and "@" + "MODEL@" not in readme
+
+
+def test_the_ios_package_holds_the_data_files_and_fixtures_of_the_kotlin_library_with_their_sha256(packaged,
+                                                                                                    tmp_path):
+    from exporters.ios import library_sources
+    from studio.text.tokenizers import SentencePieceTokenizer
+
+    _, zips = packaged
+    folder = unzipped(zips["ios"], tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert set(manifest["files"]) == files_under(folder) - {"manifest.json"}
+    for name, entry in manifest["files"].items():
+        data = (folder / name).read_bytes()
+        assert entry == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}, name
+    assert {"model.b1.float16.tflite", "config.json", "tokenizer/shared.spm.model", "golden/golden.json",
+            "golden/step0_logits.f32", "golden/normalization.json", "golden/app.json", "text/unicode14.txt",
+            "fixtures/tokenizer-cases.json", "fixtures/normalization-cases.json", "fixtures/nfc-cases.json",
+            "LICENSE.md", "THIRD_PARTY_NOTICES.md"} <= set(manifest["files"])
+    library = library_sources()
+    for name in ("text/unicode14.txt", "fixtures/normalization-cases.json", "fixtures/nfc-cases.json"):
+        assert (folder / name).read_bytes() == library[name].read_bytes(), name  # the Kotlin library's own
+    cases = json.loads((folder / "fixtures" / "tokenizer-cases.json").read_text(encoding="utf-8"))
+    assert cases["texts"] == json.loads(library[""].read_text(encoding="utf-8"))["texts"]
+    assert list(cases["models"]) == ["shared"] and cases["models"]["shared"]["model"] == "tokenizer/shared.spm.model"
+    tokenizer = SentencePieceTokenizer((folder / "tokenizer" / "shared.spm.model").read_bytes())
+    answers = cases["models"]["shared"]
+    assert answers["ids"] == [tokenizer.encode(text) for text in cases["texts"]]  # this package's tokenizer's
+    assert [back if back is not None else text for text, back in zip(cases["texts"], answers["decoded"])] == [
+        tokenizer.decode(ids) for ids in answers["ids"]]
+    assert len(answers["decode_cases"]) == 200 and all(case["decoded"] == tokenizer.decode(case["ids"])
+                                                       for case in answers["decode_cases"])
+    assert any(tokenizer.unk_id in case["ids"] or tokenizer.eos_id in case["ids"] for case in answers["decode_cases"])
+
+
+def test_the_ios_packages_app_outputs_are_the_apps_pipeline_on_its_own_batch1_graph(packaged, tmp_path):
+    from exporters.app_golden import app_golden
+    from studio.packaged import PackagedModel
+
+    _, zips = packaged
+    folder = unzipped(zips["ios"], tmp_path / "package")
+    shipped = json.loads((folder / "golden" / "app.json").read_text(encoding="utf-8"))
+    payload = {name: folder / name for name in files_under(folder)}
+    again = app_golden(payload, "chatbot", tmp_path / "nothing-kept.json", progress=quiet, rows_alone=True)
+    assert json.loads(again) == shipped  # computed anew on the unzipped files: outputs and identity alike
+    assert shipped["task"] == "chatbot" and len(shipped["cases"]) >= 100
+    model = PackagedModel(folder)  # one message is one row: the app's own runtime gives the same replies
+    assert [model(case["text"]) for case in shipped["cases"][:10]] == [case["output"] for case in shipped["cases"][:10]]
+
+
+def test_a_batch1_graph_decoded_one_row_at_a_time_gives_the_beam_ids_of_its_dynamic_twin(packaged):
+    from exporters.app_golden import OneRowAtATime
+    from studio.bundle import load_bundle
+    from studio.generate import Beam, DecodeSpec, TokenByToken, decode
+    from studio.runtimes.tflite_runtime import TFLiteRuntime
+
+    bundle_dir, _ = packaged  # its export holds model.b1.float16.tflite and model.float16.tflite
+    config = load_bundle(bundle_dir).config.model
+    golden = json.loads((bundle_dir / "exports" / "golden" / "golden.json").read_text(encoding="utf-8"))
+    runtime = OneRowAtATime(TFLiteRuntime(bundle_dir / "exports" / "model.b1.float16.tflite", config, threads=1,
+                                          pool_size=1))
+    spec, sources = DecodeSpec.for_model(config), [s["source_ids"] for s in golden["sentences"]]
+    beams = [decode(runtime, [ids], spec, Beam(4, 1.0))[0] for ids in sources]
+    assert beams == [s["beam_ids_by_file"]["model.float16.tflite"] for s in golden["sentences"]]
+    assert [decode(runtime, [ids], spec, TokenByToken())[0] for ids in sources] == [
+        s["greedy_ids_by_file"]["model.b1.float16.tflite"] for s in golden["sentences"]]
+    assert decode(runtime, sources[:6], spec, Beam(4, 1.0)) == beams[:6]  # several sources at once: the same
+
+
+def test_the_ios_readme_pins_its_runtimes_and_says_that_nothing_in_swift_was_compiled(packaged, tmp_path):
+    _, zips = packaged
+    folder = unzipped(zips["ios"], tmp_path)
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert "**Nothing in Swift was compiled or run for this package**" in readme
+    assert "pod 'TensorFlowLiteSwift', '~> 2.17.0'" in readme and "read-only on 2 December 2026" in readme
+    assert ('.package(url: "https://github.com/microsoft/onnxruntime-swift-package-manager", exact: "1.24.2")'
+            in readme)
+    assert "--target ios --variant onnx" in readme
+    assert manifest["package"]["min_runtime_version"] and manifest["package"]["custom_ops"] == []
+    assert f"`min_runtime_version` is {manifest['package']['min_runtime_version']}" in readme
+    for step in ("1. tokenizer", "2. normalization", "3. decode loop", "4. the app's pipeline"):
+        assert f"| {step} |" in readme
+    notices = (folder / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
+    assert "| TensorFlowLiteSwift | 2.17.0 | Apache-2.0 | install it |" in notices
+    assert "| Unicode Character Database 14.0 | 14.0.0 | Unicode-3.0 | in this package |" in notices
+    assert "UNICODE LICENSE V3" in notices and "nothing in Swift was compiled or run" in notices
+
+
+def test_an_ios_package_of_the_onnx_graphs_has_the_android_packages_app_outputs(packaged, tmp_path):
+    from exporters.package import package_export
+
+    bundle_dir, zips = packaged
+    zip_path = package_export(bundle_dir, "ios", tmp_path / "ios-onnx.zip", variant="onnx", progress=quiet)
+    folder = unzipped(zip_path, tmp_path / "ios")
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert (manifest["package"]["model"], manifest["package"]["decode_step"]) == ("encode.onnx", "decode_step.onnx")
+    assert not any(name.endswith(".tflite") for name in files_under(folder))
+    assert {"fixtures/tokenizer-cases.json", "text/unicode14.txt"} <= set(manifest["files"])
+    android = unzipped(zips["android"], tmp_path / "android")
+    assert (folder / "golden" / "app.json").read_bytes() == (android / "golden" / "app.json").read_bytes()
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert readme.index("Route (b): ONNX Runtime") < readme.index("Route (a): LiteRT") and "```swift\n//" not in readme
 
 
 def test_the_android_package_is_the_library_its_model_and_the_apps_outputs(packaged, tmp_path):
@@ -302,6 +405,10 @@ def test_the_android_package_is_the_library_its_model_and_the_apps_outputs(packa
     readme = (folder / "README.md").read_text(encoding="utf-8")
     assert "Chatbot.open(AssetModelFiles(context.assets, \"model\"))" in readme and "./run-jvm.sh reply" in readme
     assert "never run" in readme and "not built here" in readme  # what was not verified says so
+    notices = (folder / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
+    assert ("| Unicode Character Database 14.0 | 14.0.0 | Unicode-3.0 | in this package | "
+            "library/src/main/resources/transformerstudio/text/unicode14.txt:" in notices)
+    assert (folder / "library/src/main/resources/transformerstudio/text/unicode14.txt").is_file()
     with zipfile.ZipFile(zips["android"]) as archive:
         assert (archive.getinfo("chat/run-jvm.sh").external_attr >> 16) & 0o777 == 0o755
 
@@ -374,6 +481,8 @@ def test_a_variant_a_target_cannot_ship_is_refused_with_the_choices(packaged, tm
     refused = r"--variant tflite: the android package ships one of onnx, onnx-int8, tflite-b1, "
     with pytest.raises(StudioError, match=refused):
         package_export(bundle_dir, "android", tmp_path / "a.zip", variant="tflite", progress=quiet)
+    with pytest.raises(StudioError, match=r"--variant tflite-float16: the ios package ships one of onnx, onnx-int8, "):
+        package_export(bundle_dir, "ios", tmp_path / "i.zip", variant="tflite-float16", progress=quiet)
     with pytest.raises(StudioError, match="is a folder"):
         package_export(bundle_dir, "python", tmp_path, progress=quiet)
     assert list(tmp_path.iterdir()) == []

@@ -65,3 +65,20 @@ def test_the_wheel_carries_every_file_the_android_package_takes_from_the_library
     missing = [name for name in carried if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
                or "studio_mobile." + name.rsplit("/", 1)[0].replace("/", ".") not in packages]
     assert carried and not missing, f"not in the wheel: {missing}"
+
+
+def test_the_wheel_carries_the_data_and_fixtures_the_ios_package_takes_from_the_library(monkeypatch):
+    """The ios export from a `pip install .`: the Unicode table and the text and tokenizer fixtures travel in
+    `studio_mobile`, though the library's other tests and fixtures do not."""
+    import fnmatch
+
+    from exporters.ios import library_sources
+
+    packages = wheel_packages(monkeypatch)
+    setting = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = [pattern.replace("**/", "") for pattern in setting["package-data"]["studio_mobile"]]
+    taken = [path.relative_to(ROOT / "mobile").as_posix() for path in library_sources().values()]
+    missing = [name for name in taken if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+               or "studio_mobile." + name.rsplit("/", 1)[0].replace("/", ".") not in packages]
+    assert len(taken) == 4 and not missing, f"not in the wheel: {missing}"
+    assert not any(fnmatch.fnmatch("android/src/test/resources/decode/translator.json", p) for p in patterns)
