@@ -132,6 +132,22 @@ class TextGenerator:
                 result.confidence = scored
         return results
 
+    def generate_raw(self, texts: list[str], options: DecodeOptions | None = None) -> list[Generation]:
+        """The bare model, as another toolkit would run it (`studio translate --raw`): each text encoded by the
+        source SentencePiece model alone (no text pipeline), cut to what the model reads, decoded with `options`
+        and nothing else (no length cap, figure guard or loop retry), the ids decoded by the target SentencePiece
+        model alone (no tidying)."""
+        limit = self.preprocessor.source_limit
+        eos = self.tokenizers.source.eos_id
+        encoded = [self.tokenizers.source.encode(text) for text in texts]
+        sources = [ids[:limit] + [eos] for ids in encoded]
+        strategy = strategy_for(options)
+        decode(self.runtime, sources, DecodeSpec.for_model(self.config.model, options and options.max_new_tokens),
+               strategy)
+        return [Generation(self.tokenizers.target.decode_plain(ids), ids,
+                           [f"input was {len(full)} tokens; only the first {limit} were used"] if len(full) > limit
+                           else []) for ids, full in zip(strategy.outputs(), encoded)]
+
     def _unloop(self, sources, outputs, options: DecodeOptions | None) -> tuple[list, set[int]]:
         """Decode again, with repeated n-grams banned, the sources whose output is a degenerate loop."""
         options = options or DecodeOptions()

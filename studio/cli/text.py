@@ -114,14 +114,24 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
                                                help="Write one JSON object per line instead: up to N different "
                                                     "translations from beam search (each line as one input, its "
                                                     "terms protected as without it), best first, with their "
-                                                    "scores")):
+                                                    "scores"),
+              raw: bool = typer.Option(False, "--raw", help="The bare model, to compare with another toolkit: each "
+                                       "line encoded by the source SentencePiece model alone and decoded as the "
+                                       "decoding options say and nothing more (no text pipeline, sentence "
+                                       "splitting, protection, length cap, figure guard or loop retry), the ids "
+                                       "decoded by the target SentencePiece model alone")):
     """Translate Korean to English."""
     options = decode_options("translator", beam, length_penalty, sample, temperature=temperature, top_k=top_k,
                              top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, no_repeat_ngram=no_repeat_ngram)
+    if raw:
+        _check_raw(file, format_, glossary, scores, alternatives)
     out = _check_request(text, file, out, scores, alternatives, sample, beam, format_)
     document = _read_document(file, format_) if file is not None else None  # a file's fault is named before a model loads
-    protector = protector_from(glossary, protect)
+    protector = protector_from(glossary, protect) if not raw else None
     generator = load_generator(bundle, "translator", backend, export_missing)
+    if raw:
+        _translate_raw(generator, text, document, options, out)
+        return
     if document is not None and not (scores or alternatives):
         _translate_document(generator, document, out, options, protector)
         return
@@ -169,6 +179,48 @@ def _check_request(text, file, out, scores: bool, alternatives: int, sample: boo
         out = out or file.with_name(_default_output(file, bool(scores or alternatives), format_))
         _check_output(file, out, json_lines=bool(scores or alternatives), format_=format_)
     return out
+
+
+RAW_BATCH = 32  # lines --raw decodes together
+
+
+def _check_raw(file, format_, glossary, scores: bool, alternatives: int) -> None:
+    """--raw translates lines with the bare model: refused with what it cannot do."""
+    if glossary is not None:
+        raise StudioError("--raw runs the bare model, without protection: it takes no --glossary")
+    if scores or alternatives:
+        raise StudioError("--raw writes the bare model's translations: not with --scores or --alternatives")
+    if file is not None and file.is_file() and _format_of(file, format_) != ".txt":
+        raise StudioError(f"{file}: --raw translates lines; with --file it takes a .txt (one input per line)")
+
+
+def _translate_raw(generator, text, document, options, out) -> None:
+    """--raw: each line by the bare model (`TextGenerator.generate_raw`); an empty line stays empty."""
+    if text is None and document is None and sys.stdin.isatty():
+        console.print("[bold]Transformer Studio translator, the bare model[/bold] — type a line and press Enter; "
+                      "Ctrl-D or /quit to leave.")
+        for line in typed_lines("[bold cyan]raw>[/bold cyan] "):
+            result = generator.generate_raw([line], options)[0]
+            show_warnings(result.warnings)
+            print(result.text, flush=True)
+        return
+    if text is not None:
+        lines = [text]
+    elif document is not None:
+        lines = document.segments
+    else:
+        tolerate_bad_bytes_on_stdin()
+        lines = [line.rstrip("\n") for line in sys.stdin]
+    texts = [line for line in lines if line.strip()]
+    results = iter([result for start in range(0, len(texts), RAW_BATCH)
+                    for result in generator.generate_raw(texts[start:start + RAW_BATCH], options)])
+    outputs, warnings = [], []
+    for number, line in enumerate(lines, 1):
+        result = next(results) if line.strip() else None
+        outputs.append(result.text if result else "")
+        warnings += [f"line {number}: {w}" for w in (result.warnings if result else [])]
+    show_warnings(warnings)
+    _write_lines(outputs, out if document is not None else None)
 
 
 def _format_of(file: Path, format_: Optional[str]) -> str:

@@ -126,6 +126,10 @@ class SentencePieceTokenizer:
         text = self._sp.decode([i for i in _strip_specials(ids, self) if i != self.unk_id])
         return text.replace("\ufffd", "")
 
+    def decode_plain(self, ids: Sequence[int]) -> str:
+        """SentencePiece's own decoding of `ids` without `<s>`, `</s>` and `<pad>` (`<unk>` shows as " ⁇ ")."""
+        return self._sp.decode(_strip_specials(ids, self))
+
     def id_to_piece(self, token_id: int) -> str:
         return self._sp.id_to_piece(int(token_id))
 
@@ -179,6 +183,8 @@ class SubwordTokenizer:
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._encoder.decode(_strip_specials(ids, self))
+
+    decode_plain = decode
 
     def id_to_piece(self, token_id: int) -> str:
         token_id = int(token_id)

@@ -199,3 +199,26 @@ def test_bench_times_beam_search_against_greedy_end_to_end(exported_copy, tmp_pa
     for row in beam_rows:
         assert row["greedy_ms_mean"] > 0 and row["beam_ms_mean"] > 0 and row["beam_size"] == 2
         assert row["beam_vs_greedy"] == row["beam_ms_mean"] / row["greedy_ms_mean"]
+
+
+def test_raw_translation_is_the_bare_model_line_by_line_and_refuses_what_it_cannot_do(tiny_bundle, tmp_path):
+    from studio.inference import TextGenerator
+
+    lines = "나는 커피를 좋아해?\n\n너는  영화를 봤어 ?\n"
+    raw = runner.invoke(app, ["translate", "--raw", "--bundle", str(tiny_bundle), "--backend", "tf", "--beam", "1"],
+                        input=lines)
+    assert raw.exit_code == 0, raw.output
+    outputs = raw.stdout.splitlines()[-3:]
+    assert len(outputs) == 3 and outputs[1] == ""  # one line per line, an empty line stays empty
+    generator = TextGenerator.from_path(tiny_bundle, "tf-naive")  # the tutorials' loop: another runtime
+    bare = generator.generate_raw(["나는 커피를 좋아해?", "너는  영화를 봤어 ?"])
+    assert [outputs[0], outputs[2]] == [b.text for b in bare]
+    glossary = tmp_path / "terms.tsv"
+    glossary.write_text("커피\tcoffee\n", encoding="utf-8")
+    document = tmp_path / "page.html"
+    document.write_text("<p>안녕</p>", encoding="utf-8")
+    for args, said in ((["--glossary", str(glossary)], "takes no --glossary"),
+                       (["--scores"], "not with --scores or --alternatives"),
+                       (["--file", str(document)], "--raw translates lines; with --file it takes a .txt")):
+        refused = runner.invoke(app, ["translate", "--raw", "--bundle", str(tiny_bundle), *args], input="안녕\n")
+        assert refused.exit_code != 0 and said in str(refused.exception), args
