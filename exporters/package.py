@@ -475,7 +475,10 @@ def _python_code(manifest: dict, golden: dict) -> str:
         "`studio export BUNDLE --zip OUT.zip --variant onnx`.)", "",
         "`app.py` gives the app's output — the same code as Transformer Studio (`studio_runtime/`) with the same "
         "defaults: sentence splitting, protected numbers, amounts, dates and names, the task's default decoding, the "
-        "decode guards, empty input refused — `golden/app.json` holds it for the golden texts:", "",
+        "decode guards, empty input refused — `golden/app.json` holds it for the golden texts. On Python 3.11 "
+        "(Unicode 14.0, what the app's golden data follows); another Python's Unicode tables decide which "
+        "characters are unassigned, so a text with characters assigned in only one of the two versions may differ "
+        "(`PackagedModel` warns when loaded there):", "",
         "```sh", f'python app.py "{sentence}"', "python app.py < input.txt      # one output line per input line",
         "python app.py --golden         # the app's output on every golden text (exit status 1 if not)", "```", "",
         "In your code: `from studio_runtime.packaged import PackagedModel`, `model = PackagedModel(FOLDER)`, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from studio.runtimes.onnx_runtime import ONNXRuntime
 from studio.runtimes.tflite_runtime import TFLiteRuntime
 from studio.tasks import CHATBOT, TRANSLATOR, task_named
 from studio.text.inputs import check_text
+from studio.text.pipelines import unicode_difference
 from studio.text.preprocess import Preprocessor
 from studio.text.protect import Glossary, protector_for
 from studio.text.tokenizers import SentencePieceTokenizer, TokenizerPair
@@ -42,6 +44,8 @@ class PackagedModel:
         runtime = self._runtime(config, threads)
         self.generator = TextGenerator(Preprocessor(config, self._tokenizers()), runtime)
         self.task = task_named(config.task.task)
+        if unicode_difference():
+            warnings.warn(unicode_difference(), stacklevel=2)
 
     def _tokenizers(self) -> TokenizerPair:
         sides = [self.folder / self.manifest["tokenizer"][side] for side in ("source", "target")]

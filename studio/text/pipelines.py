@@ -40,6 +40,20 @@ _CLOSING_QUOTE = re.compile(r"[A-Za-z0-9]'(?![A-Za-z])")  # "film 's Nike' premi
 _RANGE_DASH = re.compile(r"(?<=\d) ?-- ?(?=\d)")
 
 
+# the Unicode version the shipped models' golden data and the Android and web ports follow: Python 3.11's. What
+# `_keep` removes as unassigned (Cn) follows the running Python's tables (3.10: 13.0, 3.12: 15.0)
+UNICODE_VERSION = "14.0.0"
+
+
+def unicode_difference() -> str | None:
+    """What to say when this Python's Unicode is not the pinned one, else None."""
+    if unicodedata.unidata_version == UNICODE_VERSION:
+        return None
+    return (f"this Python follows Unicode {unicodedata.unidata_version}, not {UNICODE_VERSION} (Python 3.11's): "
+            "text with characters assigned in only one of the two versions may give other outputs than the app's "
+            "golden data")
+
+
 def _keep(char: str) -> str:
     category = unicodedata.category(char)
     if category == "Zs" or char in "\t\n\r\v\f\u2028\u2029\x85":

@@ -96,3 +96,14 @@ def test_an_output_shows_no_control_character_a_byte_piece_decoded_to(name):
     from studio.text.pipelines import TextPipeline
 
     assert TextPipeline(name).output("안녕\x10하세요\x7f") == "안녕하세요"
+
+
+def test_a_python_with_other_unicode_tables_is_said_to_differ_from_the_golden_datas(monkeypatch):
+    import unicodedata
+
+    from studio.text.pipelines import UNICODE_VERSION, unicode_difference
+
+    assert unicode_difference() is None or unicodedata.unidata_version != UNICODE_VERSION
+    monkeypatch.setattr(unicodedata, "unidata_version", "15.0.0")
+    said = unicode_difference()
+    assert said.startswith("this Python follows Unicode 15.0.0, not 14.0.0 (Python 3.11's)")
