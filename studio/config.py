@@ -150,6 +150,8 @@ class TaskConfig:
     lowercase_target: bool = False  # tutorial pipeline only
     text_pipeline: str = "tutorial"  # "tutorial" (the tutorials' normalization) or "translator" (text as written)
     sources: list[str] = field(default_factory=list)  # data files the model was trained on
+    # a model made elsewhere and converted (`studio import`): where it came from, e.g. "Marian: opus-2020-01-16.zip"
+    imported_from: str = ""
 
 
 @dataclass

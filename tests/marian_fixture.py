@@ -39,6 +39,10 @@ class Variant:
     d_model: int = 16
     heads: int = 2
     d_ff: int = 32
+    # a random model's outputs tend to end at once or never: this seed and </s> bias were picked (on CTranslate2)
+    # for outputs of several tokens that end, on a share of the generated sentences
+    seed: int = 0
+    eos_bias: float = 3.0
 
     def options(self, vocabulary_size: int) -> dict:
         return {**BASE_OPTIONS, "dim-vocabs": [vocabulary_size, vocabulary_size], "dim-emb": self.d_model,
@@ -49,11 +53,11 @@ class Variant:
                 "tied-embeddings": self.tied_output, "tied-embeddings-src": False}
 
 
-POST_NORM = Variant("post-norm, tied")
+POST_NORM = Variant("post-norm, tied", seed=4, eos_bias=1.5)
 PRE_NORM = Variant("pre-norm, tied", preprocess="n", postprocess="da", top="n", activation="relu", dec_depth=1)
-UNTIED = Variant("post-norm, untied", tied_all=False)
+UNTIED = Variant("post-norm, untied", tied_all=False, seed=3, eos_bias=5.0)
 TIED_OUTPUT = Variant("pre-norm, target tied to output", preprocess="n", postprocess="da", top="n",
-                      tied_all=False, tied_output=True)
+                      tied_all=False, tied_output=True, seed=2)
 VARIANTS = (POST_NORM, PRE_NORM, UNTIED, TIED_OUTPUT)
 
 
@@ -109,6 +113,12 @@ def write_vocabulary(path: Path, pieces: list[str]) -> None:
     path.write_text("".join(f"{key(piece)}: {i}\n" for i, piece in enumerate(pieces)), encoding="utf-8")
 
 
+# embeddings small beside what the layers add (scaled by sqrt(d_model), larger ones make a tied output repeat its
+# input token)
+EMBEDDING_STD = 0.4
+LAYER_GAIN = 4.0
+
+
 def weights(variant: Variant, vocabulary_size: int, seed: int = 0) -> dict[str, np.ndarray]:
     """Random weights named and shaped as Marian stores them ([in, out] matrices, [1, n] biases and norms)."""
     rng = np.random.default_rng(seed)
@@ -116,7 +126,7 @@ def weights(variant: Variant, vocabulary_size: int, seed: int = 0) -> dict[str, 
     arrays = {}
 
     def add(name, shape, scale=None, centre=0.0):
-        arrays[name] = (centre + rng.normal(0, scale or shape[0] ** -0.5, shape)).astype(np.float32)
+        arrays[name] = (centre + rng.normal(0, scale or LAYER_GAIN * shape[0] ** -0.5, shape)).astype(np.float32)
 
     def norm(prefix):
         suffix = "_pre" if variant.preprocess == "n" else ""
@@ -137,7 +147,7 @@ def weights(variant: Variant, vocabulary_size: int, seed: int = 0) -> dict[str, 
         norm(f"{prefix}_ffn")
 
     for name in (["Wemb"] if variant.tied_all else ["encoder_Wemb", "decoder_Wemb"]):
-        add(name, (V, d), 1.0)
+        add(name, (V, d), EMBEDDING_STD)
     for i in range(1, variant.enc_depth + 1):
         attention(f"encoder_l{i}_self")
         ffn(f"encoder_l{i}_ffn")
@@ -150,9 +160,9 @@ def weights(variant: Variant, vocabulary_size: int, seed: int = 0) -> dict[str, 
             add(f"{side}_top_ln_scale", (1, d), 0.1, 1.0)
             add(f"{side}_top_ln_bias", (1, d), 0.1)
     if not (variant.tied_all or variant.tied_output):
-        add("decoder_ff_logit_out_W", (d, V))
+        add("decoder_ff_logit_out_W", (d, V), EMBEDDING_STD)
     add("decoder_ff_logit_out_b", (1, V), 0.5)
-    arrays["decoder_ff_logit_out_b"][0, 0] += 6.0  # </s> likely enough that outputs end within a few tokens
+    arrays["decoder_ff_logit_out_b"][0, 0] += variant.eos_bias
     return arrays
 
 
@@ -183,10 +193,12 @@ MODEL_FILE = "opus.spm32k-spm32k.transformer-align.model1.npz.best-perplexity.np
 VOCABULARY_FILE = "opus.spm32k-spm32k.vocab.yml"
 
 
-def write_release(folder: Path, variant: Variant = POST_NORM, seed: int = 0, spm_size: int = 100) -> Path:
-    """A Marian release folder of `variant` with a shared vocabulary; returns the folder."""
+def write_release(folder: Path, variant: Variant = POST_NORM, seed: int | None = None, spm_size: int = 100) -> Path:
+    """A Marian release folder of `variant` with a shared vocabulary (its sentences and weights drawn with `seed`,
+    by default the variant's); returns the folder."""
     import yaml
 
+    seed = variant.seed if seed is None else seed
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     korean, english = sentences(seed=seed)

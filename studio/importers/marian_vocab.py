@@ -120,16 +120,19 @@ def _model(proto: bytes, name: str):
     return model
 
 
-def id_space(vocabulary: list[str], models: dict[str, bytes]) -> IdSpace:
+def id_space(vocabulary: list[str], models: dict[str, bytes], pad_at: int = 0) -> IdSpace:
     """The id space of `vocabulary` read through the SentencePiece models `models` ({file name: bytes}: both sides'
-    for a shared vocabulary, one side's otherwise)."""
+    for a shared vocabulary, one side's otherwise). `pad_at`: `<pad>`'s id when past the vocabulary (source and
+    target of separate vocabularies pad with one id); the ids between are UNUSED fillers."""
     for special in ("</s>", "<unk>"):
         if special not in vocabulary:
             raise StudioError(f"the vocabulary has no {special} (a Marian vocabulary starts with </s> 0, <unk> 1)")
     if "" in vocabulary:
         raise StudioError(f"the vocabulary has an empty piece (id {vocabulary.index('')})")
-    pieces = list(vocabulary)
+    pieces = list(vocabulary) + [f"<filler-{i}>" for i in range(len(vocabulary), pad_at)]
     known = set(pieces)
+    if len(known) != len(pieces):
+        raise StudioError("the vocabulary has a piece twice")
     if PAD not in known:
         pieces.append(PAD)
     start = next((name for name in START_NAMES if name not in known), None)
@@ -184,9 +187,10 @@ def marian_tokenizers(vocabularies: tuple[list[str], list[str]], source_spm: byt
     if source_vocabulary == target_vocabulary:
         source_space = target_space = id_space(source_vocabulary, {"source.spm": source_spm,
                                                                    "target.spm": target_spm})
-    else:
-        source_space = id_space(source_vocabulary, {"source.spm": source_spm})
-        target_space = id_space(target_vocabulary, {"target.spm": target_spm})
+    else:  # one padding id for both sides: after the longer vocabulary
+        pad_at = max(len(source_vocabulary), len(target_vocabulary))
+        source_space = id_space(source_vocabulary, {"source.spm": source_spm}, pad_at)
+        target_space = id_space(target_vocabulary, {"target.spm": target_spm}, pad_at)
     try:
         source = SentencePieceTokenizer(aligned_model(source_spm, source_space, "source.spm"))
         target = SentencePieceTokenizer(aligned_model(target_spm, target_space, "target.spm"))
