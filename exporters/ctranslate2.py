@@ -1,7 +1,8 @@
 """Our bundle's weights as a CTranslate2 model directory, written through its Python spec API, so
 CTranslate2's speed is measured on the very same model (`studio bench --backends ctranslate2`).
 CTranslate2's own sinusoidal table differs from ours (halves vs. interleaved sin/cos), so our
-positional-encoding table and LayerNorm epsilon are passed explicitly. `export_variant` is the ctranslate2
+positional-encoding table (in the bundle's layout: an imported Marian model's is CTranslate2's own) and LayerNorm
+epsilon are passed explicitly, as are the feed-forward activation, the embedding scaling and a tied output's bias. `export_variant` is the ctranslate2
 format's converter (`studio.variants.MODEL_FORMATS`)."""
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _ffn(spec, arrays, prefix):
 
 def convert(bundle, output_dir: Path, quantization: str = "none") -> Path:
     """Write a CTranslate2 model directory for `bundle` (SentencePiece vocabularies only)."""
-    from ctranslate2.specs import transformer_spec  # deferred: CTranslate2 only for `studio bench`
+    from ctranslate2.specs import common_spec, transformer_spec  # deferred: CTranslate2 only for `studio bench`
 
     from studio.model.positional import positional_encoding  # deferred: the model package imports Keras
 
@@ -56,10 +57,14 @@ def convert(bundle, output_dir: Path, quantization: str = "none") -> Path:
     if bundle.config.tokenizer.kind != "sentencepiece":
         raise ValueError("the CTranslate2 comparison needs a SentencePiece bundle (its vocabulary is by piece)")
     pre = c.norm == "pre"
-    spec = transformer_spec.TransformerSpec.from_config((c.num_layers, c.decoder_depth), c.num_heads, pre_norm=pre)
+    activation = {"relu": common_spec.Activation.RELU, "swish": common_spec.Activation.SWISH,
+                  "gelu-sigmoid": common_spec.Activation.GELUSigmoid}[c.activation]
+    spec = transformer_spec.TransformerSpec.from_config((c.num_layers, c.decoder_depth), c.num_heads, pre_norm=pre,
+                                                        activation=activation)
     spec.config.layer_norm_epsilon = c.layer_norm_epsilon
+    spec.encoder.scale_embeddings = spec.decoder.scale_embeddings = c.scale_embeddings
     arrays = {name.removeprefix("transformer/"): value.astype(np.float32) for name, value in bundle.weights.items()}
-    table = positional_encoding(max(c.max_source_len, c.max_target_len) + 2, c.d_model)
+    table = positional_encoding(max(c.max_source_len, c.max_target_len) + 2, c.d_model, c.positional)
     source_embedding = arrays["source_embedding/embeddings"]
     target_embedding = arrays["source_embedding/embeddings" if c.share_embeddings else "target_embedding/embeddings"]
     spec.encoder.embeddings[0].weight = source_embedding
@@ -85,6 +90,8 @@ def convert(bundle, output_dir: Path, quantization: str = "none") -> Path:
         _set_norm(spec.decoder.layer_norm, arrays, "decoder_norm")
     if c.tie_output:
         spec.decoder.projection.weight = target_embedding
+        if c.logits_bias:
+            spec.decoder.projection.bias = arrays["logits_bias"]
     else:
         _set_linear(spec.decoder.projection, *_dense(arrays, "output_projection"))
     source_vocab = [bundle.tokenizers.source.id_to_piece(i) for i in range(c.src_vocab_size)]

@@ -86,12 +86,15 @@ class Bundle:
 
 
 def save_bundle(path: Path, config: BundleConfig, tokenizers: TokenizerPair, model, metrics: dict | None = None,
-                model_card: str | None = None, replies=None) -> Path:
-    """Write the bundle's files; `replies`: a chatbot's stored replies (a RetrievalIndex), or None for none."""
+                model_card: str | None = None, replies=None, compact: bool = True) -> Path:
+    """Write the bundle's files; `replies`: a chatbot's stored replies (a RetrievalIndex), or None for none;
+    `compact`: store the weights as `compact_arrays` does (float16, int8 embedding rows), else as they are (an
+    imported model keeps its float32 weights, to compute what its own runtime computes)."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path / "config.json", (json.dumps(config.to_dict(), indent=2, ensure_ascii=False) + "\n").encode())
-    save_npz(path / "weights.npz", compact_arrays(variables_to_arrays(model.weights)))
+    arrays = variables_to_arrays(model.weights)
+    save_npz(path / "weights.npz", compact_arrays(arrays) if compact else arrays)
     tokenizer_files = [f"tokenizer/{name}" for name in tokenizers.save(path / "tokenizer")]
     if metrics is not None:
         write_metrics(path, metrics)

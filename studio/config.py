@@ -13,6 +13,9 @@ from studio.errors import StudioError
 
 FORMAT_VERSION = 1
 
+ACTIVATIONS = ("relu", "swish", "gelu-sigmoid")
+POSITIONAL_LAYOUTS = ("interleaved", "halves")
+
 
 @dataclass
 class ModelConfig:
@@ -34,8 +37,13 @@ class ModelConfig:
     # their next-token log-probabilities averaged at every step (`studio.model.ensemble`, `studio ensemble`)
     members: int = 1
     pad_id: int = 0
-    bos_id: int = 1
+    bos_id: int = 1  # the decoder's start token (an imported Marian model's has a zero embedding row)
     eos_id: int = 2
+    # what an imported model (`studio.importers`) may need; the defaults are the studio's own Transformer
+    activation: str = "relu"  # the feed-forward's: relu, swish (x * sigmoid(x)) or gelu-sigmoid (x * sigmoid(1.702x))
+    positional: str = "interleaved"  # sinusoids: sin/cos interleaved (ours) or "halves" [sin | cos] (Marian)
+    scale_embeddings: bool = True  # embeddings times sqrt(d_model) before the positions are added
+    logits_bias: bool = False  # a tied output projection adds a learned bias (an untied one always has its own)
 
     def validate(self) -> None:
         if self.members < 1:
@@ -48,6 +56,24 @@ class ModelConfig:
             raise ValueError(f"norm must be 'pre' or 'post', not {self.norm!r}")
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
             raise ValueError("share_embeddings needs one vocabulary for source and target")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, not {self.activation!r}")
+        if self.positional not in POSITIONAL_LAYOUTS:
+            raise ValueError(f"positional must be one of {', '.join(POSITIONAL_LAYOUTS)}, not {self.positional!r}")
+        if self.positional == "halves" and self.d_model % 2:
+            raise ValueError(f"positional 'halves' needs an even d_model, not {self.d_model}")
+        if self.logits_bias and not self.tie_output:
+            raise ValueError("logits_bias is for a tied output projection: an untied one has its own bias")
+        for name in ("pad_id", "bos_id", "eos_id"):
+            if not 0 <= getattr(self, name) < self.tgt_vocab_size:
+                raise ValueError(f"{name} ({getattr(self, name)}) must be a target id below tgt_vocab_size "
+                                 f"({self.tgt_vocab_size})")
+        if self.pad_id >= self.src_vocab_size:
+            raise ValueError(f"pad_id ({self.pad_id}) must also be a source id below src_vocab_size "
+                             f"({self.src_vocab_size}): sources are padded with it")
+        if self.bos_id == self.pad_id:
+            raise ValueError(f"bos_id and pad_id must differ ({self.bos_id}): the decoder masks padding, and its "
+                             "start token would be masked")
 
     @property
     def decoder_depth(self) -> int:
@@ -124,6 +150,8 @@ class TaskConfig:
     lowercase_target: bool = False  # tutorial pipeline only
     text_pipeline: str = "tutorial"  # "tutorial" (the tutorials' normalization) or "translator" (text as written)
     sources: list[str] = field(default_factory=list)  # data files the model was trained on
+    # a model made elsewhere and converted (`studio import`): where it came from, e.g. "Marian: opus-2020-01-16.zip"
+    imported_from: str = ""
 
 
 @dataclass

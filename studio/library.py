@@ -94,6 +94,8 @@ def read_entry(path: Path, name: str, shipped: bool = False) -> ModelEntry:
         metrics = {}
     files = metrics.get("data_files") or []
     data = ", ".join(Path(str(f)).name for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    if not data and metrics.get("imported_from"):  # `studio import`: trained elsewhere
+        data = f"imported from {Path(str(metrics['imported_from'])).name}"
     scores = metrics.get("evaluation") or {}
     if not scores and "dev_chrf" in metrics:
         scores = {dev_split_name(int(metrics.get("dev_pairs") or 0)): {"greedy": {"chrf": metrics["dev_chrf"]}}}

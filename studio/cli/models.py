@@ -1,4 +1,5 @@
-"""`studio train`, `ensemble`, `export`, `web` and `data`: making, exporting and finding models and their data."""
+"""`studio train`, `ensemble`, `import`, `export`, `web` and `data`: making, importing, exporting and finding models
+and their data."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from rich.table import Table
 from exporters import export_bundle
 from exporters.package import DEFAULT_VARIANTS, TARGETS, check_package, package_export
 from exporters.web import build_site
+from studio import library
 from studio.bundle import default_bundle, load_bundle
 from studio.cli.common import app, console
+from studio.importers.marian import MAX_LENGTH, import_marian
 from studio.data import sources as src
 from studio.errors import StudioError
 from studio.train.ensemble import ensemble_bundle
@@ -72,6 +75,34 @@ def ensemble(bundles: list[Path] = typer.Argument(..., help="Two or more bundles
     path = ensemble_bundle(bundles, out)
     console.print(f"Ensemble of {len(bundles)} written to {path}; score it with `studio eval <task> --bundle {path}`",
                   highlight=False)
+
+
+@app.command("import")
+def import_model(source: Path = typer.Argument(..., help="A Marian / OPUS-MT release: its folder or zip (decoder.yml, "
+                                                        "the .npz, the vocabulary .yml, source.spm, target.spm)"),
+                 name: Optional[str] = typer.Option(None, help="Its name in the model library [default: the "
+                                                               "release's folder or zip name]"),
+                 out: Optional[Path] = typer.Option(None, help="Write the bundle into this new folder instead of "
+                                                               "the library"),
+                 max_length: int = typer.Option(MAX_LENGTH, help="The longest source and output, in tokens (the "
+                                                                 "decode cache's capacity)"),
+                 compact: bool = typer.Option(False, "--compact", help="Store float16 weights and int8 embeddings as "
+                                                                       "trained bundles do: half the size, outputs "
+                                                                       "may differ slightly from Marian's")):
+    """Import a pretrained translator (a Marian / OPUS-MT model) as a bundle: every backend, export and tab then
+    works with it. Its source, licence and published scores go into its model card."""
+    if out is None:
+        name = library.check_name(name) if name else library.unique_name(source.stem or "marian")
+        if any(entry.name.lower() == name.lower() for entry in library.list_models()):
+            raise StudioError(f"a model named {name!r} exists already; choose another --name")
+        out = library.models_dir() / name
+    path = import_marian(source, out, max_length=max_length, compact=compact,
+                         progress=lambda message: console.print(message, highlight=False, markup=False))
+    config = load_bundle(path).config.task
+    where = f"`studio models --use {path.name}` makes it the translator the app uses" if out.parent == \
+        library.models_dir() else f"translate with it: studio translate TEXT --bundle {path}"
+    console.print(f"Imported {source.name} as {path} ({config.source_lang}→{config.target_lang}); {where}",
+                  highlight=False, markup=False)
 
 
 @app.command()

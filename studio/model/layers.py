@@ -14,11 +14,24 @@ from studio.model.attention import MultiHeadAttention
 from studio.model.masks import cache_mask
 
 
+def _swish(x):
+    return x * ops.sigmoid(x)  # written out: elementwise builtins in TFLite, no custom-gradient ops in the trace
+
+
+def _gelu_sigmoid(x):
+    return x * ops.sigmoid(1.702 * x)  # Marian's "gelu" (CTranslate2's GELUSigmoid)
+
+
+# the feed-forward's activation by `ModelConfig.activation`; relu stays the Dense layer's own, as it always was
+ACTIVATIONS = {"relu": None, "swish": _swish, "gelu-sigmoid": _gelu_sigmoid}
+
+
 class FeedForward(keras.layers.Layer):
-    def __init__(self, d_model: int, d_ff: int, **kwargs):
+    def __init__(self, d_model: int, d_ff: int, activation: str = "relu", **kwargs):
         super().__init__(**kwargs)
         self.d_model = d_model
-        self.inner = keras.layers.Dense(d_ff, activation="relu", name="inner")
+        self.activation = ACTIVATIONS[activation]
+        self.inner = keras.layers.Dense(d_ff, activation="relu" if activation == "relu" else None, name="inner")
         self.outer = keras.layers.Dense(d_model, name="outer")
 
     def build(self, input_shape):
@@ -27,7 +40,8 @@ class FeedForward(keras.layers.Layer):
         self.built = True
 
     def call(self, x):
-        return self.outer(self.inner(x))
+        hidden = self.inner(x)
+        return self.outer(self.activation(hidden) if self.activation else hidden)
 
 
 class _Sublayers(keras.layers.Layer):
@@ -50,11 +64,11 @@ class _Sublayers(keras.layers.Layer):
 
 
 class EncoderLayer(_Sublayers):
-    def __init__(self, d_model, num_heads, d_ff, dropout, norm, epsilon, **kwargs):
+    def __init__(self, d_model, num_heads, d_ff, dropout, norm, epsilon, activation="relu", **kwargs):
         super().__init__(norm, dropout, epsilon, count=2, **kwargs)
         self.d_model = d_model
         self.self_attention = MultiHeadAttention(d_model, num_heads, dropout, name="self_attention")
-        self.ffn = FeedForward(d_model, d_ff, name="ffn")
+        self.ffn = FeedForward(d_model, d_ff, activation, name="ffn")
 
     def build(self, input_shape):
         for norm in self.norms:
@@ -70,12 +84,12 @@ class EncoderLayer(_Sublayers):
 
 
 class DecoderLayer(_Sublayers):
-    def __init__(self, d_model, num_heads, d_ff, dropout, norm, epsilon, **kwargs):
+    def __init__(self, d_model, num_heads, d_ff, dropout, norm, epsilon, activation="relu", **kwargs):
         super().__init__(norm, dropout, epsilon, count=3, **kwargs)
         self.d_model = d_model
         self.self_attention = MultiHeadAttention(d_model, num_heads, dropout, name="self_attention")
         self.cross_attention = MultiHeadAttention(d_model, num_heads, dropout, name="cross_attention")
-        self.ffn = FeedForward(d_model, d_ff, name="ffn")
+        self.ffn = FeedForward(d_model, d_ff, activation, name="ffn")
 
     def build(self, input_shape):
         for norm in self.norms:

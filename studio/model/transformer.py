@@ -32,10 +32,11 @@ class Transformer(keras.Model):
             self.target_embedding = self.source_embedding
         else:
             self.target_embedding = keras.layers.Embedding(c.tgt_vocab_size, c.d_model, name="target_embedding")
-        self.positional_table = positional_encoding(max(c.max_source_len, c.max_target_len), c.d_model)
+        self.positional_table = positional_encoding(max(c.max_source_len, c.max_target_len), c.d_model, c.positional)
+        self.embedding_scale = float(c.d_model) ** 0.5 if c.scale_embeddings else 1.0
         self.embedding_dropout = keras.layers.Dropout(c.dropout)
         layer_args = dict(d_model=c.d_model, num_heads=c.num_heads, d_ff=c.d_ff, dropout=c.dropout,
-                          norm=c.norm, epsilon=c.layer_norm_epsilon)
+                          norm=c.norm, epsilon=c.layer_norm_epsilon, activation=c.activation)
         self.encoder_layers = [EncoderLayer(**layer_args, name=f"encoder_{i}") for i in range(c.num_layers)]
         self.decoder_layers = [DecoderLayer(**layer_args, name=f"decoder_{i}") for i in range(c.decoder_depth)]
         if c.norm == "pre":  # pre-LN stacks end with a final LayerNorm
@@ -44,11 +45,14 @@ class Transformer(keras.Model):
         self.output_projection = None
         if not c.tie_output:
             self.output_projection = keras.layers.Dense(c.tgt_vocab_size, name="output_projection")
+        self.logits_bias = None
+        if c.logits_bias:  # Marian's tied output adds one (decoder_ff_logit_out_b)
+            self.logits_bias = self.add_weight(shape=(c.tgt_vocab_size,), initializer="zeros", name="logits_bias")
 
     # ---- building blocks ------------------------------------------------------------------------
     def _embed(self, ids, embedding, training):
         length = ops.shape(ids)[1]
-        x = embedding(ids) * (float(self.config.d_model) ** 0.5)
+        x = embedding(ids) * self.embedding_scale
         x += ops.expand_dims(ops.convert_to_tensor(self.positional_table)[:length], 0)  # no new-axis slice: TFLite
         return self.embedding_dropout(x, training=training)
 
@@ -59,6 +63,8 @@ class Transformer(keras.Model):
         shape = ops.shape(hidden)
         flat = ops.reshape(hidden, (-1, self.config.d_model))
         logits = ops.matmul(flat, ops.transpose(ops.cast(self.target_embedding.embeddings, flat.dtype)))
+        if self.logits_bias is not None:
+            logits = logits + ops.cast(self.logits_bias, logits.dtype)
         return ops.reshape(logits, (*shape[:-1], self.config.tgt_vocab_size))
 
     # ---- whole sequences -------------------------------------------------------------------------
@@ -114,7 +120,7 @@ class Transformer(keras.Model):
         """tokens [B] at decoder position `position` (int32: a scalar, or one per row [B]: rows at different
         positions decode together) -> (logits [B,V], updated cache)."""
         c = self.config
-        x = self.target_embedding(ops.reshape(tokens, (-1, 1))) * (float(c.d_model) ** 0.5)
+        x = self.target_embedding(ops.reshape(tokens, (-1, 1))) * self.embedding_scale
         x += ops.reshape(ops.take(ops.convert_to_tensor(self.positional_table), position, axis=0), (-1, 1, c.d_model))
         new_cache = []
         for layer, (k, v), (ck, cv) in zip(self.decoder_layers, cache, cross_kv):

@@ -1,6 +1,7 @@
 """Tokenizers behind one interface.
 
-- `SentencePieceTokenizer` (default): trained per task, special ids `<pad>`=0 `<s>`=1 `</s>`=2 `<unk>`=3.
+- `SentencePieceTokenizer` (default): trained per task, special ids `<pad>`=0 `<s>`=1 `</s>`=2 `<unk>`=3; a model
+  imported with its own vocabulary (`studio.importers`) has its own special ids, read from the model file.
 - `SubwordTokenizer`: tfds `SubwordTextEncoder`, the chatbot tutorials' choice. It reserves id 0 for
   padding and has no unknown token (it falls back to bytes); as in the tutorials, start and end tokens
   are appended after its vocabulary (`vocab_size` and `vocab_size + 1`).
@@ -64,7 +65,7 @@ def _strip_specials(ids: Sequence[int], tokenizer: Tokenizer) -> list[int]:
 class SentencePieceTokenizer:
     kind = "sentencepiece"
     file_suffix = ".spm.model"
-    pad_id, bos_id, eos_id, unk_id = 0, 1, 2, 3
+    pad_id, bos_id, eos_id, unk_id = 0, 1, 2, 3  # those `train` gives; a loaded model's are its own
 
     def __init__(self, model_proto: bytes):
         import sentencepiece as spm  # deferred: only SentencePiece bundles need it
@@ -72,8 +73,10 @@ class SentencePieceTokenizer:
         self._proto = model_proto
         self._sp = spm.SentencePieceProcessor(model_proto=model_proto)
         specials = (self._sp.pad_id(), self._sp.bos_id(), self._sp.eos_id(), self._sp.unk_id())
-        if specials != (0, 1, 2, 3):
-            raise ValueError(f"SentencePiece model has special ids {specials}, expected (0, 1, 2, 3)")
+        if min(specials) < 0 or len(set(specials)) != 4:
+            raise ValueError(f"SentencePiece model has special ids (pad, bos, eos, unk) {specials}: each must be "
+                             "defined and distinct")
+        self.pad_id, self.bos_id, self.eos_id, self.unk_id = specials
 
     @classmethod
     def train(cls, sentences: Iterable[str], vocab_size: int, model_type: str = "unigram",

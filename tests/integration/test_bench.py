@@ -1,6 +1,7 @@
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from exporters.ctranslate2 import convert
@@ -12,14 +13,20 @@ from studio.latency.ctranslate2_model import CTranslate2Model
 PROMPTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?", "우리는 여행을 원해?"]
 
 
-@pytest.mark.parametrize("norm", ["post", "pre"])
+@pytest.mark.parametrize("norm", ["post", "pre", "imported-options"])
 def test_ctranslate2_on_our_weights_gives_our_greedy_outputs(tiny_bundle, tmp_path, norm):
     bundle = load_bundle(tiny_bundle)
-    if norm == "pre":  # a pre-LN model with random weights, to cover the translator's layer layout
+    if norm != "post":  # a pre-LN model with random weights, to cover the translator's layer layout
         bundle.config.model.norm = "pre"
+        if norm == "imported-options":  # and what an imported Marian model has (`studio.importers.marian`)
+            bundle.config.model.activation, bundle.config.model.positional = "swish", "halves"
+            bundle.config.model.logits_bias = True
         from studio.model import Transformer
 
-        save_bundle(tmp_path / "pre", bundle.config, bundle.tokenizers, Transformer(bundle.config.model).build_weights())
+        model = Transformer(bundle.config.model).build_weights()
+        if model.logits_bias is not None:
+            model.logits_bias.assign(np.random.default_rng(0).normal(size=model.logits_bias.shape))
+        save_bundle(tmp_path / "pre", bundle.config, bundle.tokenizers, model)
         bundle = load_bundle(tmp_path / "pre")
     from studio.generate import DecodeSpec, TokenByToken, decode
 

@@ -17,7 +17,8 @@ LAYERS = (
     ("app", ("studio.cli", "studio.ui")),
     ("api", ("studio.api",)),  # below the page: it imports no Gradio
     ("jobs", ("studio.app_model", "studio.serving", "studio.scheduler", "studio.latency", "studio.train.run",
-              "studio.train.accelerated", "studio.train.card", "studio.train.ensemble", "studio.train.jobs")),
+              "studio.train.accelerated", "studio.train.card", "studio.train.ensemble", "studio.train.jobs",
+              "studio.importers")),
     ("packages", ("exporters.package", "exporters.portable", "exporters.app_golden", "exporters.android", "exporters.ios",
                   "exporters.web", "exporters.web_constants")),
     ("translation", ("studio.translation", "studio.evaluate", "studio.fidelity", "studio.packaged")),

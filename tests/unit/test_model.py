@@ -47,6 +47,78 @@ def test_positional_encoding_matches_the_paper_formula():
     assert table[pos, 2 * i + 1] == pytest.approx(np.cos(pos / 10000 ** (2 * i / 128)), abs=1e-6)
 
 
+def test_positional_encoding_in_halves_is_marians_sin_then_cos_layout():
+    table = positional_encoding(50, 128, "halves")
+    interleaved = positional_encoding(50, 128)
+    np.testing.assert_array_equal(table[:, :64], interleaved[:, 0::2])
+    np.testing.assert_array_equal(table[:, 64:], interleaved[:, 1::2])
+    pos, i = 7, 5
+    assert table[pos, i] == pytest.approx(np.sin(pos / 10000 ** (2 * i / 128)), abs=1e-6)
+    assert table[pos, 64 + i] == pytest.approx(np.cos(pos / 10000 ** (2 * i / 128)), abs=1e-6)
+
+
+MARIAN_OPTIONS = dict(activation="swish", positional="halves", logits_bias=True)
+
+
+@pytest.mark.parametrize("options", [MARIAN_OPTIONS, dict(activation="gelu-sigmoid", scale_embeddings=False)],
+                         ids=["marian", "gelu-unscaled"])
+def test_cached_step_decoding_equals_full_decoder_with_imported_models_options(options):
+    model = Transformer(tiny_config(norm="pre", **options)).build_weights()
+    if model.logits_bias is not None:
+        model.logits_bias.assign(np.random.default_rng(1).normal(size=50).astype(np.float32))
+    source, target = random_batch()
+    encoder_output, mask = model.encode(source)
+    full = model.decode(target, encoder_output, mask).numpy()
+    cache, cross = model.empty_cache(3), model.cross_key_values(encoder_output)
+    for position in range(target.shape[1]):
+        logits, cache = model.decode_step(target[:, position], tf.constant(position), cache, cross, mask)
+        np.testing.assert_allclose(logits.numpy(), full[:, position], atol=1e-4, rtol=1e-4)
+
+
+def test_each_imported_models_option_changes_what_the_model_computes():
+    source, target = random_batch()
+    plain = Transformer(tiny_config()).build_weights()
+    arrays = {w.path: w.numpy() for w in plain.weights}
+    reference = plain((source, target)).numpy()
+    for option in ({"activation": "swish"}, {"positional": "halves"}, {"scale_embeddings": False},
+                   {"logits_bias": True}):
+        model = Transformer(tiny_config(**option)).build_weights()
+        for weight in model.weights:
+            weight.assign(arrays.get(weight.path, np.full(weight.shape, 0.5, np.float32)))
+        assert not np.allclose(model((source, target)).numpy(), reference, atol=1e-4), option
+
+
+def test_a_tied_output_with_a_logits_bias_adds_it_to_every_step():
+    model = Transformer(tiny_config(logits_bias=True)).build_weights()
+    source, target = random_batch()
+    before = model((source, target)).numpy()
+    bias = np.arange(50, dtype=np.float32)
+    model.logits_bias.assign(bias)
+    np.testing.assert_allclose(model((source, target)).numpy(), before + bias, atol=1e-4)
+
+
+@pytest.mark.parametrize("changes,message", [
+    ({"activation": "gelu"}, "activation must be one of relu, swish, gelu-sigmoid"),
+    ({"positional": "learned"}, "positional must be one of interleaved, halves"),
+    ({"logits_bias": True, "tie_output": False, "share_embeddings": False}, "logits_bias is for a tied output"),
+    ({"bos_id": 50}, r"bos_id \(50\) must be a target id below tgt_vocab_size \(50\)"),
+    ({"bos_id": 0}, "bos_id and pad_id must differ"),
+    ({"pad_id": 55, "tgt_vocab_size": 60, "share_embeddings": False}, "pad_id .* must also be a source id"),
+])
+def test_options_an_architecture_cannot_have_are_refused_by_name(changes, message):
+    with pytest.raises(ValueError, match=message):
+        tiny_config(**changes).validate()
+
+
+def test_a_config_written_before_the_imported_models_options_loads_as_the_same_model():
+    from studio.config import BundleConfig
+
+    old = BundleConfig().to_dict()
+    for name in ("activation", "positional", "scale_embeddings", "logits_bias"):
+        del old["model"][name]
+    assert BundleConfig.from_dict(old).model == ModelConfig()
+
+
 @pytest.mark.parametrize("norm,decoder_layers", [("post", 0), ("pre", 0), ("pre", 1)])
 @pytest.mark.parametrize("shared", [True, False])
 def test_cached_step_decoding_equals_full_decoder_on_the_prefix(norm, decoder_layers, shared):
