@@ -2,7 +2,10 @@ package transformerstudio.decode
 
 import transformerstudio.runtime.Runtime
 
-/** Beam search of one source (decode.js beamSearch; strategies.Beam), each hypothesis stepped at batch 1. */
+/**
+ * Beam search of one source (decode.js beamSearch; strategies.Beam): at each position the live hypotheses are
+ * stepped together ([Runtime.stepAll]: one batched model run on graphs that take a batch, else one each).
+ */
 internal fun beamSearch(
     runtime: Runtime,
     sourceIds: IntArray,

@@ -33,14 +33,10 @@ internal class Search(
  * hypothesis' log-probability plus the token's. The hypotheses' states become the stepped ones.
  */
 internal fun extend(live: List<Hypothesis>, position: Int, search: Search): List<Candidate> {
+    val logits = stepHypotheses(live, position, search)
     val candidates = ArrayList<Candidate>()
     for ((beam, hypothesis) in live.withIndex()) {
-        val result = search.runtime.step(hypothesis.state, hypothesis.token, position)
-        search.owned.remove(hypothesis.state)
-        search.owned.add(result.state)
-        hypothesis.state = result.state
-        search.modelSteps++
-        val constrained = constrain(result.logits, position, hypothesis.ids, search.rules)
+        val constrained = constrain(logits[beam], position, hypothesis.ids, search.rules)
         val normalizer = logSumExp(constrained)
         for (token in topTokens(constrained, minOf(2 * search.beamSize, constrained.size))) {
             val score = hypothesis.score + (constrained[token] - normalizer)
@@ -48,6 +44,26 @@ internal fun extend(live: List<Hypothesis>, position: Int, search: Search): List
         }
     }
     return candidates
+}
+
+/**
+ * The live hypotheses stepped at `position` in one [Runtime.stepAll] (one model run where the runtime batches):
+ * their logits. Each hypothesis takes its new state, which the search owns in place of the old one, also for the
+ * states a failing call replaced.
+ */
+private fun stepHypotheses(live: List<Hypothesis>, position: Int, search: Search): List<FloatArray> {
+    val states = live.mapTo(ArrayList()) { it.state }
+    try {
+        return search.runtime.stepAll(states, IntArray(live.size) { live[it].token }, position)
+            .also { search.modelSteps += live.size }
+    } finally {
+        for ((hypothesis, state) in live.zip(states)) {
+            if (state === hypothesis.state) continue
+            search.owned.remove(hypothesis.state)
+            search.owned.add(state)
+            hypothesis.state = state
+        }
+    }
 }
 
 /**

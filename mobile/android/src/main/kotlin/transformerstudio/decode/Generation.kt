@@ -22,7 +22,8 @@ data class ScoredOutput(val ids: List<Int>, val score: Double)
  *   the whole search, the wait before the output); null when no step ran
  * @property msPerToken the mean time of each later step (the first step's when there is only one); beam: of each
  *   later position, every live hypothesis stepped
- * @property steps decode positions run; [modelSteps]: runtime steps (beam search steps each hypothesis)
+ * @property steps decode positions run; [modelSteps]: states stepped (beam search: each live hypothesis at each
+ *   position, in one model run per position where the runtime batches them)
  */
 data class Timings(
     val encodeMs: Double,

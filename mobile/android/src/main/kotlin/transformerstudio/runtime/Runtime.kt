@@ -12,13 +12,15 @@ class StepResult(val logits: FloatArray, val state: DecoderState)
 
 /**
  * The exported graphs of one model, run one token at a time at batch 1: the contract of web/src/decode.js
- * (and of studio/runtimes/base.py at batch 1).
+ * (and of studio/runtimes/base.py at batch 1), and [stepAll] for beam search's hypotheses.
  *
  * - [encode] takes at most [maxSourceLen] source ids (ending in `</s>`); the runtime pads them with `<pad>`.
  *   It returns a state whose self-attention cache is all zeros.
  * - [step] feeds `token` at `position` (0, 1, 2, ...: the cache row this step writes) and returns the
  *   logits and the new state. The new state replaces `state`, which may not be used again; if `step` throws,
  *   `state` is intact.
+ * - [stepAll] steps several states of one source at one position: by default a [step] each; a runtime whose
+ *   graphs take a batch runs them in one call.
  * - [fork] (beam search) gives a new state with its own cache, sharing the read-only encoder outputs.
  * - [drop] frees one state's cache, not the encoder outputs; [release] frees the cache and the encoder outputs
  *   (once per [encode]: the last state of a decode).
@@ -39,6 +41,18 @@ interface Runtime : AutoCloseable {
     fun encode(sourceIds: IntArray): DecoderState
 
     fun step(state: DecoderState, token: Int, position: Int): StepResult
+
+    /**
+     * One step of each of `states` (of one [encode]; beam search's hypotheses) at `position`, `tokens[i]` fed to
+     * `states[i]`: their logits, in order. As [step] does, each state is replaced by its new one, here in the list
+     * itself. If it throws, the list holds the live states: those stepped so far replaced, the others intact.
+     */
+    fun stepAll(states: MutableList<DecoderState>, tokens: IntArray, position: Int): List<FloatArray> =
+        List(states.size) { i ->
+            val result = step(states[i], tokens[i], position)
+            states[i] = result.state
+            result.logits
+        }
 
     fun fork(state: DecoderState): DecoderState
 

@@ -1,6 +1,7 @@
 package transformerstudio.decode
 
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DisplayName
 import org.junit.jupiter.api.Test
@@ -47,6 +48,21 @@ private class TableRuntime(override val maxTargetLen: Int = 8) : Runtime {
     override fun drop(state: DecoderState) = Unit
     override fun release(state: DecoderState) = Unit
     override fun close() = Unit
+}
+
+private class StepFailure : RuntimeException("the model failed")
+
+/** The table runtime whose `failAt`-th step throws, the states stepped before it replaced (a runtime's own loop). */
+private class FailingRuntime(private val failAt: Int, private val table: Runtime = TableRuntime()) : Runtime by table {
+    private var steps = 0
+
+    override fun step(state: DecoderState, token: Int, position: Int): StepResult {
+        if (++steps == failAt) throw StepFailure()
+        return table.step(state, token, position)
+    }
+
+    override fun stepAll(states: MutableList<DecoderState>, tokens: IntArray, position: Int): List<FloatArray> =
+        super<Runtime>.stepAll(states, tokens, position)
 }
 
 class BeamSearchTest {
@@ -107,5 +123,15 @@ class BeamSearchTest {
         val numbers = setOf("2018", "18", "20")
         assertEquals(listOf(C, D), ids(A, beam(4, 1.0), OutputRules(figures = Figures(guard, numbers))))
         assertEquals(listOf(B, D), ids(A, beam(4, 1.0), OutputRules(figures = Figures(guard, numbers, setOf("2018")))))
+    }
+
+    @Test
+    @DisplayName("a step failing after some hypotheses were stepped: its error, and every state freed once")
+    fun failingStepFreesEveryState() {
+        // position 0 steps <s>; at position 1 the first of the two live hypotheses steps, the second fails
+        val runtime = CountingRuntime(FailingRuntime(failAt = 3))
+        assertThrows(StepFailure::class.java) { generate(runtime, intArrayOf(A, EOS), beam(3, 0.0)) }
+        assertTrue(runtime.live.isEmpty(), "${runtime.live.size} states not freed")
+        assertEquals(1, runtime.releases)
     }
 }

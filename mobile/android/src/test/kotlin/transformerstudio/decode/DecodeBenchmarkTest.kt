@@ -8,8 +8,9 @@ import transformerstudio.runtime.Runtime
 
 /**
  * The JVM's side of the decode benchmark (mobile/scripts/decode-benchmark.py is Python's): ms per token of plain
- * greedy decoding on the exported ONNX graphs, one intra-op thread, the fixture's sources; one warm-up pass, then the
- * best of three. Prints, asserts nothing. Run with -Dbenchmark=true.
+ * greedy decoding on the exported ONNX graphs, one intra-op thread, the fixture's sources; and ms per position of
+ * beam search with the task's beam settings. One warm-up pass, then the best of three. Prints, asserts nothing.
+ * Run with -Dbenchmark=true.
  */
 @EnabledIfSystemProperty(named = "benchmark", matches = "true")
 class DecodeBenchmarkTest {
@@ -35,6 +36,38 @@ class DecodeBenchmarkTest {
             println("{\"runtime\": \"jvm onnxruntime\", \"bundle\": \"$bundle\", \"sources\": ${sources.size}, " +
                 "\"tokens\": ${steps.toInt()}, \"encode_ms\": ${"%.1f".format(encodeMs)}, " +
                 "\"ms_per_token\": ${"%.3f".format(stepsMs / steps)}}")
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = ["translator", "chatbot"])
+    @DisplayName("beam search's ms per position on the JVM (the task's beam size and length penalty, no rules)")
+    fun beamMsPerPosition(bundle: String) {
+        val fixture = TestData.decodeFixture(bundle)
+        val cases = fixture.getJSONArray("cases")
+        val sources = (0 until cases.length()).map {
+            TestData.ints(cases.getJSONObject(it).getJSONArray("source")).toIntArray()
+        }
+        val options = Task.named(fixture.getString("task")).defaults.copy(strategy = Strategy.BEAM)
+        TestData.onnxRuntime(fixture).use { runtime ->
+            var best: DoubleArray? = null
+            for (attempt in 0..passes) {
+                val totals = DoubleArray(4) // encode ms, search ms, positions, model steps
+                for (source in sources) {
+                    val timings = generate(runtime, source, options).timings
+                    totals[0] += timings.encodeMs
+                    totals[1] += timings.totalMs - timings.encodeMs
+                    totals[2] += timings.steps.toDouble()
+                    totals[3] += timings.modelSteps.toDouble()
+                }
+                if (attempt > 0 && (best == null || totals[1] < best[1])) best = totals // attempt 0 warms up
+            }
+            val (encodeMs, searchMs, positions, modelSteps) = best!!.toList()
+            println("{\"runtime\": \"jvm onnxruntime\", \"bundle\": \"$bundle\", \"beam\": ${options.beamSize}, " +
+                "\"sources\": ${sources.size}, \"positions\": ${positions.toInt()}, " +
+                "\"model_steps\": ${modelSteps.toInt()}, \"encode_ms\": ${"%.1f".format(encodeMs)}, " +
+                "\"search_ms\": ${"%.1f".format(searchMs)}, " +
+                "\"ms_per_position\": ${"%.3f".format(searchMs / positions)}}")
         }
     }
 

@@ -78,6 +78,7 @@ class StreamingAndCancellationTest {
         assertEquals(Stop.ABORTED, result.stop)
         assertEquals(listOf(0, 1, 2), positions)
         assertEquals(3, result.timings.steps)
+        assertEquals(3, runtime.stepAllCalls, "the live hypotheses stepped together, one call per position")
         assertTrue(result.ids.size <= 3)
         assertTrue(runtime.live.isEmpty() && runtime.releases == 1, "every state freed, the encoder's once")
     }
