@@ -80,10 +80,12 @@ def ensemble(bundles: list[Path] = typer.Argument(..., help="Two or more bundles
 @app.command("import")
 def import_model(source: Path = typer.Argument(..., help="A Marian / OPUS-MT release (its folder or zip: decoder.yml, "
                                                         "the .npz, the vocabulary .yml, source.spm, target.spm), a "
-                                                        "Hugging Face MarianMT folder or zip (config.json, "
-                                                        "model.safetensors, vocab.json, source.spm, target.spm)"),
+                                                        "Hugging Face MarianMT folder (config.json, "
+                                                        "model.safetensors, vocab.json, source.spm, target.spm), or "
+                                                        "a Hugging Face model id such as Helsinki-NLP/opus-mt-ko-en "
+                                                        "(downloaded into the user cache)"),
                  name: Optional[str] = typer.Option(None, help="Its name in the model library [default: the "
-                                                               "folder's or zip's name]"),
+                                                               "folder's or zip's name, or the model id's]"),
                  out: Optional[Path] = typer.Option(None, help="Write the bundle into this new folder instead of "
                                                                "the library"),
                  max_length: int = typer.Option(MAX_LENGTH, help="The longest source and output, in tokens (the "

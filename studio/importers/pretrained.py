@@ -2,7 +2,8 @@
 bundle by the one conversion (`studio.importers.marian.write_bundle`):
 
 - a Marian / OPUS-MT release, its folder or zip (`studio.importers.marian`);
-- a Hugging Face MarianMT folder or zip (`studio.importers.huggingface`)."""
+- a Hugging Face MarianMT folder or zip (`studio.importers.huggingface`), or a model id on the Hugging Face Hub,
+  downloaded into the user cache first (`studio.importers.hub`)."""
 
 from __future__ import annotations
 
@@ -14,24 +15,28 @@ from pathlib import Path
 
 from studio import library
 from studio.errors import StudioError
-from studio.importers import huggingface
+from studio.importers import hub, huggingface
 from studio.importers.marian import Pretrained, read_release, write_bundle
 
 MAX_LENGTH = 256  # tokens per source and per output unless asked otherwise (the decode cache's capacity)
 
 
-def import_pretrained(source, out: Path, max_length: int = MAX_LENGTH, compact: bool = False,
-                      progress=print) -> Path:
-    """Convert `source` (a Marian release's folder or zip, a Hugging Face MarianMT folder or zip) into a bundle at
-    `out` (which must not exist); returns `out`. StudioError says in one sentence what is missing or cannot be
-    represented."""
+def import_pretrained(source, out: Path, max_length: int = MAX_LENGTH, compact: bool = False, progress=print,
+                      hub_url: str | None = None) -> Path:
+    """Convert `source` (a Marian release's folder or zip, a Hugging Face MarianMT folder or zip, or a Hugging Face
+    model id, downloaded from `hub_url` into the user cache first) into a bundle at `out` (which must not exist);
+    returns `out`. StudioError says in one sentence what is missing or cannot be represented."""
     out = Path(out)
     if out.exists():
         raise StudioError(f"{out} exists already; choose another --name or --out")
     if not 4 <= max_length <= 1024:
         raise StudioError(f"the longest source and output must be between 4 and 1024 tokens, not {max_length}")
-    source = Path(source)
-    name, source_text = source.name, str(source.resolve())
+    if hub.is_model_id(source):
+        name = source_text = hub.model_id(source)
+        source = hub.download(name, progress=progress, base_url=hub_url or hub.HUB_URL)
+    else:
+        source = Path(source)
+        name, source_text = source.name, str(source.resolve())
     with opened(source) as folder:
         progress(f"Reading {name}...")
         pretrained = read(folder, name)
@@ -48,7 +53,7 @@ def opened(source: Path):
     if not source.is_file():
         raise StudioError(f"{source}: no such folder or zip (a Marian release: decoder.yml, the .npz, the vocabulary "
                           ".yml, source.spm and target.spm; or a Hugging Face MarianMT folder: config.json, "
-                          "model.safetensors, vocab.json, source.spm and target.spm)")
+                          "model.safetensors, vocab.json, source.spm and target.spm; or a Hugging Face model id)")
     if not zipfile.is_zipfile(source):
         raise StudioError(f"{source} is neither a folder nor a zip of a Marian release")
     with zipfile.ZipFile(source) as archive, tempfile.TemporaryDirectory(prefix="studio-import-") as temp:
