@@ -22,10 +22,11 @@ MAX_LENGTH = 256  # tokens per source and per output unless asked otherwise (the
 
 
 def import_pretrained(source, out: Path, max_length: int = MAX_LENGTH, compact: bool = False, progress=print,
-                      hub_url: str | None = None) -> Path:
+                      hub_url: str | None = None, named: str | None = None) -> Path:
     """Convert `source` (a Marian release's folder or zip, a Hugging Face MarianMT folder or zip, or a Hugging Face
     model id, downloaded from `hub_url` into the user cache first) into a bundle at `out` (which must not exist);
-    returns `out`. StudioError says in one sentence what is missing or cannot be represented."""
+    returns `out`. `named`: the name `source` had where the user chose it (an upload's file name). StudioError says
+    in one sentence what is missing or cannot be represented."""
     out = Path(out)
     if out.exists():
         raise StudioError(f"{out} exists already; choose another --name or --out")
@@ -36,7 +37,7 @@ def import_pretrained(source, out: Path, max_length: int = MAX_LENGTH, compact: 
         source = hub.download(name, progress=progress, base_url=hub_url or hub.HUB_URL)
     else:
         source = Path(source)
-        name, source_text = source.name, str(source.resolve())
+        name, source_text = (named, named) if named else (source.name, str(source.resolve()))
     with opened(source) as folder:
         progress(f"Reading {name}...")
         pretrained = read(folder, name)
