@@ -256,7 +256,7 @@ class ModelsTab:
             yield *skip, f"⚠ {html.escape(str(said))}", None
             return
         entry = library.read_entry(result["path"], result["path"].name)
-        message = f"Imported {entry.name}: choose “{USE}” to make it the translator the app uses."
+        message = f"Imported {entry.name}: choose “{USE}” to make it the {entry.task} the app uses."
         inform(message)
         yield *self.refreshed(entry.name), html.escape(message), None
 

@@ -11,6 +11,7 @@ from helpers import chromium, free_port
 from marian_fixture import POST_NORM, PRE_NORM, write_huggingface, write_release
 
 from studio import library
+from studio.tasks import TRANSLATOR
 
 pytestmark = pytest.mark.browser
 
@@ -88,7 +89,7 @@ def test_an_uploaded_release_zip_is_imported_with_progress_and_listed_marked_imp
     details = page.locator("#models-details").inner_text()  # the new model is the one chosen
     assert "tiny opus — translator, imported" in details and "licence: Creative Commons Attribution 4.0" in details
     assert "Tatoeba-test.ko.en (published), as published: chrF 34.50, BLEU 12.30" in details
-    assert library.find_model("tiny opus").task == "translator"
+    assert library.find_model("tiny opus").task == TRANSLATOR.name
 
 
 def test_a_typed_hugging_face_folder_is_imported_under_its_folders_name(page, releases):
