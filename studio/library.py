@@ -51,6 +51,8 @@ class ModelEntry:
     problem: str = ""  # why it cannot be used ("" when it can)
     members: int = 1  # models averaged at each step (an ensemble, like the shipped chatbot: more than one)
     learned_little: str = ""  # why its dev figures say it is not usable as it is, with what would help ("": fine)
+    imported_from: str = ""  # a model made elsewhere (`studio import`): where it came from
+    licence: str = ""  # an imported model's licence, as its files state it
 
     @property
     def card(self) -> str:
@@ -104,7 +106,8 @@ def read_entry(path: Path, name: str, shipped: bool = False) -> ModelEntry:
     return ModelEntry(name, path, task, shipped, _folder_bytes(path), int(metrics.get("parameters") or 0),
                       int(metrics.get("train_pairs") or 0), int(metrics.get("dev_pairs") or 0), data, scores,
                       str(metrics.get("initialized_from") or ""), problem, members,
-                      "" if shipped else _learned_little(task, metrics))
+                      "" if shipped else _learned_little(task, metrics), str(metrics.get("imported_from") or ""),
+                      str(metrics.get("licence") or ""))
 
 
 def _learned_little(task: str, metrics: dict) -> str:

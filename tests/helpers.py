@@ -65,6 +65,22 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SAMPLED = {"strategy": "sample", "seed": 1}  # the tiny model's greedy reply is empty; a seeded sample is not
 
 
+def refused(capsys, monkeypatch, *args) -> str:
+    """What `studio ARGS` says when it refuses: one line (after any progress), exit status 1, no traceback."""
+    import pytest
+
+    from studio.cli import main
+
+    monkeypatch.setattr("sys.argv", ["studio", *map(str, args)])
+    with pytest.raises(SystemExit) as exit_status:
+        main()
+    err = capsys.readouterr().err
+    assert exit_status.value.code == 1 and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith("error: ") and sum("error" in line for line in lines) == 1, err
+    return lines[-1]
+
+
 @contextmanager
 def chromium():
     """Debian's headless chromium through Playwright (never a browser Playwright downloads); the test is

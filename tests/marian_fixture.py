@@ -218,3 +218,137 @@ def write_release(folder: Path, variant: Variant = POST_NORM, seed: int | None =
     (folder / "README.md").write_text(README, encoding="utf-8")
     (folder / "LICENSE").write_text(LICENSE, encoding="utf-8")
     return folder
+
+
+# a variant only a Hugging Face folder needs besides the others: separate source and target embeddings with the
+# output tied to the target's, post-norm (MarianMTModel has no pre-norm layers)
+TIED_OUTPUT_POST = Variant("post-norm, target tied to output", tied_all=False, tied_output=True, seed=5,
+                           eos_bias=4.5)
+HF_VARIANTS = (POST_NORM, UNTIED, TIED_OUTPUT_POST)  # those transformers' MarianMTModel computes
+HF_ACTIVATIONS = {"swish": "swish", "relu": "relu", "gelu": "quick_gelu"}  # Marian's -> transformers'
+HF_README = """---
+language:
+- ko
+- en
+tags:
+- translation
+license: cc-by-4.0
+---
+
+### opus-mt-ko-en
+
+* source languages: ko
+* target languages: en
+* dataset: opus
+* model: transformer-align
+
+## Benchmarks
+
+| testset               | BLEU  | chr-F |
+|-----------------------|-------|-------|
+| Tatoeba-test.ko.en 	| 12.3 	| 0.345 |
+"""
+
+
+def hf_positions(rows: int, dim: int) -> np.ndarray:
+    """MarianSinusoidalPositionalEmbedding's table, as transformers computes it."""
+    angles = np.array([[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(rows)])
+    table = np.zeros((rows, dim))
+    table[:, : dim // 2] = np.sin(angles[:, 0::2])
+    table[:, dim // 2:] = np.cos(angles[:, 1::2])
+    return table.astype(np.float32)
+
+
+def hf_tensors(arrays: dict[str, np.ndarray], variant: Variant, positions: bool = False) -> dict[str, np.ndarray]:
+    """A Marian model's weights as transformers' converter stores them: PyTorch's names, [out, in] matrices, a zero
+    row (and a zero bias) for the `<pad>` added after the vocabulary."""
+    def padded(matrix):
+        return np.concatenate([matrix, np.zeros((1, matrix.shape[1]), np.float32)])
+
+    suffix = "_pre" if variant.preprocess == "n" else ""
+    tensors = {}
+    if variant.tied_all:
+        tensors["model.shared.weight"] = padded(arrays["Wemb"])
+    else:
+        tensors["model.encoder.embed_tokens.weight"] = padded(arrays["encoder_Wemb"])
+        tensors["model.decoder.embed_tokens.weight"] = padded(arrays["decoder_Wemb"])
+    if "decoder_ff_logit_out_W" in arrays:
+        tensors["lm_head.weight"] = padded(arrays["decoder_ff_logit_out_W"].T)
+    tensors["final_logits_bias"] = np.concatenate([arrays["decoder_ff_logit_out_b"], np.zeros((1, 1), np.float32)], 1)
+    for side, depth in (("encoder", variant.enc_depth), ("decoder", variant.dec_depth)):
+        blocks = [("self_attn", "self")] + ([("encoder_attn", "context")] if side == "decoder" else [])
+        for i in range(depth):
+            hf, marian = f"model.{side}.layers.{i}", f"{side}_l{i + 1}"
+            for block, ours in blocks:
+                for x, projection in zip("qkvo", ("q_proj", "k_proj", "v_proj", "out_proj")):
+                    tensors[f"{hf}.{block}.{projection}.weight"] = arrays[f"{marian}_{ours}_W{x}"].T
+                    tensors[f"{hf}.{block}.{projection}.bias"] = arrays[f"{marian}_{ours}_b{x}"].reshape(-1)
+                tensors[f"{hf}.{block}_layer_norm.weight"] = arrays[f"{marian}_{ours}_Wo_ln_scale{suffix}"][0]
+                tensors[f"{hf}.{block}_layer_norm.bias"] = arrays[f"{marian}_{ours}_Wo_ln_bias{suffix}"][0]
+            for n in "12":
+                tensors[f"{hf}.fc{n}.weight"] = arrays[f"{marian}_ffn_W{n}"].T
+                tensors[f"{hf}.fc{n}.bias"] = arrays[f"{marian}_ffn_b{n}"].reshape(-1)
+            tensors[f"{hf}.final_layer_norm.weight"] = arrays[f"{marian}_ffn_ffn_ln_scale{suffix}"][0]
+            tensors[f"{hf}.final_layer_norm.bias"] = arrays[f"{marian}_ffn_ffn_ln_bias{suffix}"][0]
+        if variant.top == "n":
+            tensors[f"model.{side}.layer_norm.weight"] = arrays[f"{side}_top_ln_scale"][0]
+            tensors[f"model.{side}.layer_norm.bias"] = arrays[f"{side}_top_ln_bias"][0]
+        if positions:
+            tensors[f"model.{side}.embed_positions.weight"] = hf_positions(512, variant.d_model)
+    # safetensors (0.8) writes a Fortran-ordered array's memory as if it were in C order
+    return {name: np.ascontiguousarray(value) for name, value in tensors.items()}
+
+
+def hf_config(variant: Variant, pad: int) -> dict:
+    """config.json as transformers (4.4x) writes a converted OPUS-MT model's; `tie_word_embeddings` only when false
+    (it writes the base class's settings only where they differ from the defaults)."""
+    pre = variant.preprocess == "n"
+    config = {"_name_or_path": "Helsinki-NLP/opus-mt-ko-en", "activation_dropout": 0.0,
+              "activation_function": HF_ACTIVATIONS[variant.activation], "architectures": ["MarianMTModel"],
+              "attention_dropout": 0.0, "bad_words_ids": [[pad]], "bos_token_id": 0, "classifier_dropout": 0.0,
+              "d_model": variant.d_model, "decoder_attention_heads": variant.heads, "decoder_ffn_dim": variant.d_ff,
+              "decoder_layerdrop": 0.0, "decoder_layers": variant.dec_depth, "decoder_start_token_id": pad,
+              "decoder_vocab_size": pad + 1, "dropout": 0.1, "encoder_attention_heads": variant.heads,
+              "encoder_ffn_dim": variant.d_ff, "encoder_layerdrop": 0.0, "encoder_layers": variant.enc_depth,
+              "eos_token_id": 0, "forced_eos_token_id": 0, "init_std": 0.02, "is_encoder_decoder": True,
+              "max_length": 512, "max_position_embeddings": 512, "model_type": "marian", "normalize_before": pre,
+              "add_final_layer_norm": pre, "normalize_embedding": False, "num_beams": 6,
+              "num_hidden_layers": variant.enc_depth, "pad_token_id": pad, "scale_embedding": True,
+              "share_encoder_decoder_embeddings": variant.tied_all, "static_position_embeddings": True,
+              "torch_dtype": "float32", "transformers_version": "4.45.0", "use_cache": True, "vocab_size": pad + 1}
+    if not (variant.tied_all or variant.tied_output):
+        config["tie_word_embeddings"] = False
+    return config
+
+
+def write_huggingface(release: Path, folder: Path, variant: Variant, positions: bool = False) -> Path:
+    """The model of the Marian release `release` (of `variant`) as transformers' Marian converter and
+    `save_pretrained` write it: config.json, model.safetensors, vocab.json (the vocabulary, then `<pad>`), the
+    release's .spm files, tokenizer_config.json, generation_config.json and a model card; `positions`: with the
+    sinusoid tables older conversions stored. A pre-norm variant is written as a converter that did not know
+    MarianMTModel has only post-norm layers would (`normalize_before`, final layer norms). Returns the folder."""
+    from safetensors.numpy import save_file
+
+    from studio.importers.marian_vocab import read_vocabulary
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with np.load(release / MODEL_FILE) as archive:
+        arrays = {name: archive[name] for name in archive.files if not name.startswith("special:")}
+    vocabulary = read_vocabulary(release / VOCABULARY_FILE)
+    pad = len(vocabulary)
+    save_file(hf_tensors(arrays, variant, positions), str(folder / "model.safetensors"), metadata={"format": "pt"})
+    files = {"config.json": hf_config(variant, pad),
+             "vocab.json": {**{piece: i for i, piece in enumerate(vocabulary)}, "<pad>": pad},
+             "tokenizer_config.json": {"source_lang": "ko", "target_lang": "en", "separate_vocabs": False,
+                                       "model_max_length": 512, "tokenizer_class": "MarianTokenizer",
+                                       "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+             "generation_config.json": {"bad_words_ids": [[pad]], "bos_token_id": 0, "decoder_start_token_id": pad,
+                                        "eos_token_id": 0, "forced_eos_token_id": 0, "max_length": 512,
+                                        "num_beams": 6, "pad_token_id": pad}}
+    for name, value in files.items():
+        (folder / name).write_text(json.dumps(value, ensure_ascii=False, indent=2), encoding="utf-8")
+    for name in ("source.spm", "target.spm"):
+        (folder / name).write_bytes((release / name).read_bytes())
+    (folder / "README.md").write_text(HF_README, encoding="utf-8")
+    return folder

@@ -16,7 +16,7 @@ from exporters.web import build_site
 from studio import library
 from studio.bundle import default_bundle, load_bundle
 from studio.cli.common import app, console
-from studio.importers.marian import MAX_LENGTH, import_marian
+from studio.importers.pretrained import MAX_LENGTH, import_pretrained, library_target
 from studio.data import sources as src
 from studio.errors import StudioError
 from studio.train.ensemble import ensemble_bundle
@@ -78,10 +78,14 @@ def ensemble(bundles: list[Path] = typer.Argument(..., help="Two or more bundles
 
 
 @app.command("import")
-def import_model(source: Path = typer.Argument(..., help="A Marian / OPUS-MT release: its folder or zip (decoder.yml, "
-                                                        "the .npz, the vocabulary .yml, source.spm, target.spm)"),
+def import_model(source: Path = typer.Argument(..., help="A Marian / OPUS-MT release (its folder or zip: decoder.yml, "
+                                                        "the .npz, the vocabulary .yml, source.spm, target.spm), a "
+                                                        "Hugging Face MarianMT folder (config.json, "
+                                                        "model.safetensors, vocab.json, source.spm, target.spm), or "
+                                                        "a Hugging Face model id such as Helsinki-NLP/opus-mt-ko-en "
+                                                        "(downloaded into the user cache)"),
                  name: Optional[str] = typer.Option(None, help="Its name in the model library [default: the "
-                                                               "release's folder or zip name]"),
+                                                               "folder's or zip's name, or the model id's]"),
                  out: Optional[Path] = typer.Option(None, help="Write the bundle into this new folder instead of "
                                                                "the library"),
                  max_length: int = typer.Option(MAX_LENGTH, help="The longest source and output, in tokens (the "
@@ -89,15 +93,11 @@ def import_model(source: Path = typer.Argument(..., help="A Marian / OPUS-MT rel
                  compact: bool = typer.Option(False, "--compact", help="Store float16 weights and int8 embeddings as "
                                                                        "trained bundles do: half the size, outputs "
                                                                        "may differ slightly from Marian's")):
-    """Import a pretrained translator (a Marian / OPUS-MT model) as a bundle: every backend, export and tab then
-    works with it. Its source, licence and published scores go into its model card."""
-    if out is None:
-        name = library.check_name(name) if name else library.unique_name(source.stem or "marian")
-        if any(entry.name.lower() == name.lower() for entry in library.list_models()):
-            raise StudioError(f"a model named {name!r} exists already; choose another --name")
-        out = library.models_dir() / name
-    path = import_marian(source, out, max_length=max_length, compact=compact,
-                         progress=lambda message: console.print(message, highlight=False, markup=False))
+    """Import a pretrained translator (a Marian / OPUS-MT model, as Marian or Hugging Face publishes it) as a bundle:
+    every backend, export and tab then works with it. Its source, licence and published scores go into its card."""
+    out = out or library_target(source, name)
+    path = import_pretrained(source, out, max_length=max_length, compact=compact,
+                             progress=lambda message: console.print(message, highlight=False, markup=False))
     config = load_bundle(path).config.task
     where = f"`studio models --use {path.name}` makes it the translator the app uses" if out.parent == \
         library.models_dir() else f"translate with it: studio translate TEXT --bundle {path}"

@@ -1,15 +1,21 @@
-"""A Marian / OPUS-MT release as a studio bundle (`studio import`).
+"""Pretrained Marian Transformers as studio bundles: the Marian reader, and the one conversion every reader's
+`Pretrained` goes through (`write_bundle`; `studio.importers.pretrained` chooses the reader).
 
-A release is a folder or a zip with `decoder.yml` (naming the model `.npz` and the vocabularies), the `.npz` (Marian's
-names: `encoder_l1_self_Wq`, `Wemb`, `decoder_ff_logit_out_b`...; its options as `special:model.yml`), the vocabulary
-`.yml` (or `.spm` files used as vocabularies), `source.spm` and `target.spm`, and usually README.md and LICENSE.
+A reader finds a `Pretrained`: the weights under Marian's names, Marian's options, the two vocabularies and the
+SentencePiece models. This module reads a Marian / OPUS-MT release, a folder with `decoder.yml` (naming the model
+`.npz` and the vocabularies), the `.npz` (Marian's names: `encoder_l1_self_Wq`, `Wemb`, `decoder_ff_logit_out_b`...;
+its options as `special:model.yml`), the vocabulary `.yml` (or `.spm` files used as vocabularies), `source.spm` and
+`target.spm`, and usually README.md and LICENSE; `studio.importers.huggingface` reads a Hugging Face MarianMT folder
+into the same.
+
 Marian's options map onto `ModelConfig`'s (CTranslate2's converter, `ctranslate2/converters/marian.py`, is the peer
 this follows and the tests compare with):
 
 - post-norm: `transformer-preprocess ''`, `transformer-postprocess dan` (our "post"); pre-norm: `n`, `da` and
   `transformer-postprocess-top n` (our "pre", with its final layer norms `*_top_ln_*`);
 - `transformer-ffn-activation` relu, swish, or gelu (Marian's x * sigmoid(1.702x): our "gelu-sigmoid");
-- sinusoids as [sin | cos] halves, embeddings scaled by sqrt(d_model), layer norm epsilon 1e-9 (Marian's);
+- sinusoids as [sin | cos] halves, embeddings scaled by sqrt(d_model), layer norm epsilon 1e-9 (Marian's; a reader
+  may say otherwise: `Pretrained.epsilon`, `scale_embeddings`);
 - `Wemb` shared by source and target (`share_embeddings`); an output tied to the target embedding with Marian's
   `decoder_ff_logit_out_b` as `logits_bias`, or its own `decoder_ff_logit_out_W` (an untied `output_projection`);
 - the ids of `studio.importers.marian_vocab`: Marian's vocabulary, then `<pad>` and the decoder start (zero rows:
@@ -22,11 +28,9 @@ trains an attention head to align words and changes nothing a translation comput
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +44,6 @@ from studio.tasks import TRANSLATOR
 
 NEVER = -1e4  # the logits bias of ids past the vocabulary: far below any real logit, and exact in float16
 EPSILON = 1e-9  # Marian's layer norm epsilon
-MAX_LENGTH = 256  # tokens per source and per output unless asked otherwise (the decode cache's capacity)
 ACTIVATIONS = {"relu": "relu", "swish": "swish", "gelu": "gelu-sigmoid"}
 NORMS = {("", "dan", ""): "post", ("n", "da", "n"): "pre"}  # (preprocess, postprocess, postprocess-top) -> ours
 
@@ -55,30 +58,43 @@ class Release:
     source_spm: Path
     target_spm: Path
 
+
+@dataclass(frozen=True)
+class Pretrained:
+    """A pretrained Marian Transformer as a reader found it, whatever its layout: what the import converts."""
+    folder: Path
+    name: str  # the folder's or the zip's name, or the model id
+    layout: str  # "Marian" or "Hugging Face": the card and the bundle's `imported_from` say it
+    arrays: dict[str, np.ndarray]  # the weights by Marian's names
+    options: dict  # Marian's options
+    vocabularies: tuple[list[str], list[str]]  # source, target: Marian's pieces by id
+    source_spm: bytes
+    target_spm: bytes
+    epsilon: float = EPSILON
+    scale_embeddings: bool = True
+    languages: tuple[str, str] = ("", "")  # (source, target), where the files say
+    notes: tuple[str, ...] = ()  # what the reader changed, for the card's "What the import changed"
+
     def text(self, name: str) -> str:
-        path = self.folder / name
-        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        return text(self.folder, name)
 
 
-@contextlib.contextmanager
-def opened(source: Path):
-    """The release folder of `source` (a folder, or a zip unpacked into a temporary folder for the duration)."""
-    source = Path(source)
-    if source.is_dir():
-        yield source
-        return
-    if not source.is_file():
-        raise StudioError(f"{source}: no such folder or zip (a Marian release: decoder.yml, the .npz, the vocabulary "
-                          ".yml, source.spm and target.spm)")
-    if not zipfile.is_zipfile(source):
-        raise StudioError(f"{source} is neither a folder nor a zip of a Marian release")
-    with zipfile.ZipFile(source) as archive, tempfile.TemporaryDirectory(prefix="studio-import-") as temp:
-        for member in archive.namelist():
-            if member.startswith(("/", "\\")) or ".." in Path(member).parts:
-                raise StudioError(f"{source}: the zip holds a file outside its own folder ({member}); not unpacked")
-        archive.extractall(temp)
-        folders = [p.parent for p in Path(temp).rglob("decoder.yml")] or [Path(temp)]
-        yield min(folders, key=lambda p: len(p.parts))
+def text(folder: Path, name: str) -> str:
+    """A text file of the folder ("" when it has none)."""
+    path = folder / name
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+
+
+def read_release(folder: Path, name: str) -> Pretrained:
+    """A Marian release's model, refused in one sentence when the studio cannot compute it."""
+    release = find_release(folder, name)
+    arrays, options = load_weights(release.model)
+    problems = refusals(options, arrays)
+    if problems:
+        raise StudioError(f"{name} cannot be imported: {'; '.join(problems)}")
+    vocabularies = (_vocabulary(release.vocabularies[0]), _vocabulary(release.vocabularies[1]))
+    return Pretrained(folder, name, "Marian", arrays, options, vocabularies, release.source_spm.read_bytes(),
+                      release.target_spm.read_bytes(), languages=languages(text(folder, "README.md")))
 
 
 def find_release(folder: Path, name: str) -> Release:
@@ -170,8 +186,9 @@ def _depth(arrays: dict, side: str) -> int:
     return depth
 
 
-def model_config(options: dict, arrays: dict, source: IdSpace, target: IdSpace, max_length: int) -> ModelConfig:
+def model_config(pretrained: Pretrained, source: IdSpace, target: IdSpace, max_length: int) -> ModelConfig:
     """The ModelConfig of a model `refusals` accepts."""
+    options, arrays = pretrained.options, pretrained.arrays
     shared = "Wemb" in arrays
     embedding = arrays["Wemb" if shared else "encoder_Wemb"]
     d_model, d_ff = embedding.shape[1], arrays["encoder_l1_ffn_W1"].shape[1]
@@ -190,9 +207,9 @@ def model_config(options: dict, arrays: dict, source: IdSpace, target: IdSpace, 
         num_decoder_layers=depths[1] if depths[1] != depths[0] else 0, d_model=d_model,
         num_heads=int(options.get("transformer-heads", 8)), d_ff=d_ff, dropout=0.0, norm=norm,
         share_embeddings=shared, tie_output=tied, max_source_len=max_length, max_target_len=max_length,
-        layer_norm_epsilon=EPSILON, pad_id=target.pad_id, bos_id=target.bos_id, eos_id=target.eos_id,
+        layer_norm_epsilon=pretrained.epsilon, pad_id=target.pad_id, bos_id=target.bos_id, eos_id=target.eos_id,
         activation=ACTIVATIONS[options.get("transformer-ffn-activation", "swish")], positional="halves",
-        scale_embeddings=True, logits_bias=tied)
+        scale_embeddings=pretrained.scale_embeddings, logits_bias=tied)
     try:
         config.validate()
     except ValueError as error:
@@ -291,48 +308,57 @@ def published_scores(readme: str) -> dict[str, dict]:
     return scores
 
 
-def licence(release: Release) -> str:
-    """The release's licence in a line: its LICENSE file's first line, else what its README says of one."""
+def licence(pretrained: Pretrained) -> str:
+    """The model's licence in a line: its LICENSE file's first line, else what its README says of one (a Hugging
+    Face model card's `license:` field included)."""
     for name in ("LICENSE", "LICENSE.txt", "LICENCE"):
-        first = next((line.strip() for line in release.text(name).splitlines() if line.strip()), "")
+        first = next((line.strip() for line in pretrained.text(name).splitlines() if line.strip()), "")
         if first:
             return first
-    said = next((line.strip(" *-") for line in release.text("README.md").splitlines() if "licen" in line.lower()), "")
+    readme = pretrained.text("README.md")
+    field = re.match(r"---\s*\n(?:.*\n)*?license:\s*(\S+)", readme)
+    if field:
+        return f"{field.group(1)} (the license its model card states)"
+    said = next((line.strip(" *-") for line in readme.splitlines() if "licen" in line.lower()), "")
     return said or ("not stated in the release (OPUS-MT models are published under CC-BY 4.0: check the source "
                     "you took this one from)")
 
 
-def _languages(readme: str) -> tuple[str, str]:
+def languages(readme: str) -> tuple[str, str]:
+    """(source, target) languages as an OPUS-MT README (or a Hugging Face card copied from one) lists them."""
     found = {}
     for side in ("source", "target"):
-        match = re.search(rf"{side} language\(s\):\s*([\w\- ]+)", readme)
+        match = re.search(rf"{side} language(?:s|\(s\))?:\s*([\w\- ]+)", readme)
         found[side] = match.group(1).strip().split()[0] if match else ""
     return found["source"], found["target"]
 
 
-def model_card(release: Release, config: ModelConfig, parameters: int, scores: dict, source_text: str) -> str:
+def model_card(pretrained: Pretrained, config: ModelConfig, parameters: int, scores: dict, source_text: str) -> str:
     """MODEL_CARD.md of an imported model: where it came from, its licence, its published scores, and what the import
     changed."""
     layers = (f"{config.num_layers}-layer encoder, {config.decoder_depth}-layer decoder"
               if config.num_decoder_layers else f"{config.num_layers} layers")
-    lines = [f"# {release.name} (imported Marian model)", "",
+    layout = ("a Marian release (decoder.yml, the .npz, the vocabulary .yml)" if pretrained.layout == "Marian" else
+              f"a {pretrained.layout} MarianMT folder (config.json, model.safetensors, vocab.json)")
+    lines = [f"# {pretrained.name} (imported Marian model)", "",
              f"A Marian Transformer ({layers}, d_model {config.d_model}, {config.num_heads} heads, d_ff {config.d_ff}, "
              f"{config.norm}-norm, {config.activation} feed-forward, {parameters:,} parameters) **imported** into "
              "Transformer Studio by `studio import`; not trained by it.", "",
-             "## Source", f"- Imported from: `{source_text}`", f"- Licence: {licence(release)}",
+             "## Source", f"- Imported from: `{source_text}`, {layout}", f"- Licence: {licence(pretrained)}",
              "- Attribution: OPUS-MT models are the work of the Helsinki-NLP team (Tiedemann & Thottingal, 2020, "
              "\"OPUS-MT — Building open translation services for the World\"), trained with Marian NMT.", ""]
     if scores:
-        lines += ["## Published scores", "As the release's README states them (not measured here):", "",
+        lines += ["## Published scores", "As the model's README states them (not measured here):", "",
                   "| test set | BLEU | chrF |", "|---|---|---|"]
         lines += [f"| {name} | {row.get('bleu', '')} | {row.get('chrf', '')} |" for name, row in scores.items()]
         lines.append("")
     lines += ["## What the import changed",
-              "- The weights are Marian's, as float32, under the studio's names; the tokenizers are the release's "
-              "source.spm and target.spm, renumbered so that a piece's id is its id in the release's vocabulary.",
+              "- The weights are the model's, as float32, under the studio's names; the tokenizers are its "
+              "source.spm and target.spm, renumbered so that a piece's id is its id in the model's vocabulary.",
               f"- Added ids: padding and the decoder start (zero embeddings: Marian starts decoding from a zero "
               f"embedding), and pieces the vocabulary lacks (read as `<unk>`, as Marian reads them); the model never "
               f"writes them. Sources and outputs are at most {config.max_source_len} tokens.",
+              *pretrained.notes,
               "- The release's own pre- and post-processing scripts (if any) are not run: the studio's translator text "
               "pipeline (Unicode normalization and whitespace) prepares the input instead.", "",
               "## Intended use", "Translation with the studio's runtimes (TensorFlow, TFLite, ONNX) and exports, "
@@ -340,63 +366,50 @@ def model_card(release: Release, config: ModelConfig, parameters: int, scores: d
     return "\n".join(lines) + "\n"
 
 
-def import_marian(source: Path, out: Path, max_length: int = MAX_LENGTH, compact: bool = False,
-                  progress=print) -> Path:
-    """Convert the Marian release `source` (a folder or a zip) into a bundle at `out` (which must not exist);
-    returns `out`. StudioError says in one sentence what is missing or cannot be represented."""
+def write_bundle(pretrained: Pretrained, out: Path, max_length: int, compact: bool, source_text: str,
+                 progress) -> Path:
+    """The bundle of `pretrained` written to `out` (whole, or not at all)."""
     from studio.bundle import save_bundle  # deferred: it imports the text package
     from studio.model import build_model  # deferred: Keras
     from studio.weights import assign_arrays
 
-    out = Path(out)
-    if out.exists():
-        raise StudioError(f"{out} exists already; choose another --name or --out")
-    if not 4 <= max_length <= 1024:
-        raise StudioError(f"the longest source and output must be between 4 and 1024 tokens, not {max_length}")
-    source = Path(source)
-    with opened(source) as folder:
-        release = find_release(folder, source.name)
-        progress(f"Reading {release.model.name}...")
-        arrays, options = load_weights(release.model)
-        problems = refusals(options, arrays)
-        if problems:
-            raise StudioError(f"{source.name} cannot be imported: {'; '.join(problems)}")
-        vocabularies = tuple(_vocabulary(path) for path in release.vocabularies)
-        if "Wemb" in arrays and vocabularies[0] != vocabularies[1]:
-            raise StudioError(f"{source.name} shares one embedding between two different vocabularies")
-        tokenizers, source_space, target_space = marian_tokenizers(
-            vocabularies, release.source_spm.read_bytes(), release.target_spm.read_bytes())
-        if source_space.pad_id != target_space.pad_id:
-            raise StudioError(f"{source.name}: its vocabularies put <pad> at different ids")
-        config = model_config(options, arrays, source_space, target_space, max_length)
-        model = build_model(config).build_weights()
-        try:
-            assign_arrays(model.weights, studio_arrays(arrays, config, source_space, target_space))
-        except ValueError as error:
-            raise StudioError(f"{source.name}: its weights do not fit its options ({error})") from None
-        scores = published_scores(release.text("README.md"))
-        source_lang, target_lang = _languages(release.text("README.md"))
-        bundle_config = BundleConfig(
-            model=config, train=TrainConfig(epochs=0),
-            tokenizer=TokenizerConfig(kind="sentencepiece", shared=False, vocab_size=target_space.size,
-                                      byte_fallback=False),
-            task=TaskConfig(task=TRANSLATOR.name, source_lang=source_lang or "ko", target_lang=target_lang or "en",
-                            text_pipeline="translator", imported_from=f"Marian: {source.resolve()}"))
-        parameters = model.parameter_count()
-        metrics = {"task": TRANSLATOR.name, "parameters": parameters, "imported_from": str(source.resolve()),
-                   "evaluation": {f"{name} (published)": {"as published": row} for name, row in scores.items()}}
-        card = model_card(release, config, parameters, scores, str(source.resolve()))
-        progress(f"Writing the bundle to {out}...")
-        temporary = out.with_name(f".importing-{out.name}")  # a failed import leaves no half-written bundle
+    name, arrays = pretrained.name, pretrained.arrays
+    if "Wemb" in arrays and pretrained.vocabularies[0] != pretrained.vocabularies[1]:
+        raise StudioError(f"{name} shares one embedding between two different vocabularies")
+    tokenizers, source_space, target_space = marian_tokenizers(pretrained.vocabularies, pretrained.source_spm,
+                                                               pretrained.target_spm)
+    if source_space.pad_id != target_space.pad_id:
+        raise StudioError(f"{name}: its vocabularies put <pad> at different ids")
+    config = model_config(pretrained, source_space, target_space, max_length)
+    model = build_model(config).build_weights()
+    try:
+        assign_arrays(model.weights, studio_arrays(arrays, config, source_space, target_space))
+    except ValueError as error:
+        raise StudioError(f"{name}: its weights do not fit its options ({error})") from None
+    scores = published_scores(pretrained.text("README.md"))
+    source_lang, target_lang = pretrained.languages
+    bundle_config = BundleConfig(
+        model=config, train=TrainConfig(epochs=0),
+        tokenizer=TokenizerConfig(kind="sentencepiece", shared=False, vocab_size=target_space.size,
+                                  byte_fallback=False),
+        task=TaskConfig(task=TRANSLATOR.name, source_lang=source_lang or "ko", target_lang=target_lang or "en",
+                        text_pipeline="translator", imported_from=f"{pretrained.layout}: {source_text}"))
+    parameters = model.parameter_count()
+    metrics = {"task": TRANSLATOR.name, "parameters": parameters, "imported_from": source_text,
+               "licence": licence(pretrained),
+               "evaluation": {f"{test_set} (published)": {"as published": row} for test_set, row in scores.items()}}
+    card = model_card(pretrained, config, parameters, scores, source_text)
+    progress(f"Writing the bundle to {out}...")
+    temporary = out.with_name(f".importing-{out.name}")  # a failed import leaves no half-written bundle
+    shutil.rmtree(temporary, ignore_errors=True)
+    try:
+        save_bundle(temporary, bundle_config, tokenizers, model, metrics, card, compact=compact)
+        os.replace(temporary, out)
+    except OSError as error:
+        raise StudioError(f"{out}: cannot write the bundle here ({error.strerror or error})") from None
+    finally:
         shutil.rmtree(temporary, ignore_errors=True)
-        try:
-            save_bundle(temporary, bundle_config, tokenizers, model, metrics, card, compact=compact)
-            os.replace(temporary, out)
-        except OSError as error:
-            raise StudioError(f"{out}: cannot write the bundle here ({error.strerror or error})") from None
-        finally:
-            shutil.rmtree(temporary, ignore_errors=True)
-        return out
+    return out
 
 
 def _vocabulary(path: Path) -> list[str]:

@@ -1,17 +1,23 @@
-"""The Models tab: the model library (`studio.library`) — the shipped chatbot and translator and every model the
-user trained — with each one's task, size, parameters, data, dev scores and card; which one the Chat, Translate,
-Compare and Explore tabs use (per task); rename and delete (never the shipped ones, never one in use)."""
+"""The Models tab: the model library (`studio.library`) — the shipped chatbot and translator, every model the
+user trained and every translator imported — with each one's task, size, parameters, data, dev scores and card;
+which one the Chat, Translate, Compare and Explore tabs use (per task); rename and delete (never the shipped ones,
+never one in use); importing a pretrained translator (`studio.importers.pretrained`, as `studio import` does)."""
 
 from __future__ import annotations
 
 import html
+import os
+import queue
+import threading
 
 import gradio as gr
 
-from studio import library
-from studio.errors import StudioError
+from studio import library, paths
 from studio.app_model import AppModel
-from studio.ui.common import inform, warn
+from studio.errors import StudioError
+from studio.importers.pretrained import import_pretrained, library_target
+from studio.serving import Limits
+from studio.ui.common import delete_upload, inform, upload_of, warn
 
 COLUMNS = ["in use", "name", "task", "MB", "parameters", "trained on", "dev score"]
 
@@ -39,8 +45,11 @@ def details(name: str | None) -> str:
         e = library.find_model(name)
     except StudioError as error:
         return html.escape(str(error))
-    facts = [f"**{html.escape(e.name)}** — {e.task}, {'shipped with the app' if e.shipped else 'yours'}, "
-             f"{e.bytes / 2**20:.1f} MB, {e.parameters:,} parameters", f"Folder: `{e.path}`"]
+    origin = "shipped with the app" if e.shipped else "imported" if e.imported_from else "yours"
+    facts = [f"**{html.escape(e.name)}** — {e.task}, {origin}, {e.bytes / 2**20:.1f} MB, {e.parameters:,} parameters",
+             f"Folder: `{e.path}`"]
+    if e.imported_from:
+        facts.append(f"Imported from `{html.escape(e.imported_from)}`; licence: {html.escape(e.licence or '?')}")
     if e.train_pairs:
         facts.append(f"Trained on {e.train_pairs:,} pairs ({e.dev_pairs:,} held out for its dev split)"
                      + (f" from {html.escape(e.data)}" if e.data else ""))
@@ -71,9 +80,10 @@ def other_than(name, armed, use_armed):
 class ModelsTab:
     def __init__(self, services: dict[str, AppModel]):
         self.services = services
-        gr.Markdown(f"Every model the app knows: the two it ships with and each one you trained or fine-tuned in the "
-                    f"Train tab (kept on this computer in `{library.models_dir()}`). **Use** makes a model the one the "
-                    "Chat, Translate, Compare and Explore tabs run for its task.")
+        gr.Markdown(f"Every model the app knows: the two it ships with, each one you trained or fine-tuned in the "
+                    f"Train tab and each translator you imported (below), kept on this computer in "
+                    f"`{library.models_dir()}`. **Use** makes a model the one the Chat, Translate, Compare and Explore "
+                    "tabs run for its task.")
         self.table = gr.Dataframe(headers=COLUMNS, value=lambda: library_rows(services), interactive=False,
                                   wrap=True, elem_id="models-table",  # every column on the page at 1200 px
                                   column_widths=["6%", "14%", "10%", "6%", "11%", "22%", "31%"])
@@ -87,6 +97,7 @@ class ModelsTab:
             rename = gr.Button("Rename", elem_id="models-rename")
             delete = gr.Button(DELETE, variant="stop", elem_id="models-delete")
         self.details = gr.Markdown(details(None), elem_id="models-details")
+        upload, source, name, start, status = self.import_box()
         outputs = [self.table, self.choice, self.details]
         private = {"api_visibility": "private"}  # page events, not an API: nothing here is for other programs
         # Delete asks first: its first click names the model on the button, a second click deletes it; anything
@@ -107,6 +118,31 @@ class ModelsTab:
         use.click(self.use, [self.choice, use_armed], [*outputs, use_armed, use], **private)
         rename.click(self.rename, [self.choice, self.new_name], outputs, **private)
         delete.click(self.delete, [self.choice, armed], [*outputs, armed, delete], **private)
+        start.click(*disarm, queue=False, **private)
+        start.click(*disarm_use, queue=False, **private)
+        start.click(self.import_model, [upload, source, name], [*outputs, status, upload], **private)
+
+    @staticmethod
+    def import_box():
+        """The import's inputs, button and status line."""
+        limit = f"{Limits.max_file_bytes // 2**20} MB"
+        with gr.Accordion("Import a pretrained translator (Marian / OPUS-MT, Hugging Face)", open=False,
+                          elem_id="models-import-box"):
+            gr.Markdown(f"Upload a Marian / OPUS-MT release zip (up to {limit}, the app's upload limit), or type "
+                        "the path on this computer of a release's folder or zip or of a Hugging Face MarianMT folder "
+                        "(any size), or a Hugging Face model id such as `Helsinki-NLP/opus-mt-ko-en` (downloaded into "
+                        f"`{paths.cache_dir() / 'huggingface'}`). It joins the library as a translator, with its "
+                        "licence and published scores in its card. What cannot be imported is said here, with why.")
+            with gr.Row():
+                upload = gr.File(label="Release zip", file_types=[".zip"], elem_id="models-import-file")
+                with gr.Column():
+                    source = gr.Textbox(label="…or a folder, zip or model id", max_lines=1,
+                                        elem_id="models-import-source")
+                    name = gr.Textbox(label="Name (default: the folder's, zip's or model id's)", max_lines=1,
+                                      elem_id="models-import-name")
+                    start = gr.Button("Import", variant="primary", elem_id="models-import")
+            status = gr.Markdown("", elem_id="models-import-status")
+        return upload, source, name, start, status
 
     @property
     def listing(self) -> list:
@@ -185,3 +221,42 @@ class ModelsTab:
     def _serving(self, path) -> list[AppModel]:
         """The services whose tabs run the bundle at `path` now."""
         return [s for s in self.services.values() if s.bundle_path and s.bundle_path.resolve() == path.resolve()]
+
+    def import_model(self, upload, typed: str, name: str):
+        """Import the uploaded zip, or the folder, zip or model id typed; yields the progress as the status line, then
+        the library with the new model chosen. Every error is a message on the page."""
+        typed, name = os.path.expanduser((typed or "").strip()), (name or "").strip()
+        path, named = upload_of(upload) if upload is not None else (None, None)
+        source = path or typed
+        skip = (gr.skip(),) * 3
+        if not source:
+            warn("Upload a release zip, or type a folder, zip or model id.")
+            yield *skip, "⚠ Upload a release zip, or type a folder, zip or model id.", gr.skip()
+            return
+        messages, result = queue.Queue(), {}
+
+        def work():
+            try:
+                target = library_target(named or source, name or None)
+                result["path"] = import_pretrained(source, target, progress=messages.put, named=named)
+            except Exception as error:  # noqa: BLE001 - said on the page: a message, never a traceback
+                result["error"] = error
+            finally:
+                if path is not None:
+                    delete_upload(path)
+                messages.put(None)
+
+        threading.Thread(target=work, name="import-model", daemon=True).start()
+        while (message := messages.get()) is not None:
+            yield *skip, f"Importing {html.escape(str(named or source))}: {html.escape(str(message))}", gr.skip()
+        error = result.get("error")
+        if error is not None:
+            said = error if isinstance(error, StudioError) else f"the import failed ({type(error).__name__}: {error})"
+            warn(said)
+            yield *skip, f"⚠ {html.escape(str(said))}", None
+            return
+        entry = library.read_entry(result["path"], result["path"].name)
+        message = f"Imported {entry.name}: choose “{USE}” to make it the {entry.task} the app uses."
+        inform(message)
+        yield *self.refreshed(entry.name), html.escape(message), None
+

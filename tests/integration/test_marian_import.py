@@ -8,12 +8,13 @@ import zipfile
 import numpy as np
 import pytest
 import yaml
+from helpers import refused as refused_by
 from marian_fixture import MODEL_FILE, POST_NORM, model_yml, write_release
 from typer.testing import CliRunner
 
 from studio import library
 from studio.bundle import load_bundle
-from studio.cli import app, main
+from studio.cli import app
 from studio.tasks import TRANSLATOR
 
 
@@ -29,15 +30,7 @@ def studio_import(*args):
 
 
 def refused(capsys, monkeypatch, *args) -> str:
-    """What `studio import ARGS` says when it refuses: one line (after any progress), exit status 1, no traceback."""
-    monkeypatch.setattr("sys.argv", ["studio", "import", *map(str, args)])
-    with pytest.raises(SystemExit) as exit_status:
-        main()
-    err = capsys.readouterr().err
-    assert exit_status.value.code == 1 and "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert lines[-1].startswith("error: ") and sum("error" in line for line in lines) == 1, err
-    return lines[-1]
+    return refused_by(capsys, monkeypatch, "import", *args)
 
 
 def changed_release(release, folder, options=None, drop=()):

@@ -1,6 +1,7 @@
 """An imported Marian model computes what CTranslate2's own Marian converter makes of the same release (a peer
-implementation): tiny random models of each architecture (`marian_fixture`), compared on the raw model path (the
-decode loop with plain strategies: no protection, guards or length caps), then through the ONNX and TFLite exports."""
+implementation): tiny random models of each architecture (`marian_fixture`), imported from the Marian release and
+from the same model in a Hugging Face MarianMT folder, compared on the raw model path (the decode loop with plain
+strategies: no protection, guards or length caps), then through the ONNX and TFLite exports."""
 
 import json
 from dataclasses import dataclass
@@ -8,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 import sentencepiece as spm
-from marian_fixture import POST_NORM, VARIANTS, VOCABULARY_FILE, sentences, write_release
+from marian_fixture import (HF_VARIANTS, POST_NORM, VARIANTS, VOCABULARY_FILE, sentences, write_huggingface,
+                            write_release)
 from typer.testing import CliRunner
 
 from studio.bundle import load_bundle
@@ -40,23 +42,27 @@ class Case:
         return [self.ids(result.hypotheses[0]) for result in results]
 
 
-def converted(variant, root):
-    """(the release, our bundle imported by `studio import`, CTranslate2's model converted by its own
-    OpusMTConverter). The converter leaves the layer norm epsilon at CTranslate2's default, 1e-5 (PyTorch's, as
-    Hugging Face's MarianMT has it); Marian computes with 1e-9, as the import does: CTranslate2's model is given
-    Marian's (on these tiny models its 1e-5 moves a log-probability by up to 2.6e-4)."""
+def converted(variant, root, layout="marian"):
+    """(the release, our bundle imported by `studio import` from the release or, `layout` "huggingface", from the
+    same model in a Hugging Face folder, CTranslate2's model converted from the release by its own OpusMTConverter).
+    The converter leaves the layer norm epsilon at CTranslate2's default, 1e-5 (PyTorch's, which Hugging Face's
+    MarianMT keeps, and so does the import of a Hugging Face folder); Marian computes with 1e-9, as the import of a
+    release does: then CTranslate2's model is given Marian's (on these tiny models its 1e-5 moves a log-probability
+    by up to 2.6e-4)."""
     import ctranslate2
     from ctranslate2.converters import OpusMTConverter
 
     release = write_release(root / "opus-mt-ko-en", variant)
-    result = CliRunner().invoke(app, ["import", str(release), "--out", str(root / "bundle"),
+    source = release if layout == "marian" else write_huggingface(release, root / "hf-opus-mt-ko-en", variant)
+    result = CliRunner().invoke(app, ["import", str(source), "--out", str(root / "bundle"),
                                       "--max-length", str(CAPACITY)])
     assert result.exit_code == 0, result.output
     OpusMTConverter(str(release)).convert(str(root / "ct2"))
     settings = json.loads((root / "ct2" / "config.json").read_text(encoding="utf-8"))
     assert settings["layer_norm_epsilon"] is None
-    settings["layer_norm_epsilon"] = EPSILON
-    (root / "ct2" / "config.json").write_text(json.dumps(settings), encoding="utf-8")
+    if layout == "marian":
+        settings["layer_norm_epsilon"] = EPSILON
+        (root / "ct2" / "config.json").write_text(json.dumps(settings), encoding="utf-8")
     translator = ctranslate2.Translator(str(root / "ct2"), intra_threads=1)
     return release, load_bundle(root / "bundle"), translator
 
@@ -80,9 +86,13 @@ def ended(outputs: list[list[int]]) -> list[int]:
     return chosen
 
 
-@pytest.fixture(scope="module", params=VARIANTS, ids=[v.name for v in VARIANTS])
+LAYOUTS = [(variant, "marian") for variant in VARIANTS] + [(variant, "huggingface") for variant in HF_VARIANTS]
+
+
+@pytest.fixture(scope="module", params=LAYOUTS, ids=[f"{v.name}, {layout}" for v, layout in LAYOUTS])
 def case(request, tmp_path_factory):
-    release, bundle, translator = converted(request.param, tmp_path_factory.mktemp("marian"))
+    variant, layout = request.param
+    release, bundle, translator = converted(variant, tmp_path_factory.mktemp("marian"), layout)
     return Case(bundle, translator, *marian_sources(release, bundle), read_vocabulary(release / VOCABULARY_FILE))
 
 

@@ -20,7 +20,9 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "web" / "scripts"
     ("figures-fixture.py", "the figure guard or the date handling (studio/generate/figures.py, studio/text/dates.py)"),
     ("facts-fixture.py", "how years, months, numbers, amounts or names are recognised (studio/text/facts.py)"),
     ("protect-fixture.py", "term protection (studio/text/protect.py, numbers.py, transliteration.py or translation.py's "
-                           "_unprotect)")])
+                           "_unprotect)"),
+    ("tokenizer-fixture.py", "an imported model's tokenizers (studio/importers/marian_vocab.py) or the tokenizer "
+                             "(studio/text/tokenizers.py)")])
 def test_the_web_fixtures_are_what_the_python_code_answers(script, what):
     spec = importlib.util.spec_from_file_location(script.removesuffix(".py").replace("-", "_"), SCRIPTS / script)
     fixture = importlib.util.module_from_spec(spec)

@@ -62,7 +62,9 @@ test("LiteRT.js golden checks", { skip: missing ?? false }, async (t) => {
           const diff = maxAbsDiff(logits, golden.step0.subarray(i * V, (i + 1) * V));
           assert.ok(diff <= 1e-3, `${s.text}: max |diff| ${diff}`);
         }
-        compare("greedy", (await generate(runtime, s.source_ids)).ids, expectedIds(s, name), s.text);
+        const { bos: bosId, eos: eosId } = golden.special_ids;
+        const greedy = await generate(runtime, s.source_ids, { bosId, eosId });
+        compare("greedy", greedy.ids, expectedIds(s, name), s.text);
         if (!beam) continue;
         compare("beam", (await generate(runtime, s.source_ids, beam)).ids, expectedIds(s, name, "beam"), s.text);
       }

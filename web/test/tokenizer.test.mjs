@@ -1,9 +1,13 @@
-// The tokenizer and prepareSource give the golden source ids; finishOutput gives the golden output text.
+// The tokenizer and prepareSource give the golden source ids; finishOutput gives the golden output text. An
+// imported model's tokenizer (special ids of its own) encodes, decodes and is refused as in Python
+// (tokenizer-cases.json, written by web/scripts/tokenizer-fixture.py).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { before, test } from "node:test";
 
 import { goldenMissing, goldenPipeline, goldenTokenizer, readGolden } from "../scripts/golden-data.mjs";
 import { finishOutput, prepareSource } from "../src/decode.js";
+import { loadTokenizer } from "../src/tokenizer.js";
 
 const skip = goldenMissing() ?? false;
 let golden, tokenizer, textPipeline;
@@ -46,4 +50,25 @@ test("decode stops at </s> and skips <pad>, <s>, <unk>", { skip }, () => {
   const ids = golden.sentences[0].greedy_ids;
   assert.equal(tokenizer.decode([1, 0, ...ids, 3, 2, ...ids]), tokenizer.decode(ids));
   assert.equal(tokenizer.decode([]), "");
+});
+
+const imported = JSON.parse(readFileSync(new URL("./tokenizer-cases.json", import.meta.url), "utf8"));
+const modelBytes = (base64) => new Uint8Array(Buffer.from(base64, "base64"));
+
+test("an imported model's tokenizer has the special ids its model gives, as Python reads them", async () => {
+  const tokenizer = await loadTokenizer(modelBytes(imported.model));
+  const { padId: pad, bosId: bos, eosId: eos, unkId: unk } = tokenizer;
+  assert.deepEqual({ pad, bos, eos, unk }, imported.special_ids);
+  assert.notDeepEqual([pad, bos, eos, unk], [0, 1, 2, 3]);
+  assert.equal(tokenizer.pieces.length, imported.vocab_size);
+});
+
+test("an imported model's tokenizer encodes and decodes as Python does", async () => {
+  const tokenizer = await loadTokenizer(modelBytes(imported.model));
+  for (const { text, ids } of imported.encode) assert.deepEqual(tokenizer.encode(text), ids, text);
+  for (const { ids, text } of imported.decode) assert.equal(tokenizer.decode(ids), text, ids.join(" "));
+});
+
+test("a model without one of the four special pieces is refused, as in Python", async () => {
+  await assert.rejects(loadTokenizer(modelBytes(imported.without_pad)), { message: imported.without_pad_error });
 });
