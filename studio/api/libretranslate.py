@@ -28,7 +28,7 @@ from studio.app_model import AppModel, InputError, decode_options, offer_downloa
 from studio.errors import DataError, StudioError
 from studio.files import session_folder
 from studio.formats import FORMATS, output_name
-from studio.tasks import TRANSLATOR
+from studio.tasks import TRANSLATOR, task_named
 from studio.text.protect import Glossary, Protector, protector_for
 from studio.text.script import script_of
 from studio.translation import n_best, translate, translate_document
@@ -36,8 +36,17 @@ from studio.translation import n_best, translate, translate_document
 log = logging.getLogger(__name__)
 
 VERSION = "1.9.6"  # the LibreTranslate API this follows
-LANGUAGES = {"ko": "Korean", "en": "English"}
-SOURCE, TARGET = "ko", "en"
+# the names LibreTranslate gives the languages OPUS-MT translates most; another code is named by itself
+LANGUAGES = {"ar": "Arabic", "cs": "Czech", "da": "Danish", "de": "German", "el": "Greek", "en": "English",
+             "es": "Spanish", "fi": "Finnish", "fr": "French", "hi": "Hindi", "hu": "Hungarian", "id": "Indonesian",
+             "it": "Italian", "ja": "Japanese", "ko": "Korean", "nl": "Dutch", "pl": "Polish", "pt": "Portuguese",
+             "ru": "Russian", "sv": "Swedish", "th": "Thai", "tr": "Turkish", "uk": "Ukrainian", "vi": "Vietnamese",
+             "zh": "Chinese"}
+SOURCE, TARGET = "ko", "en"  # the pair of a translator whose config names none
+
+
+def language(code: str) -> dict:
+    return {"code": code, "name": LANGUAGES.get(code, code)}
 MAX_TEXTS = 50  # texts in one request's `q` list
 DEFAULT_PER_MINUTE = 60  # requests per minute of a key listed without a number
 MAX_ALTERNATIVES = 8
@@ -117,15 +126,24 @@ class LibreTranslateApi:
         if api_key and self.keys is not None and cost > 0:
             self.keys.admit(str(api_key), cost)
 
+    def pair(self) -> tuple[str, str]:
+        """The served translator's languages (its config's; an imported model's are its own), source first."""
+        bundle = self.translator.bundle
+        task = bundle.config.task if bundle is not None else None
+        if task is None or not task_named(task.task).translates:  # a test's tiny chatbot served as a translator
+            return SOURCE, TARGET
+        return task.source_lang or SOURCE, task.target_lang or TARGET
+
     def check_pair(self, source: str, target: str) -> None:
         source, target = str(source).lower(), str(target).lower()
-        if source != "auto" and source not in LANGUAGES:
+        served, wanted = self.pair(), self.pair()[1]
+        if source != "auto" and source not in served:
             raise ApiError(400, f"{source} is not supported")
-        if target not in LANGUAGES:
+        if target not in served:
             raise ApiError(400, f"{target} is not supported")
-        if source not in ("auto", SOURCE) or target != TARGET:
-            raise ApiError(400, f"{LANGUAGES[target]} ({target}) is not available as a target language from "
-                                f"{LANGUAGES.get(source, source)} ({source})")
+        if source not in ("auto", served[0]) or target != wanted:
+            raise ApiError(400, f"{language(target)['name']} ({target}) is not available as a target language from "
+                                f"{language(source)['name'] if source != 'auto' else source} ({source})")
 
     def check_texts(self, texts: list) -> None:
         """The app's own input checks (`AppModel.check_text`: empty, too long, nothing readable), in LibreTranslate's
@@ -256,14 +274,12 @@ class LibreTranslateApi:
     def settings(self) -> dict:
         return {"apiKeys": self.keys is not None, "charLimit": self.translator.limits.max_input_chars,
                 "filesTranslation": True, "frontendTimeout": 500, "keyRequired": self.keys_required,
-                "language": {"source": {"code": SOURCE, "name": LANGUAGES[SOURCE]},
-                             "target": {"code": TARGET, "name": LANGUAGES[TARGET]}},
+                "language": {"source": language(self.pair()[0]), "target": language(self.pair()[1])},
                 "suggestions": False, "supportedFilesFormat": sorted(FORMATS)}
 
-    @staticmethod
-    def languages() -> list[dict]:
-        return [{"code": SOURCE, "name": LANGUAGES[SOURCE], "targets": [TARGET]},
-                {"code": TARGET, "name": LANGUAGES[TARGET], "targets": []}]
+    def languages(self) -> list[dict]:
+        source, target = self.pair()
+        return [{**language(source), "targets": [target]}, {**language(target), "targets": []}]
 
     # ---- routes ------------------------------------------------------------------------------------------
     def router(self) -> APIRouter:

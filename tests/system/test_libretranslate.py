@@ -219,3 +219,22 @@ def test_a_doubled_slash_wrong_methods_and_suggestions_get_libretranslates_answe
     preflight = http.options("/translate", headers={"Origin": "moz-extension://x",
                                                     "Access-Control-Request-Method": "POST"})
     assert preflight.status_code == 200 and preflight.headers["access-control-allow-origin"] == "*"
+
+
+def test_the_api_lists_and_accepts_the_served_models_own_language_pair(translator, tmp_path, monkeypatch):
+    from studio.tasks import TRANSLATOR
+
+    task = translator.bundle.config.task  # as an imported English-German model's config says
+    monkeypatch.setattr(task, "task", TRANSLATOR.name)
+    monkeypatch.setattr(task, "source_lang", "en")
+    monkeypatch.setattr(task, "target_lang", "de")
+    api = client(translator, tmp_path)
+    assert api.get("/languages").json() == [{"code": "en", "name": "English", "targets": ["de"]},
+                                            {"code": "de", "name": "German", "targets": []}]
+    settings = api.get("/frontend/settings").json()["language"]
+    assert settings == {"source": {"code": "en", "name": "English"}, "target": {"code": "de", "name": "German"}}
+    assert api.post("/translate", json={"q": "Hello.", "source": "en", "target": "de"}).status_code == 200
+    refused = api.post("/translate", json={"q": KOREAN, "source": "ko", "target": "en"})
+    assert (refused.status_code, refused.json()) == (400, {"error": "ko is not supported"})
+    backwards = api.post("/translate", json={"q": "Hallo.", "source": "de", "target": "en"})
+    assert backwards.json() == {"error": "English (en) is not available as a target language from German (de)"}
