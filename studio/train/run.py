@@ -334,7 +334,9 @@ def build_tokenizers(run: TrainingRun) -> TokenizerPair:
         m = config.model
         m.src_vocab_size, m.tgt_vocab_size = tokenizers.source.vocab_size, tokenizers.target.vocab_size
         m.pad_id, m.bos_id, m.eos_id = tokenizers.target.pad_id, tokenizers.target.bos_id, tokenizers.target.eos_id
-        if m.share_embeddings and not tokenizers.shared:
+        # two tokenizers of their own vocabularies share no embedding; an --init-from model's (an imported Marian
+        # model's source and target tokenizers number one shared vocabulary) keep its architecture
+        if m.share_embeddings and not tokenizers.shared and not (run.initial is not None and not run.transplanting):
             m.share_embeddings = False
         config.task.sources = [Path(f).name for f in run.files]
         out.mkdir(parents=True, exist_ok=True)

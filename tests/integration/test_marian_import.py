@@ -119,3 +119,17 @@ def test_a_release_with_a_missing_file_or_another_layout_is_refused_in_one_sente
     studio_import(release, "--name", "taken")
     assert "a model named 'taken' exists already" in refused(capsys, monkeypatch, release, "--name", "taken")
     library.delete("taken")
+
+
+@pytest.mark.usefixtures("eager_train_steps")
+def test_an_imported_model_fine_tunes_on_your_pairs_keeping_its_shared_vocabulary(release, tmp_path, koen_tsv):
+    from studio.train.run import train_task
+
+    studio_import(release, "--out", tmp_path / "imported")
+    imported = load_bundle(tmp_path / "imported")
+    assert imported.config.model.share_embeddings and not imported.config.tokenizer.shared  # two .spm, one vocab
+    train_task(TRANSLATOR.name, tmp_path / "tuned", data_files=[koen_tsv], init_from=tmp_path / "imported",
+               overrides={"train.epochs": 1, "train.batch_size": 8, "train.jit_compile": False})
+    tuned = load_bundle(tmp_path / "tuned")
+    assert tuned.config.model == imported.config.model  # its architecture, special ids and options kept
+    assert tuned.tokenizers.source.encode("나는 커피를 좋아해.") == imported.tokenizers.source.encode("나는 커피를 좋아해.")
