@@ -19,7 +19,7 @@ LAYERS = (
     ("jobs", ("studio.app_model", "studio.serving", "studio.scheduler", "studio.latency", "studio.train.run",
               "studio.train.accelerated", "studio.train.card", "studio.train.ensemble", "studio.train.jobs")),
     ("packages", ("exporters.package", "exporters.portable", "exporters.app_golden", "exporters.android", "exporters.ios",
-                  "exporters.web", "exporters.web_constants")),
+                  "exporters.web", "exporters.web_constants", "exporters.replies")),
     ("translation", ("studio.translation", "studio.evaluate", "studio.fidelity", "studio.packaged")),
     ("inference", ("studio.inference",)),
     ("exporters", ("exporters",)),
