@@ -131,8 +131,8 @@ def _stored_terms(card: str | None, stored: str) -> str:
     held = (f"`{stored}` holds the chatbot's training pairs as they were written — every question and its answer — "
             "which the chatbot replies with (the answer of the question most like a message).")
     if card and CHATBOT_DATA.search(card):
-        return (f"{held} They are ChatbotData's (songys/Chatbot_data, © 2018, MIT licence: its full text is in "
-                "THIRD_PARTY_NOTICES.md), which travels with the package under that licence.")
+        return (f"{held} They are ChatbotData's (songys/Chatbot_data, © 2018) and travel with the package under its MIT "
+                "licence, whose full text is in THIRD_PARTY_NOTICES.md.")
     return (f"{held} They are the training data itself, under its own terms (MODEL_CARD.md names it): ship them only "
             "if that data may be passed on (without these files and the manifest's `replies`, the chatbot replies with "
             "the model alone).")
