@@ -19,10 +19,11 @@ CARRIED = ("pom.xml", "build.gradle.kts", "run-jvm.sh", "README.md", "src/main",
 RUN_JVM = """#!/bin/sh
 # This package's model on the JVM: one output line per line of stdin (Java 17+ and Maven; built on first use).
 #   ./run-jvm.sh translate < input.txt      (a translator package)
-#   ./run-jvm.sh reply < messages.txt       (a chatbot package)
+#   ./run-jvm.sh reply < messages.txt       (a chatbot package: its stored reply where one is alike, else the model's)
+#   ./run-jvm.sh generate < messages.txt    (a chatbot package: the model's reply to each line)
 #   ./run-jvm.sh translate OTHER_MODEL_DIR < input.txt
 here=$(cd "$(dirname "$0")" && pwd)
-command=${1:?usage: ./run-jvm.sh translate|reply [MODEL_DIR]}
+command=${1:?usage: ./run-jvm.sh translate|reply|generate [MODEL_DIR]}
 exec "$here/library/run-jvm.sh" "$command" "${2:-$here}"
 """
 

@@ -2,7 +2,10 @@
 with their default decoding, protection on — for the task's golden sentences and `exporters/golden_texts/<task>.txt`
 (original sentences with numbers, amounts, dates, times, URLs and names), each line as one request, and all the
 first DOCUMENT_LINES lines as one text (a name introduced in one line is remembered in a later one). `golden/golden.json` keeps the raw
-model's ids apart: the decode loop's own check.
+model's ids apart: the decode loop's own check. For a chatbot with stored replies each case holds both replies a port
+must give: `output`, the default (`studio chat`: the stored reply, or the model's when no training question is
+alike), with `stored` (its `match` and the `question` it answers; null when the model wrote it), and `generated`,
+the model's reply (`studio chat --reply generate`).
 
 They are computed by `studio.packaged.PackagedModel` on the package's own files and kept beside the export
 (`golden/app.<variant>.json`), named by a hash of those files and of the code that made them, so a package of an
@@ -24,9 +27,10 @@ import numpy as np
 from exporters.portable import runtime_files
 from studio.files import atomic_write_bytes, sha256_of
 from studio.packaged import PackagedModel
+from studio.replies import GENERATE
 from studio.tasks import task_named
 
-FORMAT = "transformer-studio-app-golden/2"
+FORMAT = "transformer-studio-app-golden/3"
 # the lines decoded again as one text: enough for names remembered across lines (WHO at lines 18 and 68), while
 # every package's export and the Android library's test decode each golden text once more only for these
 DOCUMENT_LINES = 70
@@ -48,7 +52,9 @@ def identity(payload: dict[str, Path | bytes], task: str, rows_alone: bool = Fal
         if not _read_by_the_model(name):
             continue
         digest.update(name.encode())
-        digest.update(sha256_of(content).encode() if isinstance(content, Path) else hashlib.sha256(content).digest())
+        # a file's hex sha256, whether it is given as a Path or as its bytes: an unzipped package names the same
+        sha = sha256_of(content) if isinstance(content, Path) else hashlib.sha256(content).hexdigest()
+        digest.update(sha.encode())
     for name, source in sorted(runtime_files().items()):
         digest.update(name.encode() + hashlib.sha256(source).digest())
     if rows_alone:
@@ -59,11 +65,11 @@ def identity(payload: dict[str, Path | bytes], task: str, rows_alone: bool = Fal
 
 
 def _read_by_the_model(name: str) -> bool:
-    """Whether the outputs follow the file: the graphs, config.json and the tokenizer (not golden/, a port's data
-    and fixtures, the docs, the manifest, which says the same for every target)."""
+    """Whether the outputs follow the file: the graphs, config.json, the tokenizer and the stored replies (not
+    golden/, a port's data and fixtures, the docs, the manifest, which says the same for every target)."""
     if name.startswith(("golden/", "studio_runtime/", "fixtures/", "text/")) or name == "manifest.json":
         return False
-    return name.endswith((".tflite", ".onnx", ".json", ".model"))
+    return name.endswith((".tflite", ".onnx", ".json", ".model", ".bin"))
 
 
 def app_golden(payload: dict[str, Path | bytes], task: str, cache: Path, progress=print,
@@ -102,11 +108,24 @@ def _computed(payload: dict[str, Path | bytes], task: str, made_by: str, rows_al
         model = PackagedModel(scratch)
         if rows_alone:
             model.generator.runtime = OneRowAtATime(model.generator.runtime)
-        cases = [{"text": text, "output": model(text)} for text in texts]
+        cases = [_replies(model, text) if model.replies is not None else {"text": text, "output": model(text)}
+                 for text in texts]
         whole = "\n".join(texts[:DOCUMENT_LINES])
         document = {"text": whole, "output": model(whole)} if task_named(task).translates else None
+    replies = {"replies": {"modes": list(model.task.reply_modes), "rows": len(model.replies.questions)}
+               } if model.replies is not None else {}
     return {"format": FORMAT, "identity": made_by, "task": task, "decoding": task_named(task).default_decoding,
-            "protection": task_named(task).translates, "cases": cases, **({"document": document} if document else {})}
+            "protection": task_named(task).translates, **replies, "cases": cases,
+            **({"document": document} if document else {})}
+
+
+def _replies(model: PackagedModel, text: str) -> dict:
+    """A chatbot case with stored replies: the default reply (`output`: the stored one, else the model's), where it
+    came from (`stored`), and the model's (`generated`); the model decodes each text once."""
+    found, _ = model.stored_reply(text)  # the package's default mode: a stored reply
+    generated = model.reply(text, GENERATE)
+    stored = {"match": found.match, "question": found.question} if found else None
+    return {"text": text, "output": found.text if found else generated, "stored": stored, "generated": generated}
 
 
 class OneRowAtATime:

@@ -7,7 +7,8 @@
                               beside it (pinned, as tested), and the platform it was tested on
 
 The licence texts are kept in `exporters/licence_texts/` (Apache-2.0 and MIT from their publishers' standard text,
-Unicode-3.0 for the Unicode 14 tables the web page and the ios package carry)."""
+Unicode-3.0 for the Unicode 14 tables the web page and the ios package carry, ChatbotData-MIT.txt as songys/Chatbot_data
+words it: a chatbot package's stored replies are that data's questions and answers)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from pathlib import Path
 TEXTS = Path(__file__).resolve().parent / "licence_texts"
 NON_COMMERCIAL = re.compile(r"non-commercial", re.IGNORECASE)
 UNICODE_14 = "Unicode Character Database 14.0"
+# the shipped chatbot's data: songys/Chatbot_data (its LICENSE of 2018-08-03, unchanged at 4cf20d1 of 2023-03-30)
+CHATBOT_DATA = re.compile(r"songys/Chatbot_data|ChatbotData", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,11 @@ class Component:
     licence: str  # its SPDX identifier
     included: bool  # in the package (its licence text travels with it), or installed by the developer beside it
     what: str  # what it does in the package
+    text: str | None = None  # its licence's words in licence_texts/ when they are its own (default: <licence>.txt)
+
+    @property
+    def text_file(self) -> str:
+        return self.text or f"{self.licence}.txt"
 
 
 def installed_version(distribution: str) -> str:
@@ -60,8 +68,19 @@ def web_components(node_modules: Path) -> list[Component]:
         described = json.loads((node_modules / name / "package.json").read_text(encoding="utf-8"))
         components.append(Component(name, described["version"], described["license"], True, what))
     components.append(Component(UNICODE_14, "14.0.0", "Unicode-3.0", True,
-                                "src/unicode14.js: which code points Unicode 14.0 leaves unassigned"))
+                                "src/unicode14.js: which code points Unicode 14.0 leaves unassigned, and which "
+                                "it reads as cased and case-ignorable"))
     return components
+
+
+def replies_components(card: str | None, stored: str) -> list[Component]:
+    """The data a chatbot package's stored replies (`stored`: the portable index's path) are made of, when its
+    card names it: ChatbotData's questions and answers, MIT."""
+    if not (card and CHATBOT_DATA.search(card)):
+        return []
+    return [Component("ChatbotData (songys/Chatbot_data)", "1.0", "MIT", True,
+                      f"`{stored}`: its questions and answers as written, the chatbot's stored replies",
+                      "ChatbotData-MIT.txt")]
 
 
 def tested_on(target: str) -> str:
@@ -75,9 +94,11 @@ def tested_on(target: str) -> str:
     return f"{machine} with Python {platform.python_version()}"
 
 
-def licence_files(card: str | None, target: str, components: list[Component]) -> dict[str, bytes]:
-    """{path in the package: content} of the licence files, for a bundle whose MODEL_CARD.md reads `card`."""
-    files = {"LICENSE.md": _licence(card, target).encode("utf-8"),
+def licence_files(card: str | None, target: str, components: list[Component], stored: str | None = None
+                  ) -> dict[str, bytes]:
+    """{path in the package: content} of the licence files, for a bundle whose MODEL_CARD.md reads `card`;
+    `stored`: the path of a chatbot's stored replies (training data as written), when the package has them."""
+    files = {"LICENSE.md": _licence(card, target, stored).encode("utf-8"),
              "THIRD_PARTY_NOTICES.md": _notices(components, tested_on(target)).encode("utf-8")}
     if card is not None:
         files["MODEL_CARD.md"] = card.encode("utf-8")
@@ -88,7 +109,7 @@ def non_commercial(card: str | None) -> bool:
     return bool(card and NON_COMMERCIAL.search(card))
 
 
-def _licence(card: str | None, target: str) -> str:
+def _licence(card: str | None, target: str, stored: str | None = None) -> str:
     if non_commercial(card):
         model = ("**Non-commercial use only.** The model's weights were trained partly on data licensed for "
                  "non-commercial use only (MODEL_CARD.md names each source and its terms): do not use this "
@@ -100,9 +121,21 @@ def _licence(card: str | None, target: str) -> str:
         model = ("This bundle has no model card: whoever trained it knows the terms of its training data; ask "
                  "them before you ship an app with this model.")
     code = (TEXTS / "MIT.txt").read_text(encoding="utf-8")
-    return (f"# Licence\n\n## The model\n\n{model}\n\n## The code of this {target} package\n\n"
+    data = "" if stored is None else f"## The stored replies\n\n{_stored_terms(card, stored)}\n\n"
+    return (f"# Licence\n\n## The model\n\n{model}\n\n{data}## The code of this {target} package\n\n"
             f"The package's own code and text (README.md, the examples, manifest.json) are under the MIT "
             f"licence:\n\n```\n{code.rstrip()}\n```\n\nThird-party components: THIRD_PARTY_NOTICES.md.\n")
+
+
+def _stored_terms(card: str | None, stored: str) -> str:
+    held = (f"`{stored}` holds the chatbot's training pairs as they were written — every question and its answer — "
+            "which the chatbot replies with (the answer of the question most like a message).")
+    if card and CHATBOT_DATA.search(card):
+        return (f"{held} They are ChatbotData's (songys/Chatbot_data, © 2018) and travel with the package under its MIT "
+                "licence, whose full text is in THIRD_PARTY_NOTICES.md.")
+    return (f"{held} They are the training data itself, under its own terms (MODEL_CARD.md names it): ship them only "
+            "if that data may be passed on (without these files and the manifest's `replies`, the chatbot replies with "
+            "the model alone).")
 
 
 def _notices(components: list[Component], where: str) -> str:
@@ -114,8 +147,8 @@ def _notices(components: list[Component], where: str) -> str:
     if not components:
         lines = lines[:4] + ["Nothing third-party is in this package; the runtime its README names is installed "
                              "by the app's build."]
-    for licence in sorted({c.licence for c in components if c.included}):
-        text = (TEXTS / f"{licence}.txt").read_text(encoding="utf-8").rstrip()
-        names = ", ".join(c.name for c in components if c.included and c.licence == licence)
+    for licence, text_file in sorted({(c.licence, c.text_file) for c in components if c.included}):
+        text = (TEXTS / text_file).read_text(encoding="utf-8").strip()
+        names = ", ".join(c.name for c in components if c.included and c.text_file == text_file)
         lines += ["", f"## {licence} ({names})", "", "```", text, "```"]
     return "\n".join(lines) + "\n"

@@ -92,11 +92,13 @@ the translator), the decode guards, empty input refused.
                                                # is remembered in the next), one output line per line; chatbot: a
                                                # reply per line
     python app.py --glossary terms.txt ...     # translator: `korean = english` per line
+    python app.py --reply generate ...         # chatbot: the model writes every reply (default: a stored reply,
+                                               # the answer of the training question most like the message)
     python app.py --golden                     # check against golden/app.json (exit status 1 on a mismatch)
 
 In your own code:  from studio_runtime.packaged import PackagedModel;  model = PackagedModel("path/to/this/folder");
-model("...") (or model.translate(text, glossary=...), model.reply(text)). It needs numpy, sentencepiece and the
-runtime README.md names; nothing else of Transformer Studio."""
+model("...") (or model.translate(text, glossary=...), model.reply(text, mode=...), model.stored_reply(text)). It
+needs numpy, sentencepiece and the runtime README.md names; nothing else of Transformer Studio."""
 
 import argparse
 import json
@@ -108,14 +110,18 @@ sys.path.insert(0, str(HERE))
 
 from studio_runtime.errors import StudioError  # noqa: E402 (after the path is set)
 from studio_runtime.packaged import PackagedModel  # noqa: E402
+from studio_runtime.replies import GENERATE  # noqa: E402
 
 
 def check_golden(model: PackagedModel) -> list[str]:
     """Each golden text whose output differs from golden/app.json's."""
     golden = json.loads((HERE / "golden" / "app.json").read_text(encoding="utf-8"))
     cases = golden["cases"] + ([golden["document"]] if "document" in golden else [])
-    return [f"{case['text'][:60]!r}: {got!r}, golden {case['output']!r}"
-            for case in cases if (got := model(case["text"])) != case["output"]]
+    problems = [f"{case['text'][:60]!r}: {got!r}, golden {case['output']!r}"
+                for case in cases if (got := model(case["text"])) != case["output"]]
+    return problems + [f"{case['text'][:60]!r} (the model's reply): {got!r}, golden {case['generated']!r}"
+                       for case in cases if "generated" in case
+                       and (got := model.reply(case["text"], mode=GENERATE)) != case["generated"]]
 
 
 def outputs(model: PackagedModel, lines: list[str], glossary) -> list[str]:
@@ -129,9 +135,14 @@ def main() -> int:
     parser.add_argument("text", nargs="?", help="a text (else the lines of stdin)")
     parser.add_argument("--glossary", type=Path, help="the translator's glossary: `korean = english` per line")
     parser.add_argument("--golden", action="store_true", help="check against golden/app.json")
+    parser.add_argument("--reply", default=None, help="chatbot: retrieve (a stored reply; the default) or generate")
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
-    model = PackagedModel(HERE, threads=args.threads)
+    try:
+        model = PackagedModel(HERE, threads=args.threads, reply_mode=None if args.golden else args.reply)
+    except StudioError as error:  # an unknown --reply
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if args.golden:
         problems = check_golden(model)
         print("\n".join(problems) or "golden: the app's output on every golden text")

@@ -3,8 +3,8 @@
 The site is what `web/site-files.json` lists — the `web/` package's page (`web/site/`), its modules
 (`web/src/`) and the WASM runtimes copied out of `web/node_modules` (nothing is fetched from a CDN at run
 time) — and per bundle a folder with its batch-1 `.tflite` graph, tokenizer model, config, manifest and
-golden data. `site.json` lists
-the models; any static file server can serve the folder."""
+golden data, and a chatbot's stored replies (`exporters.replies`: `replies.json` and `replies.bin`). `site.json`
+lists the models; any static file server can serve the folder."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import subprocess
 from pathlib import Path
 
 from exporters import ensure_exported, write_golden_data
+from exporters.replies import replies_files
+from studio.replies import PORTABLE_FILES
 from studio import paths
 from studio.bundle import load_bundle
 from studio.errors import StudioError
@@ -140,9 +142,15 @@ def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progres
         for relative in ("config.json", *(f"tokenizer/{f}" for f in bundle.tokenizers.model_files().values())):
             (folder / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(bundle.path / relative, folder / relative)
+        stored = replies_files(bundle)
+        for relative in PORTABLE_FILES.values():  # a folder built before for another bundle keeps none of its own
+            (folder / relative).unlink(missing_ok=True)
+        for relative, content in stored.items():
+            atomic_write_bytes(folder / relative, content)
         models.append({"name": name, "title": TITLES.get(name, name), "dir": f"{name}/", "tflite": tflite,
                        "tokenizer": {side: f"tokenizer/{f}" for side, f in bundle.tokenizers.model_files().items()},
-                       "golden": "golden/golden.json", "decoding": page_decoding(name)})
+                       "golden": "golden/golden.json", "decoding": page_decoding(name),
+                       **({"replies": dict(PORTABLE_FILES)} if stored else {})})
     manifest = {"format": "transformer-studio-site/1", "title": "Transformer Studio",
                 "litert": {"wasm": "vendor/litertjs/wasm/", "accelerator": "wasm"}, "models": models}
     atomic_write_bytes(site / "site.json", (json.dumps(manifest, indent=1) + "\n").encode("utf-8"))

@@ -1,8 +1,8 @@
 """The Python values the web page uses, as an ES module: `web/src/generated/constants.js` (the length cap, the loop
-guard and its warning, the decoding defaults, each task's wording, length rule and decoding, term protection's
-limits). The page imports them instead of copying them by hand; `tests/unit/test_web_constants.py` fails when the
-committed file is not what `constants_js()` gives now. Regenerate it with `python -m exporters.web_constants`.
-Reads the Python modules only; imports no TensorFlow."""
+guard and its warning, the decoding defaults, each task's wording, length rule, decoding and reply modes, term
+protection's limits, the stored replies' words). The page imports them instead of copying them by hand;
+`tests/unit/test_web_constants.py` fails when the committed file is not what `constants_js()` gives now. Regenerate
+it with `python -m exporters.web_constants`. Reads the Python modules only; imports no TensorFlow."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import inspect
 import json
 
 from exporters.web import WEB_DIR
-from studio import config, tasks
+from studio import config, replies, tasks
 from studio.files import atomic_write_bytes
 from studio.generate import figures, guards, options
 from studio.runtimes import graph_state
@@ -32,7 +32,8 @@ def page_options(decoding: dict) -> dict:
 def task_entry(task: tasks.Task) -> dict:
     return {"emptyInput": task.empty_input, "reads": task.reads, "longInputHint": task.long_input_hint,
             "lengthFollowsSource": task.length_follows_source, "keepsFigures": task.keeps_figures,
-            "translates": task.translates, "decoding": page_options(task.default_decoding)}
+            "translates": task.translates, "decoding": page_options(task.default_decoding),
+            "replyModes": list(task.reply_modes)}
 
 
 def constants() -> list[tuple[str, object, str]]:
@@ -61,6 +62,10 @@ def constants() -> list[tuple[str, object, str]]:
         ("KOREAN_SHARE", script.KOREAN_SHARE, "studio.text.script.KOREAN_SHARE"),
         ("MIN_LIKENESS", transliteration.MIN_LIKENESS, "studio.text.transliteration.MIN_LIKENESS"),
         ("SOURCE_STEP", graph_state.SOURCE_STEP, "studio.runtimes.graph_state.SOURCE_STEP"),
+        ("REPLY_MODES", replies.MODES, "studio.replies.MODES: how a chatbot's replies can come"),
+        ("FROM_THE_MODEL", replies.FROM_THE_MODEL, "studio.replies.FROM_THE_MODEL"),
+        ("NONE_STORED", replies.NONE_STORED, "studio.replies.NONE_STORED"),
+        ("NO_INDEX", replies.NO_INDEX, "studio.replies.NO_INDEX"),
     ]
 
 

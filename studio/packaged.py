@@ -2,8 +2,11 @@
 manifest, config, tokenizer and graph(s), and `translate(text)` / `reply(text)` give what `studio translate` /
 `studio chat` give on that graph — the task's default decoding, the input checks, and for the translator sentence
 splitting, term protection and the decode guards — because they run the same code (`studio.translation`,
-`studio.inference`). The python package carries this module and what it imports, nothing that needs TensorFlow
-(`exporters.portable`), and its golden data records the outputs of this class (`exporters.golden`)."""
+`studio.inference`). A chatbot package with stored replies (its manifest's `replies`: the portable index) replies as
+`studio chat` does by default, with the answer of the training question most like the message, and with the model's
+own words when none is alike or when asked to (`studio.replies`). The python package carries this module and what it
+imports, nothing that needs TensorFlow (`exporters.portable`), and its golden data records the outputs of this class
+(`exporters.app_golden`)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from pathlib import Path
 
 from studio.config import BundleConfig
 from studio.inference import TextGenerator
+from studio.replies import GENERATE, StoredReply, check_mode, load_portable, stored_reply
 from studio.runtimes.onnx_runtime import ONNXRuntime
 from studio.runtimes.tflite_runtime import TFLiteRuntime
 from studio.tasks import CHATBOT, TRANSLATOR, task_named
@@ -35,9 +39,13 @@ class NoLengthLimit:
 class PackagedModel:
     """A package folder's model: the translator's `translate(text, glossary)` or the chatbot's `reply(text)`.
     InputError (a StudioError) says why a text cannot be taken (empty, only invisible characters). One instance
-    may serve several threads (its runtime keeps a pool of interpreters or one ONNX session)."""
+    may serve several threads (its runtime keeps a pool of interpreters or one ONNX session).
 
-    def __init__(self, folder: str | Path, threads: int | None = None):
+    `reply_mode`: how a chatbot's replies come by default (`Task.reply_modes`, `studio.replies.MODES`): its first
+    (a stored reply, the model's when none is alike) unless another is named; `replies` is the stored replies'
+    index, None when the package has none."""
+
+    def __init__(self, folder: str | Path, threads: int | None = None, reply_mode: str | None = None):
         self.folder = Path(folder)
         self.manifest = json.loads((self.folder / "manifest.json").read_text(encoding="utf-8"))
         config = BundleConfig.load(self.folder / self.manifest["text_pipeline"]["config"])
@@ -46,6 +54,11 @@ class PackagedModel:
         self.task = task_named(config.task.task)
         if unicode_difference():
             warnings.warn(unicode_difference(), stacklevel=2)
+        section = self.manifest.get("replies")
+        self.replies = load_portable(self.folder, section) if section and self.task.reply_modes else None
+        self.reply_mode = reply_mode or (self.task.reply_modes[0] if self.task.reply_modes else GENERATE)
+        if self.task.reply_modes:
+            check_mode(self.reply_mode, self.task.reply_modes)  # an unknown mode is refused now, naming the choices
 
     def _tokenizers(self) -> TokenizerPair:
         sides = [self.folder / self.manifest["tokenizer"][side] for side in ("source", "target")]
@@ -73,10 +86,21 @@ class PackagedModel:
         protector = protector_for(glossary or Glossary(), protect)
         return translate(self.generator, text.split("\n"), self.task.default_options(), protector=protector).text
 
-    def reply(self, text: str) -> str:
-        """The chatbot's reply to `text`, as `studio chat` gives it (its default decoding)."""
+    def reply(self, text: str, mode: str | None = None) -> str:
+        """The chatbot's reply to `text`, as `studio chat --reply MODE` gives it: with `mode` (default: this
+        instance's `reply_mode`) "retrieve", the stored reply when one is alike; else the model's, with its default
+        decoding."""
         self._check(text, CHATBOT.name)
+        found, _ = self.stored_reply(text, mode)
+        if found is not None:
+            return found.text
         return self.generator.generate([text], options=self.task.default_options())[0].text
+
+    def stored_reply(self, text: str, mode: str | None = None) -> tuple[StoredReply | None, str]:
+        """(the stored reply to `text`, "") when `mode` asks for one and one is alike, else (None, why the model
+        writes it: "" when the mode asked for the model), as `studio.replies.stored_reply`; InputError for a mode
+        the chatbot has not."""
+        return stored_reply(self.replies, text, mode or self.reply_mode, self.task.reply_modes)
 
     def _check(self, text: str, task: str) -> None:
         if self.task.name != task:

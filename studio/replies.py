@@ -6,19 +6,24 @@ against 22.35 for the shipped model's greedy replies, and no ranker trained to c
 beat retrieval alone by the 2 chrF asked of it (docs/chatbot-training.md). A chatbot bundle keeps them in
 `replies.npz`: the index over its training pairs as they were written (never its dev split), built when it is
 trained. A message that shares no character n-gram with any training question has no stored reply: the model
-writes that one."""
+writes that one.
+
+An export package (python, android, ios, web) carries the index in its portable form (`PORTABLE_FILES`:
+`RetrievalIndex.portable`), named in its manifest's `replies` section, which `studio.packaged` and the ports read."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from studio.data.pipeline import SPLIT_KEYS, Pair, dedupe_pairs
 from studio.text.inputs import InputError
-from studio.text.retrieval import RetrievalIndex
+from studio.text.retrieval import PORTABLE, RetrievalIndex
 
 REPLIES_FILE = "replies.npz"
+PORTABLE_FILES = {"index": "replies.json", "arrays": "replies.bin"}  # a package's: manifest `replies` names them
 RETRIEVE, GENERATE = "retrieve", "generate"
 MODES = {RETRIEVE: "a stored reply: the answer to the training question most like the message (the model writes "
                    "the reply when none is alike)",
@@ -38,6 +43,26 @@ class StoredReply:
     def summary(self) -> str:
         """The line shown beside the reply: where it came from, how alike the questions are, the time."""
         return f"stored reply · match {self.match:.2f} · answers “{self.question}” · {self.ms:.1f} ms"
+
+
+def portable_replies(index: RetrievalIndex, prefix: str = "") -> dict[str, bytes]:
+    """{path in a package: content} of `index`'s portable form, under `prefix` (the web page's model folder)."""
+    meta, arrays = index.portable()
+    return {prefix + PORTABLE_FILES["index"]: meta, prefix + PORTABLE_FILES["arrays"]: arrays}
+
+
+def manifest_section(index: RetrievalIndex, modes: Sequence[str], prefix: str = "") -> dict:
+    """A package manifest's `replies`: where the portable index lies, its size, and the task's reply modes (the
+    default first)."""
+    return {**{role: prefix + name for role, name in PORTABLE_FILES.items()}, "format": PORTABLE,
+            "analyzer": index.analyzer, "rows": len(index.questions), "terms": len(index.vocabulary),
+            "modes": list(modes)}
+
+
+def load_portable(folder, section: dict) -> RetrievalIndex:
+    """The index a package's manifest `replies` section (`manifest_section`) names, read from `folder`."""
+    return RetrievalIndex.from_portable((Path(folder) / section["index"]).read_bytes(),
+                                        (Path(folder) / section["arrays"]).read_bytes())
 
 
 def check_mode(mode: str, modes: Sequence[str]) -> str:

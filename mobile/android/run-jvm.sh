@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The library on the JVM, from the command line (issue 56):
 #   ./run-jvm.sh translate [MODEL_DIR] < korean.txt    all lines as one text, one English line per line
-#   ./run-jvm.sh reply [MODEL_DIR] < messages.txt      the chatbot's reply to each line
+#   ./run-jvm.sh reply [MODEL_DIR] < messages.txt      the chatbot's reply to each line (a stored reply where one
+#                                                      is alike, as `studio chat` gives it)
+#   ./run-jvm.sh generate [MODEL_DIR] < messages.txt   the model's reply to each line (`studio chat --reply generate`)
 # MODEL_DIR: a model package folder (manifest.json, config.json, tokenizer/, the ONNX graphs); by default the
 # model/ folder beside this script, else this script's own folder. Compare with `studio translate --backend onnx`.
 # Needs Java 17+ and Maven; the first run builds the library (mvn package) and writes its classpath.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-usage="usage: $0 translate|reply [MODEL_DIR] < lines"
-[[ $# -ge 1 && $# -le 2 && ( $1 == translate || $1 == reply ) ]] || { echo "$usage" >&2; exit 2; }
+usage="usage: $0 translate|reply|generate [MODEL_DIR] < lines"
+[[ $# -ge 1 && $# -le 2 && ( $1 == translate || $1 == reply || $1 == generate ) ]] || { echo "$usage" >&2; exit 2; }
 if [[ $# -eq 2 ]]; then model="$2"
 elif [[ -f "$here/model/manifest.json" ]]; then model="$here/model"
 else model="$here"; fi

@@ -12,6 +12,11 @@ The scoring is kept simple so that the web page can reproduce it exactly in Java
 
 Every training pair is one row (a question asked twice with two answers is two rows). `nearest_excluding(i)`
 answers a training question from the other rows, never from a row whose normalized question equals its own.
+
+A query's weights are computed as NumPy 2 computes them: float32(float32(1 + ln tf) x idf), the L2 norm in float64,
+each weight divided by it in float64 and rounded to float32; a row's score adds its terms' float32 products in float32,
+term ids ascending. `portable()` writes the index as the ports read it without NumPy (`PORTABLE`): a JSON file and a
+binary file of little-endian arrays, which `from_portable` reads back.
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ from studio.files import atomic_write_bytes
 
 ANALYZERS = ("char", "char-nospace", "word")
 FORMAT = 1
+PORTABLE = "transformer-studio-replies/1"
+# the binary file's arrays, back to back in this order: (name, dtype, little-endian)
+PORTABLE_ARRAYS = (("idf", "float32"), ("indptr", "int32"), ("indices", "int32"), ("data", "float32"))
 
 
 def normalize(text: str) -> str:
@@ -147,3 +155,47 @@ class RetrievalIndex:
                 raise ValueError(f"{path}: retrieval index format {meta.get('format')}, expected {FORMAT}")
             return cls(meta["analyzer"], meta["vocabulary"], arrays["idf"], meta["questions"], meta["answers"],
                        arrays["indptr"], arrays["indices"], arrays["data"])
+
+    def portable(self) -> tuple[bytes, bytes]:
+        """(the JSON, the binary) a port reads without NumPy. The JSON (UTF-8, one line) holds `format` (PORTABLE),
+        `analyzer`, `rows`, `terms`, `nonzeros`, `arrays` (each array's `name`, `dtype`, byte `offset` and `length`
+        in the binary file), `vocabulary` (the terms by id), `questions` and `answers` (by row). The binary holds
+        idf float32 [terms], indptr int32 [rows + 1], indices int32 [nonzeros] and data float32 [nonzeros], all
+        little-endian: row r's term ids (ascending) are indices[indptr[r]:indptr[r + 1]], their weights data[...]."""
+        if len(self.indices) >= 2**31:
+            raise ValueError("an index of 2**31 or more nonzeros has no portable form (int32 offsets)")
+        values = {"idf": self.idf, "indptr": self.indptr, "indices": self.indices, "data": self.data}
+        blobs, layout, offset = [], [], 0
+        for name, dtype in PORTABLE_ARRAYS:
+            blob = np.ascontiguousarray(values[name], dtype=np.dtype(dtype).newbyteorder("<")).tobytes()
+            layout.append({"name": name, "dtype": dtype, "offset": offset, "length": len(values[name])})
+            blobs.append(blob)
+            offset += len(blob)
+        meta = {"format": PORTABLE, "analyzer": self.analyzer, "rows": len(self.questions),
+                "terms": len(self.vocabulary), "nonzeros": len(self.indices), "byte_order": "little",
+                "arrays": layout, "vocabulary": self.vocabulary, "questions": self.questions, "answers": self.answers}
+        return json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), b"".join(blobs)
+
+    @classmethod
+    def from_portable(cls, meta: bytes, arrays: bytes) -> "RetrievalIndex":
+        """The index `portable()` wrote; ValueError naming what does not fit."""
+        info = json.loads(meta.decode("utf-8"))
+        if info.get("format") != PORTABLE:
+            raise ValueError(f"retrieval index format {info.get('format')!r}, expected {PORTABLE!r}")
+        read = {}
+        for entry in info["arrays"]:
+            dtype = np.dtype(entry["dtype"]).newbyteorder("<")
+            end = entry["offset"] + entry["length"] * dtype.itemsize
+            if end > len(arrays):
+                raise ValueError(f"the binary file ends before {entry['name']} does ({len(arrays)} < {end} bytes)")
+            read[entry["name"]] = np.frombuffer(arrays, dtype, entry["length"], entry["offset"])
+        sizes = {"idf": info["terms"], "indptr": info["rows"] + 1, "indices": info["nonzeros"],
+                 "data": info["nonzeros"]}
+        sizes.update(vocabulary=info["terms"], questions=info["rows"], answers=info["rows"])
+        found = {**{name: len(info[name]) for name in ("vocabulary", "questions", "answers")},
+                 **{name: len(array) for name, array in read.items()}}
+        wrong = [name for name, size in sizes.items() if found.get(name) != size]
+        if wrong:
+            raise ValueError(f"the index's sizes do not agree: {', '.join(wrong)}")
+        return cls(info["analyzer"], info["vocabulary"], read["idf"], info["questions"], info["answers"],
+                   read["indptr"], read["indices"], read["data"])

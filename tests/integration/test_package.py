@@ -1,8 +1,9 @@
 """Export packages (`exporters.package`, `studio export --zip`): a zip per target whose manifest lists exactly its
 files, whose model gives the golden ids in Python LiteRT, whose example.py runs as written outside the project and
 decodes as the project's TFLite backend does, whose mobile READMEs name the model's real tensors, whose ios package
-holds the Kotlin library's data and fixtures and the app's outputs on its own graph, whose web site runs in Node; bad
-targets and unwritable destinations fail clearly, leaving no partial zip."""
+holds the Kotlin library's data and fixtures and the app's outputs on its own graph, whose web site runs in Node, and
+whose chatbot replies with the bundle's stored replies as `studio chat` does; bad targets and unwritable destinations
+fail clearly, leaving no partial zip."""
 
 from __future__ import annotations
 
@@ -87,8 +88,11 @@ def test_the_python_package_lists_exactly_its_files_with_their_sha256(packaged, 
     expected = {"model.tflite", "example.py", "README.md", "config.json", "tokenizer/shared.spm.model",
                 "golden/golden.json", "golden/step0_logits.f32", "golden/normalization.json", "LICENSE.md",
                 "THIRD_PARTY_NOTICES.md", "app.py", "golden/app.json", "studio_runtime/packaged.py",
-                "studio_runtime/translation.py"}
+                "studio_runtime/translation.py", "replies.json", "replies.bin"}
     assert expected <= set(manifest["files"])
+    replies = manifest["replies"]
+    assert (replies["index"], replies["arrays"], replies["format"], replies["modes"]) == (
+        "replies.json", "replies.bin", "transformer-studio-replies/1", ["retrieve", "generate"])
     original = json.loads((bundle_dir / "exports" / "manifest.json").read_text(encoding="utf-8"))
     for key in ("signatures", "special_ids", "max_source_len", "max_target_len", "batch_1_graph_shapes", "vocab_size"):
         assert manifest[key] == original[key], key
@@ -149,7 +153,9 @@ APP_WITHOUT_PROJECT = ("import runpy, sys; sys.modules.update(studio=None, expor
 
 
 def test_app_py_gives_the_apps_output_without_the_project_or_tensorflow(packaged, tmp_path):
+    from studio.bundle import load_bundle
     from studio.inference import TextGenerator
+    from studio.replies import find_reply
     from studio.tasks import task_named
 
     bundle_dir, zips = packaged
@@ -160,18 +166,53 @@ def test_app_py_gives_the_apps_output_without_the_project_or_tensorflow(packaged
     checked = run("--golden")
     assert checked.returncode == 0 and "the app's output on every golden text" in checked.stdout, checked.stderr[-2000:]
     generator = TextGenerator.from_path(bundle_dir, "tflite")
-    expected = [generator.generate([m], options=task_named("chatbot").default_options())[0].text
-                for m in ("영화 볼래?", SENTENCE)]
-    replied = run(stdin=f"영화 볼래?\n\n{SENTENCE}\n")
-    assert replied.returncode == 0 and replied.stdout.split("\n")[:3] == [expected[0], "", expected[1]], replied.stderr
+    messages = ("영화 볼래?", "🎉 xyz")  # the second shares no n-gram with a training question: the model's
+    generated = [generator.generate([m], options=task_named("chatbot").default_options())[0].text for m in messages]
+    stored = [find_reply(load_bundle(bundle_dir).replies, m) for m in messages]
+    assert stored[0] is not None and stored[1] is None
+    replied = run(stdin=f"{messages[0]}\n\n{messages[1]}\n")
+    assert replied.returncode == 0 and replied.stdout.split("\n")[:3] == [stored[0].text, "", generated[1]], (
+        replied.stderr)
+    written = run("--reply", "generate", stdin=f"{messages[0]}\n\n{messages[1]}\n")
+    assert written.returncode == 0 and written.stdout.split("\n")[:3] == [generated[0], "", generated[1]]
+    unknown = run("--reply", "ranked", "hi")
+    assert unknown.returncode == 2 and "Unknown reply mode 'ranked'" in unknown.stderr
     empty = run("   ")
     assert empty.returncode == 2 and "error:" in empty.stderr and "Traceback" not in empty.stderr
 
     golden_path = folder / "golden" / "app.json"
     golden = json.loads(golden_path.read_text(encoding="utf-8"))
-    golden["cases"][0]["output"] += " (changed)"
+    assert all("generated" in case and "stored" in case for case in golden["cases"])  # both replies, held to
+    golden["cases"][0]["generated"] += " (changed)"
     golden_path.write_text(json.dumps(golden, ensure_ascii=False), encoding="utf-8")
-    assert run("--golden").returncode == 1
+    failed = run("--golden")
+    assert failed.returncode == 1 and "(the model's reply)" in failed.stdout
+
+
+def test_the_python_packages_chatbot_gives_studio_replies_stored_reply_and_the_models_when_asked(packaged,
+                                                                                                  tmp_path):
+    from studio.bundle import load_bundle
+    from studio.packaged import PackagedModel
+    from studio.replies import GENERATE, NONE_STORED, RETRIEVE, stored_reply
+
+    bundle_dir, zips = packaged
+    folder = unzipped(zips["python"], tmp_path)
+    index = load_bundle(bundle_dir).replies
+    model = PackagedModel(folder)
+    assert model.replies is not None and model.reply_mode == RETRIEVE
+    messages = [*index.questions[:40], "영화 볼래", "너 누구니?? ㅋㅋ", "🎉 xyz", "배고파" * 20]
+    for message in messages:
+        found, why = model.stored_reply(message)
+        app, app_why = stored_reply(index, message, RETRIEVE, (RETRIEVE, GENERATE))
+        assert why == app_why and (found is None) == (app is None), message
+        if found is not None:
+            assert (found.text, found.match, found.question) == (app.text, app.match, app.question), message
+    assert model.stored_reply("🎉 xyz") == (None, NONE_STORED)
+    first = index.questions[0]
+    assert model.reply(first) == model(first) == model.stored_reply(first)[0].text
+    written = PackagedModel(folder, reply_mode=GENERATE)
+    assert written.reply(first) == model.reply(first, GENERATE) == model.generator.generate(
+        [first], options=model.task.default_options())[0].text
 
 
 def test_example_py_checks_itself_against_the_golden_data(packaged, tmp_path):
@@ -289,6 +330,7 @@ def test_a_mobile_package_holds_the_batch1_model_and_a_readme_with_its_real_tens
 def test_the_ios_package_holds_the_data_files_and_fixtures_of_the_kotlin_library_with_their_sha256(packaged,
                                                                                                     tmp_path):
     from exporters.ios import library_sources
+    from studio.text.retrieval import RetrievalIndex
     from studio.text.tokenizers import SentencePieceTokenizer
 
     _, zips = packaged
@@ -316,6 +358,14 @@ def test_the_ios_package_holds_the_data_files_and_fixtures_of_the_kotlin_library
     assert len(answers["decode_cases"]) == 200 and all(case["decoded"] == tokenizer.decode(case["ids"])
                                                        for case in answers["decode_cases"])
     assert any(tokenizer.unk_id in case["ids"] or tokenizer.eos_id in case["ids"] for case in answers["decode_cases"])
+    replies = json.loads((folder / "fixtures" / "replies-cases.json").read_text(encoding="utf-8"))
+    index = RetrievalIndex.from_portable((folder / "replies.json").read_bytes(), (folder / "replies.bin").read_bytes())
+    assert replies["sha256"]["replies.bin"] == manifest["files"]["replies.bin"]["sha256"]
+    assert len(replies["cases"]) == 600 and any(case["row"] is None for case in replies["cases"])
+    for case in replies["cases"][::7]:  # Python's answers on this package's own index
+        row, match = index.query(case["text"], 1)[0]
+        assert (case["row"], case["match"]) == ((row, match) if match > 0 else (None, 0.0)), case["text"]
+    assert "| 5. stored replies (before step 4) |" in (folder / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_ios_packages_app_outputs_are_the_apps_pipeline_on_its_own_batch1_graph(packaged, tmp_path):
@@ -399,7 +449,10 @@ def test_the_android_package_is_the_library_its_model_and_the_apps_outputs(packa
     sources = {p.relative_to(library_folder()).as_posix() for p in (library_folder() / "src" / "main").rglob("*.kt")}
     assert sources and {f"library/{name}" for name in sources} <= set(manifest["files"])
     assert not any(name.startswith(("library/src/test", "library/target")) for name in manifest["files"])
-    assert {"library/pom.xml", "run-jvm.sh", "golden/app.json", "LICENSE.md"} <= set(manifest["files"])
+    assert {"library/pom.xml", "run-jvm.sh", "golden/app.json", "LICENSE.md", "replies.json", "replies.bin"} <= set(
+        manifest["files"])
+    licence = (folder / "LICENSE.md").read_text(encoding="utf-8")
+    assert "## The stored replies" in licence and "ChatbotData's (songys/Chatbot_data" in licence
     app = json.loads((folder / "golden" / "app.json").read_text(encoding="utf-8"))
     assert app["task"] == "chatbot" and len(app["cases"]) >= 100 and all(c["output"] for c in app["cases"][:20])
     readme = (folder / "README.md").read_text(encoding="utf-8")
@@ -408,6 +461,9 @@ def test_the_android_package_is_the_library_its_model_and_the_apps_outputs(packa
     notices = (folder / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
     assert ("| Unicode Character Database 14.0 | 14.0.0 | Unicode-3.0 | in this package | "
             "library/src/main/resources/transformerstudio/text/unicode14.txt:" in notices)
+    assert "| ChatbotData (songys/Chatbot_data) | 1.0 | MIT | in this package | `replies.json`:" in notices
+    assert "The MIT License (MIT)\n\nCopyright (c) 2018" in notices  # its own words, not the package's
+    assert "## Stored replies" in readme and "chatbot.replyWithSource(text)" in readme
     assert (folder / "library/src/main/resources/transformerstudio/text/unicode14.txt").is_file()
     with zipfile.ZipFile(zips["android"]) as archive:
         assert (archive.getinfo("chat/run-jvm.sh").external_attr >> 16) & 0o777 == 0o755
@@ -434,10 +490,14 @@ def test_the_web_package_is_the_site_and_its_node_example_decodes_as_python(pack
     site = json.loads((folder / "site.json").read_text(encoding="utf-8"))
     model = site["models"][0]["dir"] + site["models"][0]["tflite"]
     assert model == "chatbot/model.b1.float16.tflite"
-    assert {"index.html", "app.js", "example.mjs", model, "chatbot/tokenizer/shared.spm.model"} <= files_under(folder)
+    assert {"index.html", "app.js", "example.mjs", model, "chatbot/tokenizer/shared.spm.model",
+            "src/retrieval.js", "chatbot/replies.json", "chatbot/replies.bin"} <= files_under(folder)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     assert set(manifest["files"]) == files_under(folder) - {"manifest.json"}
     assert manifest["package"]["model"] == model
+    assert site["models"][0]["replies"] == {"index": "replies.json", "arrays": "replies.bin"}
+    assert (manifest["replies"]["index"], manifest["replies"]["arrays"]) == ("chatbot/replies.json",
+                                                                             "chatbot/replies.bin")
     assert "python -m http.server" in (folder / "README.md").read_text(encoding="utf-8")
 
     result = subprocess.run([NODE, "example.mjs", SENTENCE], cwd=folder, capture_output=True, text=True, timeout=120)

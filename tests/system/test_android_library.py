@@ -1,8 +1,10 @@
 """The Android library (mobile/android/) on the JVM: its JUnit tests (`mvn -B -q test`) hold the pure-Kotlin
 SentencePiece tokenizer to Python's ids and decoding on every line of the generated fixture, with the shipped
-bundles' tokenizers read from assets/, and its text pipeline and protection to Python's answers (the web page's
-fixtures and its own). Skipped with a message when Java or Maven is missing. The app's outputs the library must
-give (mobile/android/src/test/resources/app-*.json) are checked to be what the models and the code make now."""
+bundles' tokenizers read from assets/, its text pipeline and protection to Python's answers (the web page's
+fixtures and its own), and its stored replies to Python's best row and cosine on the shipped chatbot's index. Skipped
+with a message when Java or Maven is missing. The app's outputs the library must give
+(mobile/android/src/test/resources/app-*.json) and the stored replies' fixture (replies-cases.json) are checked to be
+what the models and the code make now."""
 
 import importlib.util
 import json
@@ -32,6 +34,7 @@ def test_the_kotlin_library_gives_the_apps_ids_text_and_decoding_on_the_jvm():
 
     for bundle in ("translator", "chatbot"):  # the graphs the decode tests run: from the graph packs, seconds
         ensure_exported(load_bundle(ANDROID.parents[1] / "assets" / bundle), ["onnx"], progress=lambda message: None)
+    _script("replies-fixture.py").portable_copy()  # the shipped chatbot's stored replies, as a package has them
     # nice: Maven and the Kotlin compiler take every core they see, and the rest of the suite runs beside them
     result = subprocess.run(["nice", "-n", "10", MAVEN, "-B", "-q", "test"], cwd=ANDROID, capture_output=True,
                             text=True, timeout=1200, env={**os.environ, "MAVEN_OPTS": "-Xmx1g"})
@@ -42,8 +45,10 @@ def test_the_kotlin_library_gives_the_apps_ids_text_and_decoding_on_the_jvm():
     for model in fixture["models"]:  # the comparisons ran, on every line
         assert f"{model}: ids of {lines} of {lines} fixture lines equal sentencepiece's" in output, output[-3000:]
     assert output.count("; identical ids: {") == 2, output[-3000:]  # the decode loop ran on both models' graphs
-    for ran in ("translator: 259 of 259 identical", "translator document: identical", "chatbot: 138 of 138 identical"):
-        assert ran in output, output[-3000:]  # the full pipeline gave the app's outputs (AppOutputsTest)
+    for ran in ("translator: 259 of 259 identical", "translator document: identical", "chatbot: 139 of 139 identical",
+                "chatbot (the model's replies): 139 of 139 identical", "139 came from where the app's came",
+                "replies: 600 of 600 messages find Python's row and cosine"):
+        assert ran in output, output[-3000:]  # the full pipeline gave the app's outputs (AppOutputsTest, RetrievalTest)
 
 
 RUNNER_LINES = ["삼성전자(Samsung Electronics)는 3조 5천억 원을 투자했다.", "", "No Korean on this line.",
@@ -88,10 +93,24 @@ def test_run_jvm_translates_stdin_as_studio_translate_does(tmp_path):
     assert jvm.stdout == app.stdout
 
 
-def test_the_app_outputs_the_library_is_held_to_are_what_the_models_and_code_make_now():
-    spec = importlib.util.spec_from_file_location("app_fixture", ANDROID.parent / "scripts" / "app-fixture.py")
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name.removesuffix(".py").replace("-", "_"),
+                                                  ANDROID.parent / "scripts" / name)
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
+    return script
+
+
+def test_the_stored_replies_the_library_is_held_to_are_what_python_finds_now():
+    script = _script("replies-fixture.py")
+    committed = json.loads(script.FIXTURE.read_text(encoding="utf-8"))
+    assert committed == script.cases(), (
+        "the shipped index, retrieval or its messages changed: run `.venv/bin/python "
+        "mobile/scripts/replies-fixture.py` and `web/scripts/replies-fixture.py`, and commit both replies-cases.json")
+
+
+def test_the_app_outputs_the_library_is_held_to_are_what_the_models_and_code_make_now():
+    script = _script("app-fixture.py")
     for task, bundle_dir in script.bundles().items():
         recorded = json.loads(script.fixture(task).read_text(encoding="utf-8"))["identity"]
         assert recorded == script.identity_now(bundle_dir), (

@@ -2,8 +2,9 @@
 SentencePiece ids, ONNX and LiteRT.js greedy and beam ids and step-0 logits against the export's golden data,
 every hostile input's normalization) and the static site in headless Chromium (LiteRT.js decodes every golden
 sentence to the golden ids, greedy and beam; a tab loads its model when first shown; the translator's tab translates,
-says why it sends nothing, and stops a long text at once; after a reload offline a tab loaded before works again). Skipped with a message when Node.js or Chromium is
-missing."""
+says why it sends nothing, and stops a long text at once; the chatbot's tab answers with a stored reply, saying so,
+and with the model's when asked; after a reload offline a tab loaded before works again). Skipped with a message when
+Node.js or Chromium is missing."""
 
 from __future__ import annotations
 
@@ -57,7 +58,14 @@ def site(web_dir, exported, tmp_path_factory):
 
 
 def test_node_tests_reproduce_the_golden_data_and_pythons_normalization(web_dir, site, tmp_path):
+    import importlib.util
+
     from exporters.golden import normalization_cases
+
+    spec = importlib.util.spec_from_file_location("replies_fixture", web_dir / "scripts" / "replies-fixture.py")
+    replies = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(replies)
+    replies._mobile().portable_copy()  # the shipped chatbot's stored replies, which test/retrieval.test.mjs reads
 
     bundle_dir, folder, _ = site
     cases = tmp_path / "hostile-normalization.json"
@@ -139,6 +147,41 @@ def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(site)
         assert f"{pieces} sentences" in stats.inner_text() and button.inner_text() == "Translate"
     assert len(output.split("\n")) == 3 and output.split("\n")[1] == ""
     assert source_numbers(output) <= {"2018", "9", "30"}
+
+
+@pytest.mark.browser
+def test_a_chatbot_tab_answers_with_a_stored_reply_saying_so_and_with_the_models_when_asked(site):
+    from studio.bundle import load_bundle
+    from studio.replies import FROM_THE_MODEL, NONE_STORED, find_reply
+
+    bundle_dir, _, url = site
+    index = load_bundle(bundle_dir).replies
+    message = index.questions[0] + " ㅋㅋ"
+    found = find_reply(index, message)
+    with chromium() as browser:
+        page = browser.new_page(service_workers="block")
+        page.goto(url + "index.html")
+        button = page.locator(".panel:not([hidden]) button[type=submit]")
+        page.wait_for_function("b => !b.disabled", arg=button.element_handle(), timeout=120_000)
+        assert page.locator(".panel:not([hidden]) select[name=replies]").is_visible()
+
+        def send(text: str) -> tuple[str, str, list[str]]:
+            page.locator(".panel:not([hidden]) textarea[name=text]").fill(text)
+            button.click()
+            stats = page.locator(".panel:not([hidden]) .transcript .stats").last
+            page.wait_for_function("s => s.textContent !== ''", arg=stats.element_handle(), timeout=120_000)
+            warnings = page.locator(".panel:not([hidden]) .transcript .warning").all_inner_texts()
+            output = page.locator(".panel:not([hidden]) .transcript .output").last
+            return output.inner_text(), stats.inner_text(), warnings
+
+        text, stats, _ = send(message)
+        assert text == found.text
+        assert stats.startswith(f"stored reply · match {found.match:.2f} · answers “{found.question}”")
+        text, stats, warnings = send("🎉 xyz")  # no n-gram in common: the model's, saying why
+        assert stats.startswith(f"{FROM_THE_MODEL} · first token") and NONE_STORED in warnings
+        page.locator(".panel:not([hidden]) select[name=replies]").select_option("generate")
+        text, stats, _ = send(message)
+        assert stats.startswith(f"{FROM_THE_MODEL} · first token")
 
 
 @pytest.mark.browser

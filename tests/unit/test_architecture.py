@@ -20,7 +20,7 @@ LAYERS = (
               "studio.train.accelerated", "studio.train.card", "studio.train.ensemble", "studio.train.jobs",
               "studio.importers")),
     ("packages", ("exporters.package", "exporters.portable", "exporters.app_golden", "exporters.android", "exporters.ios",
-                  "exporters.web", "exporters.web_constants")),
+                  "exporters.web", "exporters.web_constants", "exporters.replies")),
     ("translation", ("studio.translation", "studio.evaluate", "studio.fidelity", "studio.packaged")),
     ("inference", ("studio.inference",)),
     ("exporters", ("exporters",)),

@@ -28,3 +28,19 @@ def test_a_component_in_the_package_travels_with_its_licence_text_and_one_beside
     assert "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION" in text  # Apache-2.0's own words
     assert "| sentencepiece | 0." in text and "| install it |" in text and "BSD-3-Clause" in text
     assert text.count("TERMS AND CONDITIONS FOR USE") == 1  # each licence once
+
+
+def test_stored_replies_say_whose_data_they_are_and_chatbotdata_travels_with_its_own_licence():
+    from exporters.licences import replies_components
+
+    components = replies_components(FREE_CARD, "replies.json")
+    files = licence_files(FREE_CARD, "android", components, "replies.json")
+    licence, notices = files["LICENSE.md"].decode(), files["THIRD_PARTY_NOTICES.md"].decode()
+    assert "## The stored replies" in licence and "ChatbotData's (songys/Chatbot_data" in licence
+    assert "| ChatbotData (songys/Chatbot_data) | 1.0 | MIT | in this package | `replies.json`:" in notices
+    assert "The MIT License (MIT)\n\nCopyright (c) 2018" in notices  # its own words
+    assert "the Transformer Studio authors" not in notices  # not the package's own MIT text
+    own = licence_files("# A chatbot\n- `mine.csv`\n", "python", [], "replies.json")["LICENSE.md"].decode()
+    assert "training data itself" in own and "ship them only if that data may be passed on" in own
+    assert replies_components("# A chatbot\n- `mine.csv`\n", "replies.json") == []
+    assert "## The stored replies" not in licence_files(FREE_CARD, "python", [])["LICENSE.md"].decode()

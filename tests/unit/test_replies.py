@@ -61,3 +61,47 @@ def test_a_bundle_keeps_its_stored_replies_checksummed_and_names_a_damaged_file(
     (bundle_copy / REPLIES_FILE).write_bytes(bytes(damaged))
     with pytest.raises(BundleError, match=f"{REPLIES_FILE}.*corrupted"):
         load_bundle(bundle_copy)
+
+
+def test_the_portable_index_round_trips_and_scores_every_message_as_the_index_does():
+    from studio.replies import PORTABLE_FILES, load_portable, manifest_section, portable_replies
+    from studio.text.retrieval import PORTABLE, RetrievalIndex
+
+    index = build_replies([p for p in WRITTEN if p.target])
+    meta, arrays = index.portable()
+    read = RetrievalIndex.from_portable(meta, arrays)
+    assert (read.analyzer, read.vocabulary, read.questions, read.answers) == (
+        index.analyzer, index.vocabulary, index.questions, index.answers)
+    for name in ("idf", "indptr", "indices", "data"):
+        assert getattr(read, name).tolist() == getattr(index, name).tolist(), name
+    for message in ("너는 누구야", "배 고 파", "🎉", "", "영화 볼래? 날씨는?"):
+        assert read.query(message, 3) == index.query(message, 3), message
+    described = json.loads(meta)
+    assert described["format"] == PORTABLE and described["byte_order"] == "little"
+    assert [(a["name"], a["dtype"]) for a in described["arrays"]] == [
+        ("idf", "float32"), ("indptr", "int32"), ("indices", "int32"), ("data", "float32")]
+    assert len(arrays) == sum(a["length"] for a in described["arrays"]) * 4
+    files = portable_replies(index, "chatbot/")
+    assert set(files) == {"chatbot/replies.json", "chatbot/replies.bin"}
+    section = manifest_section(index, MODES, "chatbot/")
+    assert (section["index"], section["arrays"], section["modes"]) == (
+        "chatbot/" + PORTABLE_FILES["index"], "chatbot/" + PORTABLE_FILES["arrays"], list(MODES))
+
+
+def test_a_portable_index_that_does_not_add_up_is_refused_saying_what(tmp_path):
+    from studio.replies import load_portable, manifest_section, portable_replies
+    from studio.text.retrieval import RetrievalIndex
+
+    index = build_replies([p for p in WRITTEN if p.target])
+    for name, content in portable_replies(index).items():
+        (tmp_path / name).write_bytes(content)
+    assert load_portable(tmp_path, manifest_section(index, MODES)).questions == index.questions
+    meta, arrays = index.portable()
+    with pytest.raises(ValueError, match="the binary file ends before data does"):
+        RetrievalIndex.from_portable(meta, arrays[:-4])
+    wrong = json.loads(meta)
+    wrong["answers"] = wrong["answers"][:-1]
+    with pytest.raises(ValueError, match="sizes do not agree: answers"):
+        RetrievalIndex.from_portable(json.dumps(wrong).encode(), arrays)
+    with pytest.raises(ValueError, match="format 1"):
+        RetrievalIndex.from_portable(json.dumps({**wrong, "format": 1}).encode(), arrays)

@@ -1,8 +1,9 @@
 """The web page's ports of studio/translation.py's sentence handling (web/src/sentences.js), of the facts of a text
 (web/src/facts.js: studio/text/facts.py), of the figure guard and dates (figures.js, dates.js) and of term protection
 (web/src/protect.js, numbers.js, transliteration.js: studio/text/protect.py, numbers.py, transliteration.py and
-document.py's unprotect) are held to Python's answers in generated fixtures (web/test/*-cases.json, checked by
-`npm test`): each file must be what the Python code answers now."""
+document.py's unprotect) and of stored replies (web/src/retrieval.js: studio/text/retrieval.py) are held to Python's
+answers in generated fixtures (web/test/*-cases.json, checked by `npm test`): each file must be what the Python code
+answers now."""
 
 import importlib.util
 import json
@@ -22,7 +23,8 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "web" / "scripts"
     ("protect-fixture.py", "term protection (studio/text/protect.py, numbers.py, transliteration.py or translation.py's "
                            "_unprotect)"),
     ("tokenizer-fixture.py", "an imported model's tokenizers (studio/importers/marian_vocab.py) or the tokenizer "
-                             "(studio/text/tokenizers.py)")])
+                             "(studio/text/tokenizers.py)"),
+    ("replies-fixture.py", "stored replies (studio/text/retrieval.py, exporters/replies.py or the shipped index)")])
 def test_the_web_fixtures_are_what_the_python_code_answers(script, what):
     spec = importlib.util.spec_from_file_location(script.removesuffix(".py").replace("-", "_"), SCRIPTS / script)
     fixture = importlib.util.module_from_spec(spec)

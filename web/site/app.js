@@ -4,15 +4,19 @@
 // beam search's shows when the search ends. A translator translates as the Python app does (src/sentences.js):
 // line by line, one sentence (or piece of a long one) at a time, each finished, with the tab's glossary and, unless
 // its "protect terms" box is unchecked, automatic term protection (src/protect.js: numbers, amounts, URLs, Latin and
-// bracketed names pass through placeholders); a chatbot reads its input whole. As in the app, an output caught in
-// a loop is decoded again with repeated 2-grams banned, and a translation is capped by its source's length.
+// bracketed names pass through placeholders); a chatbot reads its input whole and, as the app's Chat tab does,
+// answers with a stored reply (src/retrieval.js: the training answer of the question most like the message, saying
+// so and how alike they are) when its model has them, else (or when its "replies" setting asks) with the model's
+// words. As in the app, an output caught in a loop is decoded again with repeated 2-grams banned, and a translation
+// is capped by its source's length.
 //
 // site.json: {"title"?, "litert"?: {"wasm"?: folder of LiteRT.js' wasm files, "accelerator"?: "wasm"|"webgpu"},
 //             "models": [{"name", "title"?, "dir"?: "<name>/", "tflite": file in dir (static shapes, batch 1),
 //                         "manifest"?: "manifest.json", "config"?: "config.json",
 //                         "tokenizer"?: path or {"source", "target"} (default: from the manifest),
 //                         "golden"?: "golden/golden.json",
-//                         "decoding"?: the task's defaults, {"strategy", "beamSize"?, "lengthPenalty"?, "temperature"?, …}}]}
+//                         "decoding"?: the task's defaults, {"strategy", "beamSize"?, "lengthPenalty"?, "temperature"?, …},
+//                         "replies"?: a chatbot's stored replies, {"index": "replies.json", "arrays": "replies.bin"}}]}
 // Every path is relative (to the page, or to the model's dir). ?golden=1 (or ?golden=<name>) runs the
 // golden sentences instead and writes a JSON report into <pre id="golden-result">, then sets its
 // data-done="true" and data-status="done" (or "error", the JSON then being {"error"}). The report has per model
@@ -27,12 +31,13 @@
 import { finishOutput, generate, generateUnlooped, lengthCap, prepareSource, RETRIED } from "./src/decode.js";
 import { sourceNumbers, sourceYears } from "./src/facts.js";
 import { FigureGuard } from "./src/figures.js";
-import { DECODE_DEFAULTS, SAMPLING } from "./src/generated/constants.js";
+import { DECODE_DEFAULTS, FROM_THE_MODEL, NONE_STORED, SAMPLING } from "./src/generated/constants.js";
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
 import { decodeProtected, describe, Glossary, Protector } from "./src/protect.js";
 import { pyStrip } from "./src/pystr.js";
+import { findReply, loadReplies, storedSummary } from "./src/retrieval.js";
 import { finishSentence, joinPieces, keptWarning, planLines } from "./src/sentences.js";
 import { taskOf } from "./src/tasks.js";
 import { loadTokenizer } from "./src/tokenizer.js";
@@ -172,6 +177,7 @@ async function load(entry, hooks = {}) {
     fetchJson(at(entry.manifest ?? "manifest.json")), fetchJson(at(entry.config ?? "config.json"))]);
   const task = taskOf(config);
   onTask(task);
+  const replies = entry.replies && task.replyModes.length ? storedReplies(at, entry.replies) : Promise.resolve(null);
   const files = tokenizerFiles(entry, manifest);
   const source = await loadTokenizer(await fetchBytes(at(files.source)));
   const target = files.target === files.source ? source : await loadTokenizer(await fetchBytes(at(files.target)));
@@ -181,11 +187,19 @@ async function load(entry, hooks = {}) {
   await runtimeReady;
   const started = performance.now();
   const runtime = await createLiteRtRuntime({ model, manifest, accelerator });
+  const stored = await replies;
   status(`Ready. The ${megabytes(model.length)} model runs in this browser` + (offlineCopy
     ? " and works offline, also after a reload (this browser keeps a copy)."
     : ", and keeps working offline until the page is reloaded."),
   `${entry.tflite}: ${accelerator}, compiled in ${Math.round(performance.now() - started)} ms`);
-  return { entry, base, manifest, config, task, pipeline: pipelineForConfig(config), source, target, runtime };
+  return { entry, base, manifest, config, task, pipeline: pipelineForConfig(config), source, target, runtime,
+    replies: stored };
+}
+
+/** A chatbot's stored replies (site.json's `replies`: the portable index's two files), fetched beside its model. */
+async function storedReplies(at, files) {
+  const [meta, arrays] = await Promise.all([fetchJson(at(files.index)), fetchBytes(at(files.arrays))]);
+  return loadReplies(meta, arrays);
 }
 
 /** load(entry, hooks) once per model: later calls get the same promise (and their hooks are not called); after a
@@ -295,15 +309,26 @@ function decode(model, sourceIds, options, show) {
   });
 }
 
-/** A chatbot's reply: the text as one input. Returns the stats line. */
+/**
+ * A chatbot's reply: a stored reply when `options.replies` is "retrieve" and one is alike (studio/replies.py), else
+ * the model's, the text as one input. Returns the stats line, which says where the reply came from.
+ */
 async function reply(model, text, options, show, warn) {
+  if (model.replies && options.replies === "retrieve") {
+    const found = findReply(model.replies, text);
+    if (found) {
+      show(found.text);
+      return storedSummary(found);
+    }
+    warn(NONE_STORED);
+  }
   const { eos } = model.manifest.special_ids;
   const prepared = prepareSource(text, model.pipeline, model.source, model.runtime.maxSourceLen, eos);
   prepared.warnings.forEach(warn);
   const result = await decode(model, prepared.ids, options, show);
   if (result.retried) warn(RETRIED);
   show(finishOutput(result.ids, model.pipeline, model.target));
-  return statsLine(result, options);
+  return (model.replies ? `${FROM_THE_MODEL} · ` : "") + statsLine(result, options);
 }
 
 // a placeholder still being written ("… at X", "… at X q", "… at Xq1" that may become "Xq12"): not shown yet
@@ -462,6 +487,7 @@ function setUpPanel(entry, panel) {
     }).then((loaded) => {
       model = loaded;
       button.disabled = false;
+      $(".replies", form).hidden = !loaded.replies; // a chatbot with stored replies: stored or the model's
       say(null);
     }, (error) => {
       failed = true;
@@ -520,7 +546,8 @@ function setUpPanel(entry, panel) {
     form.classList.add("running"); // kept in view (style.css): the output growing above would push Stop away
     form.elements.text.value = "";
     try {
-      await answer(model, text, { ...decodeOptions(form), signal: running.signal }, transcript, protector);
+      const replies = form.elements.replies.value;
+      await answer(model, text, { ...decodeOptions(form), replies, signal: running.signal }, transcript, protector);
     } finally {
       running = null;
       button.textContent = button.dataset.label;

@@ -50,7 +50,11 @@ export const TASKS = {
       "temperature": 0.7,
       "topK": 20,
       "topP": 0.9
-    }
+    },
+    "replyModes": [
+      "retrieve",
+      "generate"
+    ]
   },
   "translator": {
     "emptyInput": "Please enter Korean text to translate.",
@@ -66,7 +70,8 @@ export const TASKS = {
       "temperature": 0.7,
       "topK": 20,
       "topP": 0.9
-    }
+    },
+    "replyModes": []
   }
 };
 // studio.text.protect.MAX_GLOSSARY_ENTRIES
@@ -85,3 +90,14 @@ export const KOREAN_SHARE = 0.3;
 export const MIN_LIKENESS = 0.7;
 // studio.runtimes.graph_state.SOURCE_STEP
 export const SOURCE_STEP = 16;
+// studio.replies.MODES: how a chatbot's replies can come
+export const REPLY_MODES = {
+  "retrieve": "a stored reply: the answer to the training question most like the message (the model writes the reply when none is alike)",
+  "generate": "the model writes every reply"
+};
+// studio.replies.FROM_THE_MODEL
+export const FROM_THE_MODEL = "written by the model";
+// studio.replies.NONE_STORED
+export const NONE_STORED = "No stored reply is like this message: the model wrote this one.";
+// studio.replies.NO_INDEX
+export const NO_INDEX = "This chatbot has no stored replies (trained before they were kept): the model wrote this one.";

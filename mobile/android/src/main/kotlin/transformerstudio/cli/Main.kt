@@ -5,27 +5,33 @@ package transformerstudio.cli
 import transformerstudio.Chatbot
 import transformerstudio.InputException
 import transformerstudio.ModelException
+import transformerstudio.ReplyMode
 import transformerstudio.Translator
 import transformerstudio.text.PyStr
 import java.io.File
 import java.io.PrintStream
 import kotlin.system.exitProcess
 
-private const val USAGE = "usage: run-jvm.sh translate|reply [MODEL_DIR] < lines"
+private const val USAGE = "usage: run-jvm.sh translate|reply|generate [MODEL_DIR] < lines"
 
 /**
  * The JVM command-line runner (run-jvm.sh): `translate` reads stdin's lines as one text and writes its translation,
  * one line per line, as `studio translate` does with stdin; `reply` writes the chatbot's reply to each line (an
- * empty line for an empty one). MODEL_DIR: a package folder (default: ./model).
+ * empty line for an empty one): a stored reply where the package has one alike, as `studio chat` gives it;
+ * `generate`, the model's (`studio chat --reply generate`). MODEL_DIR: a package folder (default: ./model).
  */
 fun main(args: Array<String>) {
-    if (args.isEmpty() || args.size > 2 || args[0] !in setOf("translate", "reply")) fail(USAGE)
+    if (args.isEmpty() || args.size > 2 || args[0] !in setOf("translate", "reply", "generate")) fail(USAGE)
     val folder = File(args.getOrElse(1) { "model" })
     if (!File(folder, "manifest.json").isFile) fail("$folder is not a model package folder (no manifest.json). $USAGE")
     val lines = stdinLines()
     val out = PrintStream(System.out, false, "UTF-8")
     try {
-        val outputs = if (args[0] == "translate") translated(folder, lines) else replies(folder, lines)
+        val outputs = when (args[0]) {
+            "translate" -> translated(folder, lines)
+            "reply" -> replies(folder, lines, ReplyMode.RETRIEVE)
+            else -> replies(folder, lines, ReplyMode.GENERATE)
+        }
         outputs.forEach(out::println)
     } catch (error: ModelException) {
         fail(error.message ?: "the model cannot be used")
@@ -51,15 +57,16 @@ private fun translated(folder: File, lines: List<String>): List<String> {
     }
 }
 
-private fun replies(folder: File, lines: List<String>): List<String> = Chatbot.open(folder).use { chatbot ->
-    lines.map { line ->
-        try {
-            chatbot.reply(line)
-        } catch (error: InputException) {
-            ""
+private fun replies(folder: File, lines: List<String>, mode: ReplyMode): List<String> =
+    Chatbot.open(folder).use { chatbot ->
+        lines.map { line ->
+            try {
+                chatbot.reply(line, mode = mode)
+            } catch (error: InputException) {
+                ""
+            }
         }
     }
-}
 
 private fun fail(message: String): Nothing {
     System.err.println(message)

@@ -21,12 +21,12 @@ class ChatbotAndModelFilesTest {
     @DisplayName("the chatbot refuses empty input, streams its reply token by token, and can be cancelled")
     fun chatbotStreamsAndCancels() {
         val case = TestData.resource("app-chatbot.json").getJSONArray("cases").getJSONObject(0)
-        Chatbot.open(ExportPackage.of("chatbot")).use { bot ->
+        Chatbot.open(ExportPackage.of("chatbot")).use { bot -> // without stored replies: the model's, streamed
             assertEquals("Please type something first.", assertThrows<InputException> { bot.reply(" ") }.message)
             val seen = ArrayList<String>()
-            assertEquals(case.getString("output"), bot.reply(case.getString("text"), onText = { seen += it }))
+            assertEquals(case.getString("generated"), bot.reply(case.getString("text"), onText = { seen += it }))
             assertTrue(seen.size > 3, "token by token: $seen")
-            assertEquals(case.getString("output"), seen.last())
+            assertEquals(case.getString("generated"), seen.last())
             val cancellation = CancellationToken()
             val partial = ArrayList<String>()
             assertThrows<CancellationException> {
