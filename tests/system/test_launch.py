@@ -14,8 +14,9 @@ def test_first_launch_serves_at_once_and_exports_only_the_default_backend(bundle
                  progress=messages.append)
     try:
         client = Client(app.local_url, verbose=False)
-        reply, latency = client.predict("나는 커피를 좋아해?", "tflite", api_name="/chat")  # waits for its export
-        assert latency.startswith("tflite")
+        # the model's reply (a stored one needs no backend): waits for its export
+        reply, latency = client.predict("나는 커피를 좋아해?", "tflite", reply="generate", api_name="/chat")
+        assert latency.startswith("written by the model · tflite")
         assert reply == TextGenerator.from_path(bundle_copy, "tf")("나는 커피를 좋아해?")
     finally:
         app.close()
