@@ -626,33 +626,61 @@ KOTLIN = "library/src/main/kotlin/transformerstudio"  # the Kotlin reference, as
 
 
 def _ios_code(manifest: dict, golden: dict) -> str:
+    package = manifest["package"]
+    onnx = package["runtime"] == "ONNX Runtime"
+    graphs = f"`{package['model']}` and `{package['decode_step']}`" if onnx else f"`{package['model']}`"
+    pod, spm = _ios_pod_route(onnx), _ios_spm_route(onnx)
+    sketch = [] if onnx else _ios_sketch(manifest, golden)
+    return "\n".join([
+        "## iOS: what this package holds, and what it does not", "",
+        "**Nothing in Swift was compiled or run for this package**: there is no Swift library here, no Xcode "
+        "project, and no test ran on an iPhone or a simulator. It hands a Swift port the model and every data file "
+        "and check the Android library (pure Kotlin) is built and tested with.", "",
+        f"**Verified by the exporter, in Python:** {_ios_verified(manifest, graphs, onnx)}; `{APP_GOLDEN}` is the "
+        f"app's own code run on {graphs}; the fixtures are Python's answers.", "",
+        "**Not included, in any language for iOS:** a tokenizer, the text pipeline, sentence splitting, the "
+        "protection of numbers, amounts, dates, times, URLs, names and glossary terms, the decode guards, beam "
+        "search and sampling. The Kotlin library has all of them; a Swift port writes them (below).", "",
+        *_ios_files_table(manifest, graphs, onnx), "",
+        *(spm + [""] + pod if onnx else pod + [""] + spm), "",
+        *_ios_porting(manifest, golden, onnx), *([""] + sketch if sketch else [])])
+
+
+def _ios_golden_keys(manifest: dict, golden: dict, onnx: bool) -> tuple[str, str]:
+    """Where a port's greedy and beam ids are in golden/golden.json, in words."""
+    model = manifest["package"]["model"]
+    standard = model.replace(".b1", "")
+    if onnx:
+        return ("`greedy_ids` (the fp32 .tflite's, which the fp32 ONNX graphs give)",
+                "`beam_ids` (the fp32 .tflite's)")
+    beam_key = (f"`beam_ids_by_file[\"{standard}\"]` (the dynamic-shape file of the same weights)"
+                if standard in golden["sentences"][0].get("beam_ids_by_file", {}) else
+                f"`beam_ids` (the fp32 `model.tflite`'s: `{standard}` was not exported with it)")
+    return f"`greedy_ids_by_file[\"{model}\"]`", beam_key
+
+
+def _ios_verified(manifest: dict, graphs: str, onnx: bool) -> str:
+    """What the exporter checked of the graph, in words."""
+    checked = manifest.get("verification") or {}
+    if not onnx:
+        greedy = f"`greedy_ids_by_file[\"{manifest['package']['model']}\"]`"
+        return (f"the greedy ids of `golden/golden.json` under {greedy} were computed from {graphs} itself "
+                "(Python LiteRT)")
+    return "the greedy ids of `golden/golden.json` come from the fp32 .tflite" + (
+        f", and the export checked {graphs} against TensorFlow ({checked['samples']} samples: greedy ids "
+        f"{checked['greedy_match_rate']:.0%} equal, logits within {checked['max_abs_logit_diff']:.1e}; "
+        "manifest `verification`)" if {"samples", "greedy_match_rate", "max_abs_logit_diff"} <= set(checked)
+        else "")
+
+
+def _ios_files_table(manifest: dict, graphs: str, onnx: bool) -> list[str]:
+    """The table of the package's files: what each is and what a port uses it for."""
     package, task = manifest["package"], task_named(manifest["task"])
-    model, onnx = package["model"], package["runtime"] == "ONNX Runtime"
     tokenizers = ", ".join(f"`{name}`" for name in manifest["tokenizer"]["files"] if name.endswith(".model"))
-    graphs = f"`{model}` and `{package['decode_step']}`" if onnx else f"`{model}`"
     kind = "the dynamic-shape pair `encode`/`decode_step` (opset 17)" if onnx else (
         f"signatures `encode`, `decode_step` and their source buckets; builtin ops only"
         f"{', custom ops ' + ', '.join(package['custom_ops']) if package.get('custom_ops') else ''}; its metadata's "
         f"`min_runtime_version` is {package.get('min_runtime_version') or 'not set'}")
-    standard = model.replace(".b1", "")
-    if onnx:
-        greedy, beam_key = ("`greedy_ids` (the fp32 .tflite's, which the fp32 ONNX graphs give)",
-                            "`beam_ids` (the fp32 .tflite's)")
-    else:
-        greedy = f"`greedy_ids_by_file[\"{model}\"]`"
-        beam_key = (f"`beam_ids_by_file[\"{standard}\"]` (the dynamic-shape file of the same weights)"
-                    if standard in golden["sentences"][0].get("beam_ids_by_file", {}) else
-                    f"`beam_ids` (the fp32 `model.tflite`'s: `{standard}` was not exported with it)")
-    checked = manifest.get("verification") or {}
-    if not onnx:
-        source = (f"the greedy ids of `golden/golden.json` under {greedy} were computed from {graphs} itself "
-                  "(Python LiteRT)")
-    else:
-        source = "the greedy ids of `golden/golden.json` come from the fp32 .tflite" + (
-            f", and the export checked {graphs} against TensorFlow ({checked['samples']} samples: greedy ids "
-            f"{checked['greedy_match_rate']:.0%} equal, logits within {checked['max_abs_logit_diff']:.1e}; "
-            "manifest `verification`)" if {"samples", "greedy_match_rate", "max_abs_logit_diff"} <= set(checked)
-            else "")
     pipeline = manifest["text_pipeline"]["name"]
     app = (f"the app's outputs on {len(golden_texts(manifest['task']))} golden texts"
            + (f" and on the first {DOCUMENT_LINES} as one text" if task.translates else "")
@@ -690,7 +718,11 @@ def _ios_code(manifest: dict, golden: dict) -> str:
          "index; the code points a capital sigma's lower case looks at", "stored replies")])
     table = [f"| {a} | {b} | {c} |" for a, b, c in rows[:1]] + ["| --- | --- | --- |"] + [
         f"| {a} | {b} | {c} |" for a, b, c in rows[1:]]
-    pod = [
+    return table
+
+
+def _ios_pod_route(onnx: bool) -> list[str]:
+    return [
         "### Route (a): LiteRT (TensorFlow Lite) with CocoaPods", "",
         "```ruby", f"platform :ios, '{POD_IOS}'", "use_frameworks!", f"pod '{POD}', '~> {POD_VERSION}'", "```", "",
         f"then `import TensorFlowLite`. {POD_VERSION} is the last stable `{POD}` published on CocoaPods trunk "
@@ -706,7 +738,10 @@ def _ios_code(manifest: dict, golden: dict) -> str:
         "LiteRT's own Swift package (the `Package.swift` of google-ai-edge/LiteRT, 2026) is not pinned here: no "
         "release of it was verified, and its manifest links with `unsafeFlags`, which Swift Package Manager refuses "
         "in a dependency pinned by version."]
-    spm = [
+
+
+def _ios_spm_route(onnx: bool) -> list[str]:
+    return [
         "### Route (b): ONNX Runtime with Swift Package Manager", "",
         "```swift", f'.package(url: "{ORT_PACKAGE}", exact: "{ORT_VERSION}")', "```", "",
         f"(product `onnxruntime`, module `OnnxRuntimeBindings`, iOS {ORT_IOS}+; the tag wraps ONNX Runtime "
@@ -719,7 +754,14 @@ def _ios_code(manifest: dict, golden: dict) -> str:
         "`ORTValue`'s `initWithTensorData:elementType:shape:error:`. The graphs take any source length up to S and "
         "any cache length up to C; the Kotlin library's `runtime/OnnxRuntime.kt` shows how it feeds them. The "
         "graphs were run here with Python's onnxruntime, never with the Swift package."]
-    order = [
+
+
+def _ios_porting(manifest: dict, golden: dict, onnx: bool) -> list[str]:
+    """The order to port in, each step's Kotlin reference and the check it must pass."""
+    package, task = manifest["package"], task_named(manifest["task"])
+    pipeline = manifest["text_pipeline"]["name"]
+    greedy, beam_key = _ios_golden_keys(manifest, golden, onnx)
+    return [
         "### Porting, in this order", "",
         "The reference implementation is the Kotlin library: pure Kotlin, no JNI, reading these same files and "
         "held to these same fixtures on the JVM. The android package of this bundle carries its sources "
@@ -751,27 +793,16 @@ def _ios_code(manifest: dict, golden: dict) -> str:
         "made on the shipped models' ONNX graphs, not on this one, so they are not here: `golden.json` and "
         f"`{APP_GOLDEN}` are this package's own. Int8 graphs may differ (≥ 80% of ids exact, as in the section "
         "below)."]
-    sketch = [] if onnx else [
+
+
+def _ios_sketch(manifest: dict, golden: dict) -> list[str]:
+    return [
         "### The decode loop in Swift: never compiled or run", "",
         "A sketch of the greedy loop with this model's names and numbers filled in, for route (a). **It was never "
         "compiled or run**; its calls were checked only against the sources of TensorFlowLiteSwift's "
         "`SignatureRunner.swift`. It always pads to S (no buckets), and its `checkGolden` is the first check of "
         "step 3.", "",
         "```swift", _fill(SWIFT, _mobile_values(manifest, golden)).rstrip(), "```"]
-    return "\n".join([
-        "## iOS: what this package holds, and what it does not", "",
-        "**Nothing in Swift was compiled or run for this package**: there is no Swift library here, no Xcode "
-        "project, and no test ran on an iPhone or a simulator. It hands a Swift port the model and every data file "
-        "and check the Android library (pure Kotlin) is built and tested with.", "",
-        f"**Verified by the exporter, in Python:** {source}; `{APP_GOLDEN}` is the app's own code run on "
-        f"{graphs}; the fixtures are Python's answers.", "",
-        "**Not included, in any language for iOS:** a tokenizer, the text pipeline, sentence splitting, the "
-        "protection of numbers, amounts, dates, times, URLs, names and glossary terms, the decode guards, beam "
-        "search and sampling. The Kotlin library has all of them; a Swift port writes them (below).", "",
-        *table, "",
-        *(spm + [""] + pod if onnx else pod + [""] + spm), "",
-        *order, *([""] + sketch if sketch else [])])
-
 
 def _web_code(manifest: dict, golden: dict) -> str:
     sentence = golden["sentences"][0]["text"]
