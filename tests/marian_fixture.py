@@ -194,9 +194,11 @@ MODEL_FILE = "opus.spm32k-spm32k.transformer-align.model1.npz.best-perplexity.np
 VOCABULARY_FILE = "opus.spm32k-spm32k.vocab.yml"
 
 
-def write_release(folder: Path, variant: Variant = POST_NORM, seed: int | None = None, spm_size: int = 100) -> Path:
+def write_release(folder: Path, variant: Variant = POST_NORM, seed: int | None = None, spm_size: int = 100,
+                  languages: tuple[str, str] = ("ko", "en")) -> Path:
     """A Marian release folder of `variant` with a shared vocabulary (its sentences and weights drawn with `seed`,
-    by default the variant's); returns the folder."""
+    by default the variant's), its README naming `languages` (source, target) as OPUS-MT's do; returns the
+    folder."""
     import yaml
 
     seed = variant.seed if seed is None else seed
@@ -215,7 +217,9 @@ def write_release(folder: Path, variant: Variant = POST_NORM, seed: int | None =
                "normalize": 0.6, "word-penalty": 0, "mini-batch": 1, "maxi-batch": 1, "maxi-batch-sort": "src",
                "relative-paths": True}
     (folder / "decoder.yml").write_text(yaml.safe_dump(decoder, sort_keys=False), encoding="utf-8")
-    (folder / "README.md").write_text(README, encoding="utf-8")
+    readme = README.replace("source language(s): ko", f"source language(s): {languages[0]}")
+    (folder / "README.md").write_text(readme.replace("target language(s): en", f"target language(s): {languages[1]}"),
+                                      encoding="utf-8")
     (folder / "LICENSE").write_text(LICENSE, encoding="utf-8")
     return folder
 
