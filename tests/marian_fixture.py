@@ -356,3 +356,26 @@ def write_huggingface(release: Path, folder: Path, variant: Variant, positions: 
         (folder / name).write_bytes((release / name).read_bytes())
     (folder / "README.md").write_text(HF_README, encoding="utf-8")
     return folder
+
+
+def write_shards(folder: Path, target: Path, count: int = 2) -> Path:
+    """A copy of the Hugging Face `folder` with its model.safetensors saved in `count` shards, as `save_pretrained`
+    writes a model over its shard size: model-0000I-of-0000N.safetensors (the tensors in order, split evenly) and
+    model.safetensors.index.json with their `weight_map`. Returns `target`."""
+    import shutil
+
+    from safetensors.numpy import load_file, save_file
+
+    shutil.copytree(folder, target)
+    tensors = load_file(str(target / "model.safetensors"))
+    (target / "model.safetensors").unlink()
+    names = sorted(tensors)
+    weight_map = {}
+    for i in range(count):
+        shard = f"model-{i + 1:05d}-of-{count:05d}.safetensors"
+        part = names[i * len(names) // count: (i + 1) * len(names) // count]
+        save_file({name: tensors[name] for name in part}, str(target / shard), metadata={"format": "pt"})
+        weight_map.update(dict.fromkeys(part, shard))
+    index = {"metadata": {"total_size": sum(value.nbytes for value in tensors.values())}, "weight_map": weight_map}
+    (target / "model.safetensors.index.json").write_text(json.dumps(index, indent=2), encoding="utf-8")
+    return target
