@@ -111,13 +111,14 @@ def retrieval_baseline(train: Sequence[Pair], pairs: Sequence[Pair]) -> Score:
 def evaluate(generator, pairs: Sequence[Pair], strategies: dict[str, DecodeOptions], batch_size: int = 32,
              on_progress: Callable[[int, int], None] | None = None, protector=None) -> list[Score]:
     """One score per strategy; `on_progress(done, total)` counts the sentences of every strategy together. A
-    translator's scores also count the facts kept."""
-    translates = task_named(generator.config.task.task).translates
+    translator's scores also count the facts kept, where its language pair has them (`studio.fidelity`: Korean to
+    English)."""
+    facts = task_named(generator.config.task.task).translates and generator.preprocessor.pair.korean_to_english
     results = []
     for number, (name, options) in enumerate(strategies.items()):
         started = time.monotonic()
         counted = None if on_progress is None else (
             lambda done, total, before=number: on_progress(before * total + done, len(strategies) * total))
         hypotheses = decode_all(generator, [p.source for p in pairs], options, batch_size, counted, protector)
-        results.append(score(pairs, hypotheses, name, time.monotonic() - started, facts=translates))
+        results.append(score(pairs, hypotheses, name, time.monotonic() - started, facts=facts))
     return results

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from studio.generate.options import DecodeOptions
+from studio.text.script import has_hangul
 
 
 # how sampling draws when asked for without settings: both models were trained with label smoothing (0.1), which
@@ -203,6 +204,70 @@ TRANSLATOR = Task(
               "데이터 기반 의사 결정을 더 공고히 할 수 있다."),
 )
 TASKS = {task.name: task for task in (CHATBOT, TRANSLATOR)}
+
+# what `LanguagePair.protects` lets term protection pass through for a pair other than Korean→English: addresses,
+# which no language translates. Numbers are written otherwise in other languages (German "6,8" for 6.8), and a Latin
+# name is every word of a Latin-script source; whether an imported model copies placeholders was not measured
+# (docs/import.md, "Which steps apply")
+ANY_PAIR_KINDS = ("url", "email")
+
+
+@dataclass(frozen=True)
+class LanguagePair:
+    """What a translator translates from and into (its bundle's `TaskConfig.source_lang` and `target_lang`: an
+    imported model's are its own), and which steps of the translation path, written for the shipped models'
+    Korean→English, apply to it (docs/import.md, "Which steps apply"). Every step asks here: no code elsewhere
+    compares language codes."""
+    source: str = "ko"
+    target: str = "en"
+
+    @property
+    def korean_source(self) -> bool:
+        """Its input is Korean: a line without Hangul is kept as written, an input mostly in another script gets
+        the language hint (`Task.reads`), and term protection leaves that input as written for the hint to see."""
+        return self.source == "ko"
+
+    @property
+    def korean_to_english(self) -> bool:
+        """Korean written the English way: amounts ("30억 달러" -> "$3 billion"), times, ranges and a date's month
+        (`studio.text.dates.repair_months`), names introduced with their original in brackets, numbers, figures and
+        Latin names passed through (`studio.text.protect`), and the facts the fidelity figures count
+        (`studio.fidelity`)."""
+        return self.korean_source and self.target == "en"
+
+    @property
+    def english_target(self) -> bool:
+        """Its outputs are English: `studio.translation.finish_sentence`'s habits (a capital first letter, the
+        source's final mark, a lower-case word written twice written once) apply."""
+        return self.target == "en"
+
+    @property
+    def source_text(self) -> str:
+        """What a line needs to be translated, in messages ("kept as written, without Korean to translate")."""
+        return "Korean" if self.korean_source else "letters"
+
+    def has_text(self, line: str) -> bool:
+        """Whether `line` has something to translate: a Korean letter for a Korean source, else any letter (a line
+        of digits or symbols alone is kept as written)."""
+        return has_hangul(line) if self.korean_source else any(character.isalpha() for character in line)
+
+    def protects(self, kind: str) -> bool:
+        """Whether automatic term protection passes spans of `kind` (`studio.text.protect.AUTO_KINDS`, or "named")
+        through placeholders for this pair: every kind for Korean→English, addresses for the others."""
+        return self.korean_to_english or kind in ANY_PAIR_KINDS
+
+
+KOREAN_ENGLISH = LanguagePair("ko", "en")  # the shipped translator's
+
+
+def language_pair(task_config) -> LanguagePair:
+    """The pair a bundle's model translates (`task_config`: its `TaskConfig`): a translator's own languages (the
+    shipped one's, where its config names none); a model of another task served as a translator (a test's tiny
+    chatbot) and a chatbot's Korean input are the shipped translator's."""
+    if task_config is None or not task_named(task_config.task).translates:
+        return KOREAN_ENGLISH
+    return LanguagePair(task_config.source_lang or KOREAN_ENGLISH.source,
+                        task_config.target_lang or KOREAN_ENGLISH.target)
 
 
 def task_named(name: str) -> Task:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field, replace
 from studio.generate import DecodeOptions
 from studio.generate.confidence import Confidence
 from studio.inference import Latency, distinct_outputs
+from studio.tasks import KOREAN_ENGLISH, LanguagePair
 from studio.text.dates import repair_months
 from studio.text.protect import ANY_PLACEHOLDER, Protected, Protector, Span
-from studio.text.script import has_hangul
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +38,19 @@ _CLOSING = "\"'”’)]」』"
 _OPENING = "\"'“‘([「『"
 
 
-def finish_sentence(source: str, output: str) -> str:
+def finish_sentence(source: str, output: str, pair: LanguagePair = KOREAN_ENGLISH) -> str:
     """The model's English with the two things it most often leaves undone: a first letter in lower case
     ("magnitude 6.8 earthquake hits") is capitalized unless the source has that word as written or it has a
     capital inside ("iPhone"), and a sentence that stops where the source ends with . ! or ? (it tends to,
     right after a protected span: "Samsung invested $3 billion") gets the source's mark; a comma or semicolon
     that ends it ("Hello,") is dropped unless the source ends with one; a lower-case word written twice in a row
     ("the draft draft") is written once; a month named beside one of the source's days or years is that date's month
-    ("On September 9" for `1월 9일`: `studio.text.dates.repair_months`)."""
-    output = repair_months(source, output)
+    ("On September 9" for `1월 9일`: `studio.text.dates.repair_months`). For a model of another `pair`, only what
+    that pair calls for (`LanguagePair.english_target`, `korean_to_english`): the output stripped, at least."""
+    if pair.korean_to_english:
+        output = repair_months(source, output)
+    if not pair.english_target:
+        return output.strip()
     output = _DOUBLED.sub(lambda m: m.group(0) if m.group(1) in _MEANT_TWICE else m.group(1), output.strip())
     if not output:
         return output
@@ -63,10 +67,10 @@ def finish_sentence(source: str, output: str) -> str:
     return output
 
 
-def finish_generation(source: str, generation):
+def finish_generation(source: str, generation, pair: LanguagePair = KOREAN_ENGLISH):
     """`finish_sentence` on a generation: its text, and its confidence's words alike (the first letter, the final
     mark), so that the words marked as unsure read as the text does."""
-    text = finish_sentence(source, generation.text)
+    text = finish_sentence(source, generation.text, pair)
     confidence = generation.confidence
     if confidence is not None:
         written, words = text.split(), confidence.words
@@ -149,12 +153,15 @@ def n_best(generator, text: str, n: int, options: DecodeOptions | None = None,
     `/translate_alternatives`. With a `protector`, the search runs on the placeholder source and every
     alternative gets the spans' English back; when the best one dropped a span or wrote one twice, the search
     runs once more with those spans' English written in, as `_unprotect` does, and the set whose best keeps more
-    of them is used. A text without Korean is its only alternative, as written."""
+    of them is used. A text without Korean (the model's source language: `LanguagePair.has_text`) is its only
+    alternative, as written."""
     text = " ".join(text.split())
     if not text:
         return Alternatives([])
-    if not has_hangul(text):  # kept as written, as `translate` keeps it
-        return Alternatives([(text, 0.0)], [kept_warning([text])])
+    pair = generator.preprocessor.pair
+    if not _has_text(pair, text):  # kept as written, as `translate` keeps it
+        return Alternatives([(text, 0.0)], [kept_warning([text], pair)])
+    protector = protector.for_pair(pair) if protector else None
     shield = protector.protect(text) if protector else Protected(text)  # protect() knows the text's own names
     source, restored = _searched(generator, shield, n, options)
     report = []
@@ -167,7 +174,7 @@ def n_best(generator, text: str, n: int, options: DecodeOptions | None = None,
         warnings.append(f"the alternatives translate the input as one sentence, and it has {sentences}: this model "
                         "translates one sentence at a time best (translate it without alternatives, or ask for one "
                         "sentence's alternatives)")
-    choices = distinct_outputs([(finish_sentence(text, t), s) for (t, _, _), s in restored], n)
+    choices = distinct_outputs([(finish_sentence(text, t, pair), s) for (t, _, _), s in restored], n)
     return Alternatives(choices, warnings, report)
 
 
@@ -207,18 +214,25 @@ def _restored(shield: Protected, output: str, written_in: list[Span]) -> tuple[s
 
 def plan_lines(preprocessor, lines: Sequence[str]) -> list[list[str]]:
     """Per line, the pieces the model decodes: its sentences, each split further if too long (none for a
-    blank line, nor for one without Korean: `translate` keeps it as written). Their total is what a
-    progress bar counts."""
-    limit, count = preprocessor.source_limit, preprocessor.count_tokens
-    return [[] if not has_hangul(line) else [p for s in split_sentences(line) for p in fit_to_length(s, count, limit)]
-            for line in lines]
+    blank line, nor for one without Korean, the model's source language: `translate` keeps it as written). Their
+    total is what a progress bar counts."""
+    limit, count, pair = preprocessor.source_limit, preprocessor.count_tokens, preprocessor.pair
+    return [[piece for sentence in split_sentences(line) for piece in fit_to_length(sentence, count, limit)]
+            if _has_text(pair, line) else [] for line in lines]
 
 
-def kept_warning(kept: list[str]) -> str:
-    """What is said about the lines without Korean that `translate` kept as written (`kept`: not blank)."""
-    first = _opening(kept[0].strip())
-    return (f"kept as written, without Korean to translate: {first!r}" if len(kept) == 1 else
-            f"{len(kept):,} lines without Korean kept as written (the first: {first!r})")
+def _has_text(pair: LanguagePair, line: str) -> bool:
+    """Whether `line` has text to translate (`LanguagePair.has_text`) besides placeholders (a document format's
+    markup tokens, "Xq1")."""
+    return pair.has_text(ANY_PLACEHOLDER.sub(" ", line))
+
+
+def kept_warning(kept: list[str], pair: LanguagePair = KOREAN_ENGLISH) -> str:
+    """What is said about the lines without Korean (`pair.source_text`) that `translate` kept as written (`kept`:
+    not blank)."""
+    first, what = _opening(kept[0].strip()), pair.source_text
+    return (f"kept as written, without {what} to translate: {first!r}" if len(kept) == 1 else
+            f"{len(kept):,} lines without {what} kept as written (the first: {first!r})")
 
 
 @dataclass
@@ -254,7 +268,9 @@ def translate(generator, lines: Sequence[str] | str, options: DecodeOptions | No
     each line split into sentences (and sentences too long for the model into chunks), decoded in batches, the
     English joined back per line; a line without Korean is kept as written, and a warning says so (unless not
     `say_kept`). With a `protector`, glossary terms and protected spans pass through placeholders and are put
-    back (a sentence that lost one is decoded again with its English written in). `scores`: each line's
+    back (a sentence that lost one is decoded again with its English written in). The steps written for Korean to
+    English (the lines kept, protection's kinds, `finish_sentence`) follow the model's language pair
+    (`generator.preprocessor.pair`, `studio.tasks.LanguagePair`). `scores`: each line's
     confidence too (one more forced pass). `on_progress(done, total)` hears the number of pieces before the first
     batch and after each. When `stop()` turns true, decoding ends after the current batch. `timed`: an input of
     one sentence (one line with Korean, one sentence) is decoded alone and whole, in the backend's running batch
@@ -264,12 +280,13 @@ def translate(generator, lines: Sequence[str] | str, options: DecodeOptions | No
     plan = plan_lines(generator.preprocessor, lines)
     timed = timed and _one_sentence(lines, plan)
     flat = [piece for pieces in plan for piece in pieces]
-    protector = protector.remembering("\n".join(lines)) if protector else None
+    pair = generator.preprocessor.pair
+    protector = protector.for_pair(pair).remembering("\n".join(lines)) if protector else None
     decoded = _decode_pieces(generator, flat, options, protector, scores, batch_size, on_progress, stop, timed)
     result = _per_line(lines, plan, decoded.results, scores)
     kept = [line for line, pieces in zip(lines, plan) if not pieces and line.strip()]
     result.warnings = [w for r in decoded.results for w in r.warnings] + decoded.warnings + (
-        [kept_warning(kept)] if kept and say_kept else [])
+        [kept_warning(kept, pair)] if kept and say_kept else [])
     result.report, result.latency = decoded.report, decoded.latency
     result.sentences = sum(len(split_sentences(line)) for line, pieces in zip(lines, plan) if pieces)
     result.pieces, result.planned = len(decoded.results), len(flat)
@@ -300,7 +317,7 @@ def _decode_pieces(generator, flat: list[str], options, protector, scores: bool,
     of the same words) is decoded once, and each repeat gets the same English. `results` are those of the first
     pieces of `flat` that were decoded (all of them unless stopped)."""
     unique = list(dict.fromkeys(flat))
-    decoded = _Decoded([], [], [], None)
+    decoded, pair = _Decoded([], [], [], None), generator.preprocessor.pair
     if on_progress:
         on_progress(0, len(unique))
     for start in range(0, len(unique), batch_size):
@@ -319,7 +336,7 @@ def _decode_pieces(generator, flat: list[str], options, protector, scores: bool,
         if shielded:
             results, report = _unprotect(generator, shielded, results, options)
             decoded.report += report
-        decoded.results += [finish_generation(source, result) for source, result in zip(batch, results)]
+        decoded.results += [finish_generation(source, result, pair) for source, result in zip(batch, results)]
         if on_progress:
             on_progress(start + len(batch), len(unique))
     if decoded.latency is not None and decoded.results:  # the words as the text has them
@@ -360,12 +377,13 @@ def translate_document(generator, document, options: DecodeOptions | None = None
     result = translate(generator, document.segments, options, batch_size=batch_size, on_progress=on_progress,
                        protector=protector, stop=stop, say_kept=False)
     stretches = document.stretches or [False] * len(document.segments)
+    pair = generator.preprocessor.pair
     # its texts without Korean, as the reader sees them (a formatted phrase is part of one; markup tokens are not)
     kept = [" ".join(ANY_PLACEHOLDER.sub(" ", segment).split()) for segment, stretch in zip(document.segments, stretches)
-            if not stretch and segment.strip() and not has_hangul(segment)]
+            if not stretch and segment.strip() and not _has_text(pair, segment)]
     result.document = document.render(result.lines)
     lost = [unformatted_warning(document.unformatted)] if document.unformatted else []
-    result.warnings = list(document.warnings) + ([kept_warning(kept)] if kept else []) + lost + result.warnings
+    result.warnings = list(document.warnings) + ([kept_warning(kept, pair)] if kept else []) + lost + result.warnings
     return result
 
 def _opening(text: str, most: int = 40) -> str:

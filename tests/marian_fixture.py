@@ -194,9 +194,11 @@ MODEL_FILE = "opus.spm32k-spm32k.transformer-align.model1.npz.best-perplexity.np
 VOCABULARY_FILE = "opus.spm32k-spm32k.vocab.yml"
 
 
-def write_release(folder: Path, variant: Variant = POST_NORM, seed: int | None = None, spm_size: int = 100) -> Path:
+def write_release(folder: Path, variant: Variant = POST_NORM, seed: int | None = None, spm_size: int = 100,
+                  languages: tuple[str, str] = ("ko", "en")) -> Path:
     """A Marian release folder of `variant` with a shared vocabulary (its sentences and weights drawn with `seed`,
-    by default the variant's); returns the folder."""
+    by default the variant's), its README naming `languages` (source, target) as OPUS-MT's do; returns the
+    folder."""
     import yaml
 
     seed = variant.seed if seed is None else seed
@@ -215,7 +217,9 @@ def write_release(folder: Path, variant: Variant = POST_NORM, seed: int | None =
                "normalize": 0.6, "word-penalty": 0, "mini-batch": 1, "maxi-batch": 1, "maxi-batch-sort": "src",
                "relative-paths": True}
     (folder / "decoder.yml").write_text(yaml.safe_dump(decoder, sort_keys=False), encoding="utf-8")
-    (folder / "README.md").write_text(README, encoding="utf-8")
+    readme = README.replace("source language(s): ko", f"source language(s): {languages[0]}")
+    (folder / "README.md").write_text(readme.replace("target language(s): en", f"target language(s): {languages[1]}"),
+                                      encoding="utf-8")
     (folder / "LICENSE").write_text(LICENSE, encoding="utf-8")
     return folder
 
@@ -352,3 +356,26 @@ def write_huggingface(release: Path, folder: Path, variant: Variant, positions: 
         (folder / name).write_bytes((release / name).read_bytes())
     (folder / "README.md").write_text(HF_README, encoding="utf-8")
     return folder
+
+
+def write_shards(folder: Path, target: Path, count: int = 2) -> Path:
+    """A copy of the Hugging Face `folder` with its model.safetensors saved in `count` shards, as `save_pretrained`
+    writes a model over its shard size: model-0000I-of-0000N.safetensors (the tensors in order, split evenly) and
+    model.safetensors.index.json with their `weight_map`. Returns `target`."""
+    import shutil
+
+    from safetensors.numpy import load_file, save_file
+
+    shutil.copytree(folder, target)
+    tensors = load_file(str(target / "model.safetensors"))
+    (target / "model.safetensors").unlink()
+    names = sorted(tensors)
+    weight_map = {}
+    for i in range(count):
+        shard = f"model-{i + 1:05d}-of-{count:05d}.safetensors"
+        part = names[i * len(names) // count: (i + 1) * len(names) // count]
+        save_file({name: tensors[name] for name in part}, str(target / shard), metadata={"format": "pt"})
+        weight_map.update(dict.fromkeys(part, shard))
+    index = {"metadata": {"total_size": sum(value.nbytes for value in tensors.values())}, "weight_map": weight_map}
+    (target / "model.safetensors.index.json").write_text(json.dumps(index, indent=2), encoding="utf-8")
+    return target

@@ -28,7 +28,7 @@ from studio.app_model import AppModel, InputError, decode_options, offer_downloa
 from studio.errors import DataError, StudioError
 from studio.files import session_folder
 from studio.formats import FORMATS, output_name
-from studio.tasks import TRANSLATOR, task_named
+from studio.tasks import TRANSLATOR, language_pair
 from studio.text.protect import Glossary, Protector, protector_for
 from studio.text.script import script_of
 from studio.translation import n_best, translate, translate_document
@@ -42,7 +42,6 @@ LANGUAGES = {"ar": "Arabic", "cs": "Czech", "da": "Danish", "de": "German", "el"
              "it": "Italian", "ja": "Japanese", "ko": "Korean", "nl": "Dutch", "pl": "Polish", "pt": "Portuguese",
              "ru": "Russian", "sv": "Swedish", "th": "Thai", "tr": "Turkish", "uk": "Ukrainian", "vi": "Vietnamese",
              "zh": "Chinese"}
-SOURCE, TARGET = "ko", "en"  # the pair of a translator whose config names none
 
 
 def language(code: str) -> dict:
@@ -129,10 +128,8 @@ class LibreTranslateApi:
     def pair(self) -> tuple[str, str]:
         """The served translator's languages (its config's; an imported model's are its own), source first."""
         bundle = self.translator.bundle
-        task = bundle.config.task if bundle is not None else None
-        if task is None or not task_named(task.task).translates:  # a test's tiny chatbot served as a translator
-            return SOURCE, TARGET
-        return task.source_lang or SOURCE, task.target_lang or TARGET
+        pair = language_pair(bundle.config.task if bundle is not None else None)
+        return pair.source, pair.target
 
     def check_pair(self, source: str, target: str) -> None:
         source, target = str(source).lower(), str(target).lower()

@@ -116,7 +116,8 @@ def evaluate_command(task: str = typer.Argument(..., help="translator or chatbot
                           f"{result.bleu_lc:.2f}", f"{result.chrf_lc:.2f}",
                           f"{result.repeating:.1%} (references {result.repeating_references:.1%})",
                           *([f"{result.distinct:.1%}"] if chatbot else []),
-                          *([describe_facts(result.facts, result.facts_references)] if translates else []),
+                          *([describe_facts(result.facts, result.facts_references) if result.facts else "-"]
+                            if translates else []),
                           f"{result.seconds:.0f}")
             signatures.update([f"BLEU {result.bleu_signature}", f"chrF {result.chrf_signature}"])
             recorded.setdefault(name, {})[result.name] = evaluation_entry(

@@ -16,6 +16,7 @@ from exporters.web import build_site
 from studio import library
 from studio.bundle import default_bundle, load_bundle
 from studio.cli.common import app, console
+from studio.importers.hub import MAIN
 from studio.importers.pretrained import MAX_LENGTH, import_pretrained, library_target
 from studio.data import sources as src
 from studio.errors import StudioError
@@ -92,11 +93,13 @@ def import_model(source: Path = typer.Argument(..., help="A Marian / OPUS-MT rel
                                                                  "decode cache's capacity)"),
                  compact: bool = typer.Option(False, "--compact", help="Store float16 weights and int8 embeddings as "
                                                                        "trained bundles do: half the size, outputs "
-                                                                       "may differ slightly from Marian's")):
+                                                                       "may differ slightly from Marian's"),
+                 revision: str = typer.Option(MAIN, help="With a Hugging Face model id: the branch, tag or commit to "
+                                                         "download (each revision has its own cache folder)")):
     """Import a pretrained translator (a Marian / OPUS-MT model, as Marian or Hugging Face publishes it) as a bundle:
     every backend, export and tab then works with it. Its source, licence and published scores go into its card."""
     out = out or library_target(source, name)
-    path = import_pretrained(source, out, max_length=max_length, compact=compact,
+    path = import_pretrained(source, out, max_length=max_length, compact=compact, revision=revision,
                              progress=lambda message: console.print(message, highlight=False, markup=False))
     config = load_bundle(path).config.task
     where = f"`studio models --use {path.name}` makes it the translator the app uses" if out.parent == \

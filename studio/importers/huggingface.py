@@ -2,7 +2,8 @@
 (`studio.importers.marian`), which finds in it what the first finds in a Marian release.
 
 The folder is what transformers' `save_pretrained` writes for a MarianMTModel and its tokenizer: config.json,
-model.safetensors, source.spm, target.spm, vocab.json (and target_vocab.json for separate vocabularies), and
+model.safetensors (or, for weights saved in shards, model.safetensors.index.json and the shards its `weight_map`
+names), source.spm, target.spm, vocab.json (and target_vocab.json for separate vocabularies), and
 tokenizer_config.json, generation_config.json and README.md where present. Its tensors get Marian's names (PyTorch's
 [out, in] matrices transposed) and config.json's settings Marian's options, so that the bundle computes what
 transformers' MarianMTModel computes:
@@ -26,6 +27,7 @@ true (transformers writes every MarianConfig setting, and the base class's only 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -35,8 +37,10 @@ from studio.importers.marian import Pretrained, languages, text
 
 EPSILON = 1e-5  # PyTorch's LayerNorm default, which MarianMTModel's layer norms keep
 WEIGHTS = "model.safetensors"
+INDEX = "model.safetensors.index.json"  # weights saved in shards: which shard holds each tensor (`weight_map`)
 FILES = ("config.json", WEIGHTS, "vocab.json", "source.spm", "target.spm")
-OTHER_WEIGHTS = ("pytorch_model.bin", "model.safetensors.index.json", "tf_model.h5", "flax_model.msgpack")
+OTHER_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack")
+SHARD = re.compile(r"[\w.-]+\.safetensors")  # a shard's file name, in the index's folder: no path
 ACTIVATIONS = {"swish": "swish", "silu": "swish", "relu": "relu", "quick_gelu": "gelu"}  # -> Marian's names
 REQUIRED = ("d_model", "encoder_layers", "decoder_layers", "encoder_attention_heads", "decoder_attention_heads",
             "encoder_ffn_dim", "decoder_ffn_dim", "vocab_size", "pad_token_id")
@@ -63,7 +67,8 @@ def read_folder(folder: Path, name: str) -> Pretrained:
     generation = _json(folder / "generation_config.json", name, missing={})
     vocabularies = _vocabularies(folder, config, bool(tokenizer.get("separate_vocabs")), name)
     start = generation.get("decoder_start_token_id", config.get("decoder_start_token_id", config["pad_token_id"]))
-    arrays = marian_arrays(load_tensors(folder / WEIGHTS), config, vocabularies, start, name)
+    file = WEIGHTS if (folder / WEIGHTS).is_file() else f"{INDEX} with its shards"
+    arrays = marian_arrays(load_weights(folder, name), config, vocabularies, start, name, file)
     found = languages(text(folder, "README.md"))
     langs = tuple(found[i] or str(tokenizer.get(f"{side}_lang") or "") for i, side in enumerate(("source", "target")))
     return Pretrained(folder, name, "Hugging Face", arrays, marian_options(config), vocabularies,
@@ -117,18 +122,19 @@ def _json(path: Path, name: str, missing=None) -> dict:
 
 
 def _check_files(folder: Path, name: str) -> None:
-    if not (folder / WEIGHTS).is_file():
+    if not (folder / WEIGHTS).is_file() and not (folder / INDEX).is_file():
         other = next((other for other in OTHER_WEIGHTS if (folder / other).is_file()), None)
         if other:
-            raise StudioError(f"{name} holds its weights as {other}, not {WEIGHTS}, the one weights file the studio "
-                              "reads (a .bin needs PyTorch, and unpickling one can run code): convert it where "
+            raise StudioError(f"{name} holds its weights as {other}, not {WEIGHTS} (or its shards with {INDEX}), "
+                              "the weights the studio reads (a .bin needs PyTorch, and unpickling one can run code): "
+                              "convert it where "
                               "transformers and PyTorch are installed (MarianMTModel.from_pretrained(FOLDER)"
                               ".save_pretrained(NEW_FOLDER)) and import NEW_FOLDER, or import the model's Marian "
                               "release (its OPUS-MT zip) instead")
     for file in FILES:
-        if not (folder / file).is_file():
+        if not (folder / file).is_file() and not (file == WEIGHTS and (folder / INDEX).is_file()):
             raise StudioError(f"{file} is missing from {name} (a Hugging Face MarianMT folder has "
-                              f"{', '.join(FILES)})")
+                              f"{', '.join(FILES)}; its weights may be in shards, with {INDEX})")
 
 
 def _vocabulary(path: Path, name: str) -> list[str]:
@@ -158,6 +164,45 @@ def _vocabularies(folder: Path, config: dict, separate: bool, name: str) -> tupl
     return found[0], found[1]
 
 
+def load_weights(folder: Path, name: str) -> dict[str, np.ndarray]:
+    """The model's tensors by name: model.safetensors, or the shards model.safetensors.index.json names, merged by
+    its `weight_map` (each tensor from the shard it names); StudioError naming a shard that is missing or lacks a
+    tensor the index puts in it."""
+    if (folder / WEIGHTS).is_file():
+        return load_tensors(folder / WEIGHTS)
+    weight_map = read_index(folder / INDEX, name)
+    missing = [shard for shard in shards(weight_map) if not (folder / shard).is_file()]
+    if missing:
+        raise StudioError(f"{name}: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing (a shard of "
+                          f"its weights that {INDEX} names)")
+    tensors = {}
+    for shard in shards(weight_map):
+        stored = load_tensors(folder / shard)
+        for tensor in (tensor for tensor, where in weight_map.items() if where == shard):
+            if tensor not in stored:
+                raise StudioError(f"{name}: {shard} has no {tensor}, which {INDEX} says it holds")
+            tensors[tensor] = stored[tensor]
+    return tensors
+
+
+def read_index(path: Path, name: str) -> dict[str, str]:
+    """The `weight_map` of a sharded model's index ({tensor: shard file}); StudioError for one that is not an index
+    of shards beside it."""
+    weight_map = _json(path, name).get("weight_map")
+    if not isinstance(weight_map, dict) or not weight_map:
+        raise StudioError(f"{INDEX} of {name} has no weight_map (which shard holds each tensor)")
+    odd = next((shard for shard in weight_map.values() if not (isinstance(shard, str) and SHARD.fullmatch(shard)
+                                                               and ".." not in shard)), None)
+    if odd is not None:
+        raise StudioError(f"{INDEX} of {name} names {odd!r} as a shard: not a .safetensors file beside it")
+    return weight_map
+
+
+def shards(weight_map: dict[str, str]) -> list[str]:
+    """The shard files an index's `weight_map` names, in order."""
+    return sorted(set(weight_map.values()))
+
+
 def load_tensors(path: Path) -> dict[str, np.ndarray]:
     from safetensors.numpy import load_file  # deferred: only this reader needs it
 
@@ -169,11 +214,11 @@ def load_tensors(path: Path) -> dict[str, np.ndarray]:
 
 class _Tensors:
     """The file's tensors by name (without a "model." prefix), counting those read: any left over is a layout
-    this reader does not know."""
+    this reader does not know. `file`: what messages call the file ("model.safetensors", or its shards)."""
 
-    def __init__(self, tensors: dict[str, np.ndarray], name: str):
+    def __init__(self, tensors: dict[str, np.ndarray], name: str, file: str = WEIGHTS):
         self.tensors = {key.removeprefix("model."): value for key, value in tensors.items()}
-        self.name, self.read = name, set()
+        self.name, self.file, self.read = name, file, set()
 
     def get(self, key: str) -> np.ndarray | None:
         self.read.add(key)
@@ -183,7 +228,7 @@ class _Tensors:
     def take(self, key: str) -> np.ndarray:
         value = self.get(key)
         if value is None:
-            raise StudioError(f"{self.name}: {WEIGHTS} has no {key}, which its config.json implies")
+            raise StudioError(f"{self.name}: {self.file} has no {key}, which its config.json implies")
         return value
 
     def left(self) -> list[str]:
@@ -220,17 +265,18 @@ def _rows(matrix: np.ndarray, vocabulary: list[str], what: str, name: str) -> np
 
 
 def marian_arrays(tensors: dict, config: dict, vocabularies: tuple[list[str], list[str]], start: int,
-                  name: str) -> dict[str, np.ndarray]:
-    """The model's tensors under Marian's names, as a Marian release's `.npz` holds them."""
+                  name: str, file: str = WEIGHTS) -> dict[str, np.ndarray]:
+    """The model's tensors under Marian's names, as a Marian release's `.npz` holds them (`file`: what holds them,
+    for messages)."""
     from studio.model.positional import positional_encoding  # deferred: the model package imports Keras
 
-    t = _Tensors(tensors, name)
+    t = _Tensors(tensors, name, file)
     source, target = vocabularies
     if config.get("share_encoder_decoder_embeddings", True):
         found = [t.get(key) for key in ("shared.weight", "encoder.embed_tokens.weight", "decoder.embed_tokens.weight")]
         encoder = decoder = next((value for value in found if value is not None), None)
         if encoder is None:
-            raise StudioError(f"{name}: {WEIGHTS} has no shared embedding (shared.weight)")
+            raise StudioError(f"{name}: {t.file} has no shared embedding (shared.weight)")
         arrays = {"Wemb": _rows(encoder, source, "embedding", name)}
     else:
         t.get("shared.weight")  # transformers keeps none when the embeddings are not shared, and ignores one
@@ -243,7 +289,7 @@ def marian_arrays(tensors: dict, config: dict, vocabularies: tuple[list[str], li
     head = t.get("lm_head.weight")
     if not config.get("tie_word_embeddings", True):
         if head is None:
-            raise StudioError(f"{name}: {WEIGHTS} has no lm_head.weight, and its config.json unties it")
+            raise StudioError(f"{name}: {t.file} has no lm_head.weight, and its config.json unties it")
         arrays["decoder_ff_logit_out_W"] = _rows(head, target, "lm_head", name).T
     bias = t.get("final_logits_bias")  # transformers starts from zeros when the file has none
     if bias is not None:
@@ -257,6 +303,6 @@ def marian_arrays(tensors: dict, config: dict, vocabularies: tuple[list[str], li
     arrays.update(_layers(t, config))
     if t.left():
         left = t.left()
-        raise StudioError(f"{name} cannot be imported: {WEIGHTS} holds {len(left)} tensors a MarianMTModel does not "
+        raise StudioError(f"{name} cannot be imported: {t.file} holds {len(left)} tensors a MarianMTModel does not "
                           f"have ({', '.join(left[:3])}{', ...' if len(left) > 3 else ''})")
     return arrays

@@ -22,19 +22,24 @@ MAX_LENGTH = 256  # tokens per source and per output unless asked otherwise (the
 
 
 def import_pretrained(source, out: Path, max_length: int = MAX_LENGTH, compact: bool = False, progress=print,
-                      hub_url: str | None = None, named: str | None = None) -> Path:
+                      hub_url: str | None = None, named: str | None = None, revision: str = hub.MAIN) -> Path:
     """Convert `source` (a Marian release's folder or zip, a Hugging Face MarianMT folder or zip, or a Hugging Face
-    model id, downloaded from `hub_url` into the user cache first) into a bundle at `out` (which must not exist);
-    returns `out`. `named`: the name `source` had where the user chose it (an upload's file name). StudioError says
-    in one sentence what is missing or cannot be represented."""
+    model id, downloaded at `revision` from `hub_url` into the user cache first) into a bundle at `out` (which must
+    not exist); returns `out`. `named`: the name `source` had where the user chose it (an upload's file name).
+    StudioError says in one sentence what is missing or cannot be represented."""
     out = Path(out)
     if out.exists():
         raise StudioError(f"{out} exists already; choose another --name or --out")
     if not 4 <= max_length <= 1024:
         raise StudioError(f"the longest source and output must be between 4 and 1024 tokens, not {max_length}")
+    hub.check_revision(revision)
     if hub.is_model_id(source):
-        name = source_text = hub.model_id(source)
-        source = hub.download(name, progress=progress, base_url=hub_url or hub.HUB_URL)
+        name = hub.model_id(source)
+        source_text = name if revision == hub.MAIN else f"{name}@{revision}"
+        source = hub.download(name, progress=progress, base_url=hub_url or hub.HUB_URL, revision=revision)
+    elif revision != hub.MAIN:
+        raise StudioError(f"{source} is a folder or zip here, and a revision is for a Hugging Face model id "
+                          "(OWNER/NAME) only")
     else:
         source = Path(source)
         name, source_text = (named, named) if named else (source.name, str(source.resolve()))

@@ -3,7 +3,7 @@ and ids -> detokenize -> tidy. Needs the bundle's config and tokenizers only, ne
 
 from __future__ import annotations
 
-from studio.tasks import task_named
+from studio.tasks import language_pair, task_named
 from studio.text.pipelines import pipeline_for
 from studio.text.protect import language_sample
 from studio.text.script import looks_like
@@ -21,6 +21,7 @@ class Preprocessor:
         self.pipeline = pipeline_for(config.task)
         self.source_limit = config.model.max_source_len - 1  # room for </s>
         self.reads = task_named(config.task.task).reads
+        self.pair = language_pair(config.task)  # what it translates from and into: which steps apply
 
     def count_tokens(self, text: str) -> int:
         """Source tokens of `text` as the model reads it (before truncation, without `</s>`)."""
@@ -46,7 +47,10 @@ class Preprocessor:
         """The warning for an input mostly not in Korean ("...; the input looks like English..."), or None.
         Judged without URLs and e-mail addresses (no language's words) and without term protection's
         placeholders ("Xq1": what they stand for was judged before it was protected, see `Protector.protect`),
-        so "삼성, 삼성!" with a glossary, or a Korean sentence with an e-mail address in it, is Korean."""
+        so "삼성, 삼성!" with a glossary, or a Korean sentence with an e-mail address in it, is Korean. None for a model
+        whose input is not Korean (an imported one: `LanguagePair.korean_source`)."""
+        if not self.pair.korean_source:
+            return None
         other = looks_like(language_sample(text))
         return f"{self.reads}; {LANGUAGE_HINT} {other}" if other else None
 

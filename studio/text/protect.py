@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from studio.errors import DataError
+from studio.tasks import KOREAN_ENGLISH, LanguagePair
 from studio.text.encoding import decode_text
 from studio.text.facts import LATIN_LETTER, LATIN_NAME, NUMERAL, TILDES, YEAR_RANGE
 from studio.text.numbers import AMOUNT, amount_in_english
@@ -65,7 +66,15 @@ _SYMBOL = (r"[\U0001F000-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u25A0-\u25FF"
 NUMERIC_KINDS = ("time", "range", "amount", "number", "figure")
 AUTO_KINDS = {"url": _URL, "email": _EMAIL, "time": _TIME, "range": _RANGE, "amount": AMOUNT, "number": _NUMBER,
               "figure": _FIGURE, "latin": LATIN_NAME, "symbol": _SYMBOL}
-_AUTO = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in AUTO_KINDS.items()))
+
+
+@functools.lru_cache(maxsize=8)
+def _auto_pattern(kinds: tuple[str, ...]) -> re.Pattern:
+    """One regex for the automatic protection of `kinds` (of AUTO_KINDS, in its order: an earlier kind wins a match
+    starting where a later one's does)."""
+    return re.compile("|".join(f"(?P<{kind}>{AUTO_KINDS[kind]})" for kind in kinds))
+
+
 _ADDRESSES = re.compile(f"{_URL}|{_EMAIL}")  # not words of any language
 PLACEHOLDER_PREFIX = "Xq"  # a Latin-looking token the model copies through; document formats' markup tokens too
 _PLACEHOLDER = PLACEHOLDER_PREFIX + "{}"
@@ -179,7 +188,8 @@ class Glossary:
 
 def protector_for(glossary: Glossary, auto: bool = True) -> "Protector | None":
     """The protection a request asks for: `glossary`, and with `auto` the automatic protection of URLs,
-    numbers and Latin names; None when there is nothing to do (the plain decoding path)."""
+    numbers and Latin names (those the model's language pair calls for: `studio.translation.translate` gives it
+    the pair, `Protector.for_pair`); None when there is nothing to do (the plain decoding path)."""
     return Protector(glossary, auto=auto) or None
 
 
@@ -284,23 +294,32 @@ class Protector:
     glossary: Glossary = Glossary()
     auto: bool = True
     names: Glossary = Glossary()  # foreign names a document introduced with their original: see `remembering`
+    # the model's languages: which kinds of span automatic protection passes through (`LanguagePair.protects`)
+    pair: LanguagePair = KOREAN_ENGLISH
 
     def __bool__(self) -> bool:
         return bool(self.glossary) or self.auto
+
+    def for_pair(self, pair: LanguagePair) -> "Protector":
+        """This protector for a model that translates `pair`: its automatic protection only of the kinds the pair
+        calls for (and without the remembered names where it calls for none)."""
+        if pair == self.pair:
+            return self
+        return replace(self, pair=pair, names=self.names if pair.protects("named") else Glossary())
 
     def remembering(self, text: str) -> "Protector":
         """This protector, also giving each foreign name that `text` (a whole document) introduces with its original
         in brackets ("도이체반(Deutsche Bahn)") that original wherever the name is written alone ("도이체반은 …"):
         Korean news brackets a name's original once, and the model garbles the name alone ("Doyvan"). Only with
         automatic protection; the user's glossary wins for a term in both."""
-        if not self.auto:
+        if not (self.auto and self.pair.protects("named")):
             return self
         return replace(self, names=introduced_names(text).extended(self.names))  # the first introduction wins
 
     def protect(self, source: str) -> Protected:
         if len(source) > MAX_PROTECTED_CHARS:
             return Protected(source)
-        if self.auto and looks_like(language_sample(source)):
+        if self.auto and self.pair.korean_source and looks_like(language_sample(source)):
             return self._protect(source, auto=False)  # not Korean: the language hint needs to see it as written
         return self._protect(source, self.auto)
 
@@ -320,7 +339,7 @@ class Protector:
                 bracket = _BRACKET_AFTER.match(source, end)  # "삼성전자(Samsung Electronics)": the term's English once
                 if free(match.start(), bracket.end() if bracket else end):  # not a term inside that bracket
                     found.append((match.start(), bracket.end() if bracket else end, "glossary", english_of[term]))
-        if auto:
+        if auto and self.pair.protects("named"):
             own = introduced_names(source) if "(" in source else Glossary()
             # the document's names when they have this sentence's already: one compiled pattern for all its sentences
             names = own.extended(self.names) if own and not set(dict(own.entries)) <= set(dict(self.names.entries)) \
@@ -339,7 +358,9 @@ class Protector:
             for start, end, english in _named(source):
                 if free(start, end):
                     found.append((start, end, "named", english))
-            for match in _AUTO.finditer(source):
+        if auto:
+            kinds = tuple(kind for kind in AUTO_KINDS if self.pair.protects(kind))
+            for match in _auto_pattern(kinds).finditer(source) if kinds else ():
                 english = _english(match.lastgroup, match.group(0))
                 if english and free(*match.span()):
                     found.append((*match.span(), match.lastgroup, english))

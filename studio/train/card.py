@@ -207,8 +207,11 @@ def sample_outputs(generator, prompts: list[str]) -> dict[str, str]:
 
 def card_samples(generator, backend: str) -> dict:
     """The model card's sample outputs: its task's card inputs decoded as `studio translate` or `studio chat`
-    decodes them when asked for nothing else (default decoding and term protection, no glossary), on `backend`."""
+    decodes them when asked for nothing else (default decoding and term protection, no glossary), on `backend`;
+    none for a model whose input is not Korean (an imported one: the task's inputs are Korean)."""
     task = task_named(generator.config.task.task)
+    if not generator.preprocessor.pair.korean_source:
+        return {}
     options = task.default_options()
     protector = protector_for(Glossary(), True) if task.translates else None
     inputs = list(task.card_inputs)

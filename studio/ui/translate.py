@@ -75,7 +75,7 @@ def translate_text(service: AppModel, text: str, backend: str, settings: dict, s
         summary = result.latency.summary()
     else:
         done = (f"{result.sentences} sentence{'s' * (result.sentences != 1)}" if result.sentences
-                else "nothing translated (no Korean)")
+                else f"nothing translated (no {generator.preprocessor.pair.source_text})")
         summary = f"{backend} · {done} · {result.seconds * 1000:.0f} ms total"
     for warning in sorted(set(result.warnings)):
         warn(warning)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from helpers import refused as refused_by
 from marian_fixture import (HF_VARIANTS, POST_NORM, PRE_NORM, UNTIED, hf_positions, sentences, write_huggingface,
-                            write_release)
+                            write_release, write_shards)
 from safetensors.numpy import load_file, save_file
 from typer.testing import CliRunner
 
@@ -147,6 +147,12 @@ def bin_only(folder, target):
     return target
 
 
+def missing_shard(folder, target):
+    write_shards(folder, target)
+    (target / "model-00002-of-00002.safetensors").unlink()
+    return target
+
+
 def without_pad(folder, target):
     changed(folder, target)
     vocabulary = json.loads((target / "vocab.json").read_text(encoding="utf-8"))
@@ -170,11 +176,28 @@ def without_pad(folder, target):
     (bin_only, "holds its weights as pytorch_model.bin, not model.safetensors"),
     (lambda f, t: changed(f, t, drop=["vocab.json"]), "vocab.json is missing from hf-changed"),
     (without_pad, "vocab.json of hf-changed does not end with <pad> at pad_token_id .106."),
+    (missing_shard, "hf-changed: model-00002-of-00002.safetensors is missing .a shard of its weights that "
+                    "model.safetensors.index.json names."),
 ], ids=["pre-norm", "gelu", "bart", "heads", "no-d_model", "positions", "extra-tensor", "start-row", "bin",
-        "no-vocab", "no-pad"])
+        "no-vocab", "no-pad", "missing-shard"])
 def test_what_marianmt_would_not_compute_as_meant_is_refused_in_one_sentence(folder, tmp_path, capsys, monkeypatch,
                                                                             change, message):
     source = change(folder, tmp_path / "hf-changed")
     error = refused_by(capsys, monkeypatch, "import", source, "--out", tmp_path / "bundle")
     assert re.search(message, error), error
     assert not (tmp_path / "bundle").exists()
+
+
+def test_a_model_saved_in_shards_imports_and_decodes_as_its_single_file_does(folder, tmp_path):
+    sharded = write_shards(folder, tmp_path / "hf-sharded")
+    assert not (sharded / WEIGHTS).exists() and len(list(sharded.glob("model-0000?-of-00002.safetensors"))) == 2
+    studio_import(folder, "--out", tmp_path / "single", "--max-length", 32)
+    studio_import(sharded, "--out", tmp_path / "sharded", "--max-length", 32)
+    single, split = load_bundle(tmp_path / "single"), load_bundle(tmp_path / "sharded")
+    assert split.weights.keys() == single.weights.keys()
+    for name, value in single.weights.items():
+        np.testing.assert_array_equal(split.weights[name], value, err_msg=name)
+    tokenizer = single.tokenizers.source
+    sources = [tokenizer.encode(text) + [tokenizer.eos_id] for text in sentences(20, seed=3)[0]]
+    for strategy in (TokenByToken(), Beam(4, 0.6)):
+        assert outputs(split, sources, strategy) == outputs(single, sources, strategy), strategy

@@ -1,16 +1,18 @@
-"""`studio import OWNER/NAME`: a Hugging Face model id downloaded into the user cache and imported, tested against
-a loopback HTTP server that serves a tiny MarianMT folder (`marian_fixture`) as the Hub does
-(`/{id}/resolve/main/{file}`, HTTP ranges); no network. A download cut short leaves no half file and goes on
-from where it stopped; an unreachable Hub is an error that says how to import a downloaded folder instead."""
+"""`studio import OWNER/NAME [--revision REV]`: a Hugging Face model id downloaded into the user cache and imported,
+tested against a loopback HTTP server that serves a tiny MarianMT folder (`marian_fixture`) as the Hub does
+(`/{id}/resolve/{revision}/{file}`, HTTP ranges); no network. A download cut short leaves no half file and goes on
+from where it stopped; each revision has a cache folder of its own; weights in shards come as their index and each
+shard; an unreachable Hub is an error that says how to import a downloaded folder instead."""
 
 import http.server
 import re
 import threading
+import urllib.parse
 
 import numpy as np
 import pytest
 from helpers import free_port
-from marian_fixture import POST_NORM, write_huggingface, write_release
+from marian_fixture import POST_NORM, write_huggingface, write_release, write_shards
 from typer.testing import CliRunner
 
 from studio import library
@@ -61,11 +63,17 @@ def folder(tmp_path_factory):
     return write_huggingface(write_release(root / "release", POST_NORM), root / "opus-mt-ko-en", POST_NORM)
 
 
+def hub_files(folder, revision="main") -> dict[str, bytes]:
+    """The files of `folder` by their URL path on the Hub, as MODEL's at `revision`."""
+    return {f"/{MODEL}/resolve/{urllib.parse.quote(revision, safe='')}/{path.name}": path.read_bytes()
+            for path in folder.iterdir()}
+
+
 @pytest.fixture
 def served(folder, monkeypatch, tmp_path):
     """The Hub serving `folder` as MODEL, and a user cache of this test's own."""
     monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path / "cache"))
-    server = Hub({f"/{MODEL}/resolve/main/{path.name}": path.read_bytes() for path in folder.iterdir()})
+    server = Hub(hub_files(folder))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server
     server.shutdown()
@@ -137,3 +145,56 @@ def test_an_import_is_named_after_its_folder_zip_or_model_id():
     assert library_target(MODEL).name == "opus-mt-ko-en"
     assert library_target("downloads/opus-2020-01-21.zip").name == "opus-2020-01-21"
     assert library_target("models/opus-mt-ko-en/", "ko-en").name == "ko-en"
+
+
+def test_a_revision_is_downloaded_into_a_cache_folder_of_its_own_and_imported_from_it(folder, served, tmp_path,
+                                                                                   monkeypatch):
+    other = write_huggingface(write_release(tmp_path / "release", POST_NORM, seed=7), tmp_path / "pr", POST_NORM)
+    served.files.update(hub_files(other, "refs/pr/1"))
+    monkeypatch.setattr(hub, "HUB_URL", served.url)
+    import_pretrained(MODEL, tmp_path / "main", progress=lambda _: None)
+    served.requests.clear()
+    result = CliRunner().invoke(app, ["import", MODEL, "--revision", "refs/pr/1", "--out", str(tmp_path / "at-pr")])
+    assert result.exit_code == 0, result.output
+    assert f"Downloading {MODEL} at revision refs/pr/1 from {served.url}" in result.output
+    assert served.requests and all(path.startswith(f"/{MODEL}/resolve/refs%2Fpr%2F1/") for path, _ in served.requests)
+    cached = hub.model_folder(MODEL, "refs/pr/1")
+    assert cached.name == "Helsinki-NLP--opus-mt-ko-en@refs%2Fpr%2F1" and cached != hub.model_folder(MODEL)
+    for path in other.iterdir():
+        assert (cached / path.name).read_bytes() == path.read_bytes(), path.name
+    main, at_pr = load_bundle(tmp_path / "main"), load_bundle(tmp_path / "at-pr")
+    assert any(not np.array_equal(at_pr.weights[name], value) for name, value in main.weights.items())
+    assert at_pr.config.task.imported_from == f"Hugging Face: {MODEL}@refs/pr/1"
+    with pytest.raises(StudioError, match="a revision is for a Hugging Face model id"):
+        import_pretrained(folder, tmp_path / "folder", revision="v1.0", progress=lambda _: None)
+
+
+@pytest.mark.parametrize("revision", ["../main", "main/..", "v 1", "", "/main", "v1//x", "main.lock", "a..b"])
+def test_a_revision_that_names_no_branch_tag_or_commit_is_refused_before_any_download(tmp_path, monkeypatch,
+                                                                                     revision):
+    monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path / "cache"))
+    closed = f"http://127.0.0.1:{free_port()}"  # a download tried would be refused as "cannot reach"
+    with pytest.raises(StudioError, match=f"^{re.escape(repr(revision))} is not a revision of a Hugging Face model"):
+        import_pretrained(MODEL, tmp_path / "bundle", hub_url=closed, revision=revision, progress=lambda _: None)
+    assert not (tmp_path / "cache").exists()
+
+
+def test_weights_in_shards_come_as_their_index_then_each_shard_a_cut_one_going_on(folder, served, tmp_path):
+    sharded = write_shards(folder, tmp_path / "sharded")
+    del served.files[f"/{MODEL}/resolve/main/model.safetensors"]
+    served.files.update(hub_files(sharded))
+    second = f"/{MODEL}/resolve/main/model-00002-of-00002.safetensors"
+    served.cut.add(second)
+    with pytest.raises(StudioError, match=r"model-00002-of-00002.safetensors stopped at [\d,]+ of [\d,]+ bytes"):
+        import_pretrained(MODEL, tmp_path / "bundle", hub_url=served.url, progress=lambda _: None)
+    cached = hub.model_folder(MODEL)
+    assert (cached / "model-00001-of-00002.safetensors").is_file()
+    assert (cached / "model-00002-of-00002.safetensors.part").is_file()
+    import_pretrained(MODEL, tmp_path / "bundle", hub_url=served.url, progress=lambda _: None)
+    half = (sharded / "model-00002-of-00002.safetensors").stat().st_size // 2
+    assert (second, f"bytes={half}-") in served.requests
+    assert {path.name for path in cached.iterdir()} == {path.name for path in sharded.iterdir()}
+    import_pretrained(folder, tmp_path / "single", progress=lambda _: None)
+    downloaded, single = load_bundle(tmp_path / "bundle"), load_bundle(tmp_path / "single")
+    for name, value in single.weights.items():
+        np.testing.assert_array_equal(downloaded.weights[name], value, err_msg=name)

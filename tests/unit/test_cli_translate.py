@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from studio.cli import text as cli
 from helpers import translate_alternatives
 from studio.inference import Generation
+from studio.tasks import KOREAN_ENGLISH
 from studio.text.preprocess import Preprocessor
 from studio.text.protect import Glossary, Protector
 
@@ -22,7 +23,7 @@ class FakePreprocessor(Preprocessor):
     """The real language hint; tokens are words."""
 
     def __init__(self):
-        self.reads, self.source_limit = READS, 100
+        self.reads, self.source_limit, self.pair = READS, 100, KOREAN_ENGLISH
 
     def count_tokens(self, text):
         return len(text.split())

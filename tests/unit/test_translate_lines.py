@@ -11,6 +11,7 @@ from helpers import translate_lines
 from studio.errors import DataError
 from studio.generate.confidence import Confidence
 from studio.inference import Generation
+from studio.tasks import KOREAN_ENGLISH
 from studio.text.protect import Glossary, Protector, article_for, describe, inside_longer_words
 from studio.translation import finish_sentence, split_sentences
 
@@ -24,7 +25,8 @@ class WordTranslator:
 
     def __init__(self, drops: bool = False):
         self.drops, self.seen, self.calls = drops, set(), []
-        self.preprocessor = SimpleNamespace(source_limit=1000, count_tokens=lambda text: len(text.split()))
+        self.preprocessor = SimpleNamespace(source_limit=1000, count_tokens=lambda text: len(text.split()),
+                                            pair=KOREAN_ENGLISH)
 
     def generate(self, sources, options=None, scores=False):
         self.calls.append(list(sources))

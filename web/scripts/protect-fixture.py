@@ -195,8 +195,11 @@ class WordTranslator:
     placeholder twice in its first call (a model that repeats a number)."""
 
     def __init__(self, kind: str):
+        from studio.tasks import KOREAN_ENGLISH
+
         self.kind, self.seen, self.calls = kind, set(), 0
-        self.preprocessor = SimpleNamespace(source_limit=1000, count_tokens=lambda text: len(text.split()))
+        self.preprocessor = SimpleNamespace(source_limit=1000, count_tokens=lambda text: len(text.split()),
+                                            pair=KOREAN_ENGLISH)
 
     def generate(self, sources, options=None, scores=False):
         from studio.inference import Generation

@@ -134,7 +134,9 @@ def fake_translation(source: str) -> str:
 
 class FakeTranslator:
     def __init__(self, limit):
-        self.preprocessor = SimpleNamespace(source_limit=limit, count_tokens=tokenizer("words"))
+        from studio.tasks import KOREAN_ENGLISH
+
+        self.preprocessor = SimpleNamespace(source_limit=limit, count_tokens=tokenizer("words"), pair=KOREAN_ENGLISH)
 
     def generate(self, sources, options=None, scores=False):
         from studio.inference import Generation
