@@ -73,10 +73,12 @@ def sources(generator, golden: list[str]) -> list[tuple[str, list[int]]]:
     long_ids = encode(LONG)[0]  # cut to the limit: max_source_len ids with </s>
     found.append(("long: cut at the limit", long_ids))
     body = long_ids[:-1]
-    found += [(f"long: {n} ids", body[: n - 1] + [eos]) for n in (limit - 1, limit - 2, limit // 2 + 3)]
+    # one id short of the limit (the cache's last slot); each case is decoded five ways on the JVM: long outputs
+    # are most of its time
+    found += [(f"long: {n} ids", body[: n - 1] + [eos]) for n in (limit - 1,)]
     rng = random.Random(56)
     vocab = generator.config.model.src_vocab_size
-    for length in (2, 5, 9, 17, 33, limit // 2, limit - 1, limit):
+    for length in (2, 9, 33, limit):
         found.append((f"random ids: {length}", [rng.randrange(4, vocab) for _ in range(length - 1)] + [eos]))
     repeated = encode("네")[0][:-1]
     found.append(("repeated id x30", (repeated * 30)[: limit - 1] + [eos]))
