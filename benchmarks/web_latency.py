@@ -9,6 +9,11 @@ is given over all the sentences and over those of 15-25 source tokens; the ratio
 1 thread on the same file. Every runtime must produce the golden ids.
 
     python benchmarks/web_latency.py [--variant tflite-b1-float16] [--json docs/bench/web.json]
+    python benchmarks/web_latency.py --bundle ~/models/opus-mt-ko-en --variant tflite-b1-int8 --browser-only
+
+`--bundle` (repeatable) measures other bundles than the shipped two, e.g. an imported one; `--browser-only` runs the
+page alone (a large model's Node and Python runs take long). The page's time to load each model (fetching its graph,
+tokenizer and config, LiteRT.js compiling the graph) is printed too.
 
 Needs Node.js 20+, npm and Debian's chromium (the test suite's setup)."""
 
@@ -73,6 +78,21 @@ def python_litert(path: Path, bundle, sources, threads: int) -> list[dict]:
     return rows
 
 
+def other_runtimes(bundle, tflite: str, sources) -> dict:
+    """Node (LiteRT.js, ONNX Runtime Web) and Python LiteRT on the same sentences."""
+    from exporters import ensure_exported
+    from exporters.web import WEB_DIR
+
+    export_dir = ensure_exported(bundle, ["onnx"])  # Node's ONNX Runtime Web runs the fp32 graphs
+    env = {**os.environ, "GOLDEN_DIR": str(export_dir), "BUNDLE_DIR": str(bundle.path), "LITERT_TFLITE": tflite}
+    node = json.loads(subprocess.run(["node", "scripts/bench-node.mjs"], cwd=WEB_DIR, env=env, check=True,
+                                     capture_output=True, text=True, timeout=900).stdout)
+    return {"Node LiteRT.js (WASM)": node["litert"], "Node ONNX Runtime Web (WASM, fp32)": node["onnx"],
+            "Python LiteRT, 1 thread": python_litert(export_dir / tflite, bundle, sources, 1),
+            f"Python LiteRT, {os.cpu_count()} threads": python_litert(export_dir / tflite, bundle, sources,
+                                                                      os.cpu_count() or 1)}
+
+
 def machine() -> str:
     """The CPU, for the record: WASM has 128-bit SIMD, native LiteRT uses the widest the CPU has (AVX-512 where
     present), so the browser-to-Python ratio depends on the machine as much as on the code."""
@@ -105,16 +125,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="tflite-b1-float16")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--bundle", type=Path, action="append", default=[],
+                        help="a bundle to measure (repeatable); default: the shipped chatbot and translator")
+    parser.add_argument("--browser-only", action="store_true", help="the page alone, not Node and Python")
     args = parser.parse_args()
 
-    from exporters import ensure_exported
-    from exporters.web import WEB_DIR, build_site
+    from exporters.web import build_site
     from studio.bundle import default_bundle, load_bundle
     from studio.variants import VARIANTS
 
     site = Path(tempfile.mkdtemp(prefix="studio-site-"))
-    bundles = [load_bundle(default_bundle(name)) for name in ("chatbot", "translator")]
+    paths = args.bundle or [default_bundle(name) for name in ("chatbot", "translator")]
+    bundles = [load_bundle(path) for path in paths]
+    started = time.perf_counter()
     build_site([b.path for b in bundles], site, args.variant, progress=lambda message: None)
+    print(f"site built in {time.perf_counter() - started:.1f} s")
     tflite = VARIANTS[args.variant].files[0]
     results = []
     cpu = machine()
@@ -124,25 +149,23 @@ def main() -> None:
         golden = json.loads((site / name / "golden" / "golden.json").read_text(encoding="utf-8"))
         expected = [s["greedy_ids_by_file"][tflite] for s in golden["sentences"]]
         sources = [s["source_ids"] for s in golden["sentences"]]
-        export_dir = ensure_exported(bundle, ["onnx"])  # Node's ONNX Runtime Web runs the fp32 graphs
-        env = {**os.environ, "GOLDEN_DIR": str(export_dir), "BUNDLE_DIR": str(bundle.path), "LITERT_TFLITE": tflite}
-        node = json.loads(subprocess.run(["node", "scripts/bench-node.mjs"], cwd=WEB_DIR, env=env, check=True,
-                                         capture_output=True, text=True, timeout=900).stdout)
-        runs = {"browser LiteRT.js (WASM)": browser[name]["sentences"],
-                "Node LiteRT.js (WASM)": node["litert"],
-                "Node ONNX Runtime Web (WASM, fp32)": node["onnx"],
-                "Python LiteRT, 1 thread": python_litert(export_dir / tflite, bundle, sources, 1),
-                f"Python LiteRT, {os.cpu_count()} threads": python_litert(export_dir / tflite, bundle, sources,
-                                                                          os.cpu_count() or 1)}
-        reference = summary(runs["Python LiteRT, 1 thread"], sources)["ms_per_token"]
-        print(f"\n{name} ({tflite}; {len(sources)} golden sentences, greedy, batch 1)")
+        runs = {"browser LiteRT.js (WASM)": browser[name]["sentences"]}
+        if not args.browser_only:
+            runs.update(other_runtimes(bundle, tflite, sources))
+        reference = summary(runs.get("Python LiteRT, 1 thread", runs["browser LiteRT.js (WASM)"]),
+                            sources)["ms_per_token"]
+        size = (site / name / tflite).stat().st_size / 2**20 if (site / name / tflite).exists() else float("nan")
+        print(f"\n{name} ({tflite}, {size:.1f} MiB; {len(sources)} golden sentences, greedy, batch 1); "
+              f"the page loaded it in {browser[name].get('loadMs', float('nan')):.0f} ms")
         for runtime, rows in runs.items():
             s = summary(rows, sources)
             # ONNX runs the fp32 graphs: its reference is the fp32 .tflite's ids
             wanted = [s["greedy_ids"] for s in golden["sentences"]] if "ONNX" in runtime else expected
             exact = sum(r["ids"] == e for r, e in zip(rows, wanted))
-            row = {"model": name, "runtime": runtime, "file": "encode/decode_step.onnx" if "ONNX" in runtime else tflite,
+            file = "encode/decode_step.onnx" if "ONNX" in runtime else tflite
+            row = {"model": name, "runtime": runtime, "file": file,
                    **s, "ratio_to_python_1_thread": s["ms_per_token"] / reference,
+                   "page_load_ms": browser[name].get("loadMs") if runtime.startswith("browser") else None,
                    "golden_ids_exact": f"{exact}/{len(rows)}", "machine": cpu}
             results.append(row)
             medium = s["first_token_ms_15_25_tokens"]

@@ -26,8 +26,14 @@ NEEDS_JAVA = pytest.mark.skipif(
            "(Debian: openjdk-17-jdk-headless maven)")
 
 
+# one worker runs both JVM tests, the library's tests first: its one Maven run builds what run-jvm.sh runs too (two
+# Maven builds at once compiled the same sources twice, into one target/ folder)
+JVM = pytest.mark.xdist_group("jvm")
+
+
 @NEEDS_JAVA
 @pytest.mark.early
+@JVM
 def test_the_kotlin_library_gives_the_apps_ids_text_and_decoding_on_the_jvm():
     from exporters import ensure_exported
     from studio.bundle import load_bundle
@@ -35,8 +41,11 @@ def test_the_kotlin_library_gives_the_apps_ids_text_and_decoding_on_the_jvm():
     for bundle in ("translator", "chatbot"):  # the graphs the decode tests run: from the graph packs, seconds
         ensure_exported(load_bundle(ANDROID.parents[1] / "assets" / bundle), ["onnx"], progress=lambda message: None)
     _script("replies-fixture.py").portable_copy()  # the shipped chatbot's stored replies, as a package has them
-    # nice: Maven and the Kotlin compiler take every core they see, and the rest of the suite runs beside them
-    result = subprocess.run(["nice", "-n", "10", MAVEN, "-B", "-q", "test"], cwd=ANDROID, capture_output=True,
+    # nice: Maven and the Kotlin compiler take every core they see, and the rest of the suite runs beside them.
+    # `package` after the tests, and the classpath: what run-jvm.sh builds when it finds no jar (the next test)
+    build = ["package", "org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath",
+             f"-Dmdep.outputFile={ANDROID / 'target' / 'runtime-classpath.txt'}", "-Dmdep.includeScope=compile"]
+    result = subprocess.run(["nice", "-n", "10", MAVEN, "-B", "-q", *build], cwd=ANDROID, capture_output=True,
                             text=True, timeout=1200, env={**os.environ, "MAVEN_OPTS": "-Xmx1g"})
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]
@@ -80,6 +89,8 @@ def _package_folder(bundle: str, folder: Path) -> Path:
 
 
 @NEEDS_JAVA
+@pytest.mark.early
+@JVM
 def test_run_jvm_translates_stdin_as_studio_translate_does(tmp_path):
     folder = _package_folder("translator", tmp_path / "translator")
     text = "\n".join(RUNNER_LINES) + "\n"

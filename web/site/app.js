@@ -620,7 +620,9 @@ function buildTabs() {
 // ---- ?golden=1: every golden sentence through LiteRT.js, the results as JSON for a headless test ----
 
 async function goldenReport(entry) {
+  const loadStarted = performance.now(); // fetching the graph, tokenizer and config, and LiteRT.js compiling it
   const model = await loadModel(entry);
+  const loadMs = performance.now() - loadStarted;
   const goldenUrl = new URL(entry.golden ?? "golden/golden.json", model.base);
   const golden = await fetchJson(goldenUrl);
   const logitsBytes = await fetchBytes(new URL(golden.step0_logits.file, goldenUrl));
@@ -645,7 +647,7 @@ async function goldenReport(entry) {
   }
   const mean = (key) => sentences.reduce((sum, s) => sum + (s[key] ?? 0), 0) / sentences.length;
   return {
-    name: entry.name, tflite: entry.tflite, accelerator,
+    name: entry.name, tflite: entry.tflite, accelerator, loadMs,
     matches: sentences.filter((s) => s.match).length, total: sentences.length,
     sourceIdsMatches: sentences.filter((s) => s.sourceIdsMatch).length,
     step0MaxAbsDiff, meanFirstTokenMs: mean("firstTokenMs"), meanMsPerToken: mean("msPerToken"),
