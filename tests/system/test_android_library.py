@@ -31,33 +31,60 @@ NEEDS_JAVA = pytest.mark.skipif(
 JVM = pytest.mark.xdist_group("jvm")
 
 
+EVERY = 3  # the default suite checks every third golden text and decode case; the slow tier, all of them
+
+
 @NEEDS_JAVA
 @pytest.mark.early
 @JVM
 def test_the_kotlin_library_gives_the_apps_ids_text_and_decoding_on_the_jvm():
+    _library_tests(every=EVERY, goals=[
+        # `package` after the tests, and the classpath: what run-jvm.sh builds when it finds no jar (the next test)
+        "package", "org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath",
+        f"-Dmdep.outputFile={ANDROID / 'target' / 'runtime-classpath.txt'}", "-Dmdep.includeScope=compile"])
+
+
+@NEEDS_JAVA
+@pytest.mark.slow
+@JVM
+def test_the_kotlin_library_gives_the_apps_output_for_every_golden_text_and_decode_case():
+    _library_tests(every=1, goals=["test"])
+
+
+def _resource(name: str) -> dict:
+    return json.loads((ANDROID / "src" / "test" / "resources" / name).read_text(encoding="utf-8"))
+
+
+def _library_tests(every: int, goals: list[str]) -> None:
+    """The library's JUnit tests through Maven, checking every `every`th case of the golden fixtures."""
     from exporters import ensure_exported
     from studio.bundle import load_bundle
 
     for bundle in ("translator", "chatbot"):  # the graphs the decode tests run: from the graph packs, seconds
         ensure_exported(load_bundle(ANDROID.parents[1] / "assets" / bundle), ["onnx"], progress=lambda message: None)
     _script("replies-fixture.py").portable_copy()  # the shipped chatbot's stored replies, as a package has them
-    # nice: Maven and the Kotlin compiler take every core they see, and the rest of the suite runs beside them.
-    # `package` after the tests, and the classpath: what run-jvm.sh builds when it finds no jar (the next test)
-    build = ["package", "org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath",
-             f"-Dmdep.outputFile={ANDROID / 'target' / 'runtime-classpath.txt'}", "-Dmdep.includeScope=compile"]
-    result = subprocess.run(["nice", "-n", "10", MAVEN, "-B", "-q", *build], cwd=ANDROID, capture_output=True,
-                            text=True, timeout=1200, env={**os.environ, "MAVEN_OPTS": "-Xmx1g"})
+    # nice: Maven and the Kotlin compiler take every core they see, and the rest of the suite runs beside them
+    result = subprocess.run(["nice", "-n", "10", MAVEN, "-B", "-q", f"-Dgolden.every={every}", *goals], cwd=ANDROID,
+                            capture_output=True, text=True, timeout=1200, env={**os.environ, "MAVEN_OPTS": "-Xmx1g"})
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
     lines = len(fixture["texts"])
     for model in fixture["models"]:  # the comparisons ran, on every line
         assert f"{model}: ids of {lines} of {lines} fixture lines equal sentencepiece's" in output, output[-3000:]
-    assert output.count("; identical ids: {") == 2, output[-3000:]  # the decode loop ran on both models' graphs
-    for ran in ("translator: 259 of 259 identical", "translator document: identical", "chatbot: 139 of 139 identical",
-                "chatbot (the model's replies): 139 of 139 identical", "139 came from where the app's came",
+    for bundle in ("translator", "chatbot"):  # the decode loop ran on both models' graphs
+        cases = len(_resource(f"decode/{bundle}.json")["cases"])
+        checked = len(range(0, cases, every))
+        assert f"{bundle}: {checked} of {cases} sources; identical ids: {{" in output, output[-3000:]
+    translator, chatbot = (len(range(0, len(_resource(f"app-{task}.json")["cases"]), every))
+                           for task in ("translator", "chatbot"))
+    for ran in (f"translator: {translator} of {translator} identical", "translator document: identical",
+                f"chatbot: {chatbot} of {chatbot} identical",
+                f"chatbot (the model's replies): {chatbot} of {chatbot} identical",
+                f"{chatbot} came from where the app's came",
                 "replies: 600 of 600 messages find Python's row and cosine"):
-        assert ran in output, output[-3000:]  # the full pipeline gave the app's outputs (AppOutputsTest, RetrievalTest)
+        # the full pipeline gave the app's outputs (AppOutputsTest, RetrievalTest)
+        assert ran in output, output[-3000:]
 
 
 RUNNER_LINES = ["삼성전자(Samsung Electronics)는 3조 5천억 원을 투자했다.", "", "No Korean on this line.",

@@ -29,7 +29,8 @@ class DecodeFixtureTest {
             val cases = fixture.getJSONArray("cases")
             val mismatches = ArrayList<String>()
             val matched = settings.associateWith { 0 }.toMutableMap()
-            for (index in 0 until cases.length()) {
+            val checked = TestData.checked(cases.length())
+            for (index in checked) {
                 val case = cases.getJSONObject(index)
                 for (setting in settings) {
                     val got = decodeAs(decoder, guard, case, setting, index)
@@ -40,7 +41,7 @@ class DecodeFixtureTest {
                         "Python $want (retried $retried)"
                 }
             }
-            println("$bundle: ${cases.length()} sources; identical ids: $matched")
+            println("$bundle: ${checked.count()} of ${cases.length()} sources; identical ids: $matched")
             assertTrue(mismatches.isEmpty(), "not Python's ids:\n" + mismatches.joinToString("\n"))
         }
     }

@@ -18,6 +18,13 @@ object TestData {
 
     fun repoFile(path: String): File = File(repo, path)
 
+    /** Every how manyth case of a golden fixture a test checks (`-Dgolden.every=N`; 1, all of them, by default). */
+    private val every = (System.getProperty("golden.every") ?: "1").toIntOrNull()?.coerceAtLeast(1)
+        ?: error("golden.every must be a whole number")
+
+    /** The indices of the cases checked among `count`: the first, then every [every]th. */
+    fun checked(count: Int): IntProgression = 0 until count step every
+
     /** A shipped bundle's folder (assets/<bundle>). */
     fun bundleDir(bundle: String): File = File(assets, bundle)
 
