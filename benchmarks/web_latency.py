@@ -57,6 +57,8 @@ def browser_report(site: Path) -> dict:
             browser.close()
     finally:
         server.shutdown()
+    if "models" not in report:
+        raise SystemExit(f"the page could not run the golden sentences: {report.get('error')}")
     return {m["name"]: m for m in report["models"]}
 
 

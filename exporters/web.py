@@ -109,6 +109,17 @@ def _npm_ci(home: Path, progress) -> None:
         raise StudioError(f"npm ci in {home} failed:\n{(result.stderr or result.stdout)[-2000:]}")
 
 
+# LiteRT.js stopped ("Aborted()") loading a 116 MiB float16 graph (a 60.6 M-parameter imported model) and ran its
+# 78 MiB int8 one (docs/import.md); the shipped models' float16 graphs are 12-15 MiB
+LARGE_FLOAT_GRAPH = 64 * 2**20
+
+
+def _warn_if_too_large(graph: Path, progress) -> None:
+    if "int8" not in graph.name and graph.stat().st_size > LARGE_FLOAT_GRAPH:
+        progress(f"Warning: {graph.name} is {graph.stat().st_size / 2**20:.0f} MiB; browsers' LiteRT.js stopped "
+                 "loading a float graph of 116 MiB: --variant tflite-b1-int8 is smaller and loads")
+
+
 def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progress=print) -> dict:
     """Write the site for `bundle_paths` (one tab each) into `site`; returns site.json's content."""
     static = [name for name, v in VARIANTS.items() if v.format == "tflite" and v.batch == 1]
@@ -136,6 +147,7 @@ def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progres
         name = bundle.config.task.task
         folder = site / name
         tflite = VARIANTS[variant].files[0]
+        _warn_if_too_large(export_dir / tflite, progress)
         for relative in (tflite, "manifest.json", "golden/golden.json", "golden/step0_logits.f32"):
             (folder / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(export_dir / relative, folder / relative)

@@ -82,3 +82,17 @@ def test_a_web_package_without_npm_is_refused_before_any_export(tmp_path, monkey
     monkeypatch.setattr(web, "WEB_DIR", tmp_path / "gone")
     with pytest.raises(StudioError, match="the web package is missing from this installation"):
         check_package("web", None, tmp_path / "page.zip")
+
+
+def test_a_float_graph_too_large_for_browsers_is_warned_of_and_int8_named(tmp_path):
+    from exporters.web import LARGE_FLOAT_GRAPH, _warn_if_too_large
+
+    said = []
+    sizes = {"model.b1.float16.tflite": LARGE_FLOAT_GRAPH + 1, "model.b1.int8.tflite": 2 * LARGE_FLOAT_GRAPH,
+             "model.b1.tflite": LARGE_FLOAT_GRAPH}
+    for name, size in sizes.items():
+        with open(tmp_path / name, "wb") as file:
+            file.truncate(size)  # sparse: no disk written
+        _warn_if_too_large(tmp_path / name, said.append)
+    assert len(said) == 1 and said[0].startswith("Warning: model.b1.float16.tflite is 64 MiB")
+    assert "--variant tflite-b1-int8" in said[0]

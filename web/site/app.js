@@ -497,7 +497,10 @@ function setUpPanel(entry, panel) {
         ? `${title} cannot be loaded ${navigator.onLine === false ? "offline" : "now: the server cannot be reached"}` +
           ", and its model has not been downloaded in this browser yet. Connect to the network and open this tab " +
           "again."
-        : `Could not load ${title}: ${error.message} (open this tab again to try again)`;
+        : /Aborted\(/.test(error.message) // LiteRT.js's WebAssembly stopped (seen with a 60 M-parameter float16 graph)
+          ? `Could not load ${title}: the browser's WebAssembly runtime stopped while loading its graph ` +
+            `(${error.message}). A large model loads as int8: build the site with --variant tflite-b1-int8.`
+          : `Could not load ${title}: ${error.message} (open this tab again to try again)`;
       console.error(error);
     });
   };
