@@ -44,8 +44,16 @@ LANGUAGES = {"ar": "Arabic", "cs": "Czech", "da": "Danish", "de": "German", "el"
              "zh": "Chinese"}
 
 
+# the languages above written in the Latin script: /detect tells scripts apart, and names Latin letters as the served
+# translator's language that is written in them (an imported de→en model's "de"), else English
+LATIN_SCRIPT = frozenset({"cs", "da", "de", "en", "es", "fi", "fr", "hu", "id", "it", "nl", "pl", "pt", "sv", "tr",
+                          "vi"})
+
+
 def language(code: str) -> dict:
     return {"code": code, "name": LANGUAGES.get(code, code)}
+
+
 MAX_TEXTS = 50  # texts in one request's `q` list
 DEFAULT_PER_MINUTE = 60  # requests per minute of a key listed without a number
 MAX_ALTERNATIVES = 8
@@ -199,7 +207,7 @@ class LibreTranslateApi:
                      for text, translation in zip(texts, translated)]
             answer["alternatives"] = found if isinstance(q, list) else found[0]
         if str(source).lower() == "auto":
-            detected = detect_language(" ".join(texts))[0]  # one detection for all texts, as LibreTranslate does
+            detected = detect_language(" ".join(texts), self.pair())[0]  # one for all texts, as LibreTranslate does
             answer["detectedLanguage"] = [detected] * len(texts) if isinstance(q, list) else detected
         answer["translatedText"] = translated if isinstance(q, list) else translated[0]
         return answer
@@ -236,7 +244,7 @@ class LibreTranslateApi:
         texts = q if isinstance(q, list) else [q]
         self.check_access(params.get("api_key"), cost=len(texts))
         self.check_texts(texts)
-        return detect_language(" ".join(texts))
+        return detect_language(" ".join(texts), self.pair())
 
     def translate_file(self, name: str, data: bytes, params: dict, base_url: str) -> dict:
         self.check_access(params.get("api_key"))
@@ -471,13 +479,15 @@ def gathered(fields: list[tuple]) -> dict:
     return params
 
 
-def detect_language(text: str) -> list[dict]:
+def detect_language(text: str, served: tuple[str, str] = ("ko", "en")) -> list[dict]:
     """[{"confidence", "language"}] by the share of Hangul and Latin letters (the app's script check), the most
-    likely first; no letters at all: English at 0, as LibreTranslate answers."""
+    likely first; no letters at all: English at 0, as LibreTranslate answers. Latin letters are the `served` pair's
+    language written in them, its source first (an imported de→en model: "de"), else English."""
+    latin = next((code for code in served if code in LATIN_SCRIPT), "en")
     scripts = [script_of(character) for character in text]
     letters = sum(1 for s in scripts if s)
     found = [{"confidence": round(100.0 * scripts.count(script) / letters, 1), "language": code}
-             for code, script in (("ko", "HANGUL"), ("en", "LATIN")) if letters and scripts.count(script)]
+             for code, script in (("ko", "HANGUL"), (latin, "LATIN")) if letters and scripts.count(script)]
     return sorted(found, key=lambda d: -d["confidence"]) or [{"confidence": 0.0, "language": "en"}]
 
 

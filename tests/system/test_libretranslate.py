@@ -190,6 +190,10 @@ def test_detection_reads_the_script():
     assert detect_language("오늘 날씨가 좋다")[0] == {"confidence": 100.0, "language": "ko"}
     assert [d["language"] for d in detect_language("Seoul 서울 is big")] == ["en", "ko"]
     assert detect_language("123 !!!") == [{"confidence": 0.0, "language": "en"}]
+    # an imported model's pair: Latin letters are its language written in them
+    assert detect_language("Guten Morgen", ("de", "en"))[0] == {"confidence": 100.0, "language": "de"}
+    assert detect_language("Good morning", ("en", "de"))[0]["language"] == "en"
+    assert [d["language"] for d in detect_language("Seoul 서울 is big", ("ja", "en"))] == ["en", "ko"]
 
 
 def test_form_bodies_are_read_as_utf8_raw_or_escaped_and_a_repeated_q_is_a_list(http):
@@ -238,3 +242,8 @@ def test_the_api_lists_and_accepts_the_served_models_own_language_pair(translato
     assert (refused.status_code, refused.json()) == (400, {"error": "ko is not supported"})
     backwards = api.post("/translate", json={"q": "Hallo.", "source": "de", "target": "en"})
     assert backwards.json() == {"error": "English (en) is not available as a target language from German (de)"}
+    monkeypatch.setattr(task, "source_lang", "de")  # a German-English model: Latin letters are German to /detect
+    monkeypatch.setattr(task, "target_lang", "en")
+    assert api.post("/detect", json={"q": "Guten Morgen"}).json() == [{"confidence": 100.0, "language": "de"}]
+    auto = api.post("/translate", json={"q": "Guten Morgen.", "source": "auto", "target": "en"}).json()
+    assert auto["detectedLanguage"] == {"confidence": 100.0, "language": "de"}
