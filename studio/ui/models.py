@@ -15,6 +15,7 @@ import gradio as gr
 from studio import library, paths
 from studio.app_model import AppModel
 from studio.errors import StudioError
+from studio.importers import hub
 from studio.importers.pretrained import import_pretrained, library_target
 from studio.serving import Limits
 from studio.ui.common import delete_upload, inform, upload_of, warn
@@ -97,7 +98,7 @@ class ModelsTab:
             rename = gr.Button("Rename", elem_id="models-rename")
             delete = gr.Button(DELETE, variant="stop", elem_id="models-delete")
         self.details = gr.Markdown(details(None), elem_id="models-details")
-        upload, source, name, start, status = self.import_box()
+        upload, source, name, revision, start, status = self.import_box()
         outputs = [self.table, self.choice, self.details]
         private = {"api_visibility": "private"}  # page events, not an API: nothing here is for other programs
         # Delete asks first: its first click names the model on the button, a second click deletes it; anything
@@ -120,7 +121,7 @@ class ModelsTab:
         delete.click(self.delete, [self.choice, armed], [*outputs, armed, delete], **private)
         start.click(*disarm, queue=False, **private)
         start.click(*disarm_use, queue=False, **private)
-        start.click(self.import_model, [upload, source, name], [*outputs, status, upload], **private)
+        start.click(self.import_model, [upload, source, name, revision], [*outputs, status, upload], **private)
 
     @staticmethod
     def import_box():
@@ -140,9 +141,11 @@ class ModelsTab:
                                         elem_id="models-import-source")
                     name = gr.Textbox(label="Name (default: the folder's, zip's or model id's)", max_lines=1,
                                       elem_id="models-import-name")
+                    revision = gr.Textbox(label="Revision of a model id (a branch, tag or commit; default: main)",
+                                          max_lines=1, elem_id="models-import-revision")
                     start = gr.Button("Import", variant="primary", elem_id="models-import")
             status = gr.Markdown("", elem_id="models-import-status")
-        return upload, source, name, start, status
+        return upload, source, name, revision, start, status
 
     @property
     def listing(self) -> list:
@@ -222,10 +225,11 @@ class ModelsTab:
         """The services whose tabs run the bundle at `path` now."""
         return [s for s in self.services.values() if s.bundle_path and s.bundle_path.resolve() == path.resolve()]
 
-    def import_model(self, upload, typed: str, name: str):
-        """Import the uploaded zip, or the folder, zip or model id typed; yields the progress as the status line, then
-        the library with the new model chosen. Every error is a message on the page."""
+    def import_model(self, upload, typed: str, name: str, revision: str = ""):
+        """Import the uploaded zip, or the folder, zip or model id typed (at `revision`); yields the progress as the
+        status line, then the library with the new model chosen. Every error is a message on the page."""
         typed, name = os.path.expanduser((typed or "").strip()), (name or "").strip()
+        revision = (revision or "").strip() or hub.MAIN
         path, named = upload_of(upload) if upload is not None else (None, None)
         source = path or typed
         skip = (gr.skip(),) * 3
@@ -238,7 +242,8 @@ class ModelsTab:
         def work():
             try:
                 target = library_target(named or source, name or None)
-                result["path"] = import_pretrained(source, target, progress=messages.put, named=named)
+                result["path"] = import_pretrained(source, target, progress=messages.put, named=named,
+                                                   revision=revision)
             except Exception as error:  # noqa: BLE001 - said on the page: a message, never a traceback
                 result["error"] = error
             finally:

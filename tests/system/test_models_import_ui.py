@@ -105,11 +105,15 @@ def test_a_typed_hugging_face_folder_is_imported_under_its_folders_name(page, re
     ("", "Upload a release zip, or type a folder, zip or model id."),
     ("/no/such/folder", "/no/such/folder: no such folder or zip"),
     ("PRE_NORM", "hf-pre-norm cannot be imported: its config.json sets normalize_before"),
-], ids=["nothing", "missing", "refused"])
+    ("PRE_NORM@v1.0", "is a folder or zip here, and a revision is for a Hugging Face model id (OWNER/NAME) only"),
+    ("Helsinki-NLP/opus-mt-ko-en@a b", "'a b' is not a revision of a Hugging Face model"),
+], ids=["nothing", "missing", "refused", "revision of a folder", "bad revision"])
 def test_what_cannot_be_imported_is_a_message_on_the_page_never_a_traceback(page, releases, typed, message):
     listed = page.locator("#models-table").inner_text()
+    typed, _, revision = typed.partition("@")
     typed = str(releases[2]) if typed == "PRE_NORM" else typed
     page.locator("#models-import-source textarea, #models-import-source input").first.fill(typed)
+    page.locator("#models-import-revision textarea, #models-import-revision input").first.fill(revision)
     page.locator("#models-import").click()
     said = wait_for_status(page, message)
     assert said.startswith("⚠") and "Traceback" not in page.content()
