@@ -97,6 +97,22 @@ PROTECT = [
     ("회의\u00a0참석자는 30\u00a0억 달러를", None, True),
 ]
 
+# (source, glossary TSV or None, auto, (source language, target language)): a model of another pair protects
+# addresses and the glossary's terms only (studio.tasks.LanguagePair.protects), and only a Korean source is left as
+# written when it looks like another language
+PAIR_PROTECT = [
+    ("Visit https://example.com/a?b=1 or write to kim.lee@example.com: 5kg, $20, 3.5% for Zoran Zaev at 2:00",
+     None, True, ("en", "de")),
+    ("Samsung Electronics met Zoran Zaev in 2024, 30 years on", "Samsung Electronics\tSamsung\n", True, ("en", "de")),
+    ("See https://example.com/a", None, False, ("en", "de")),
+    ("삼성전자는 Zoran Zaev 대표와 https://example.com/a?b=1 에서 5kg, 30억 달러, 오후 2시에 만났다", SAMSUNG, True,
+     ("ko", "de")),
+    ("How are you doing today? https://example.com/a", None, True, ("ko", "de")),
+    ("How are you doing today? https://example.com/a", None, True, ("en", "de")),
+    ("도이체반(Deutsche Bahn)은 2024년 9월 3일 30% 올랐다", None, True, ("ko", "ja")),
+    ("Die Bahn kostet 6,8 Mrd. Euro: https://bahn.de", None, True, ("de", "en")),
+]
+
 # (document, glossary TSV or None, auto, later sentences to protect)
 REMEMBER = [
     ("터키 기업 일디즈(Yıldız)가 발표했다. 일디즈(YILDIZ)는 컸다.", None, True, ["일디즈(YILDIZ)는 컸다.", "일디즈는 컸다."]),
@@ -120,6 +136,9 @@ REMEMBER = [
      ["음바페와 호날두, 킬리안 음바페는 뛰었다"]),
     ("베를린의 그로세 슈트라세(Große Strasse)에서", None, True, ["그로세 슈트라세(GROSSE STRASSE)에서 만났다"]),
 ]
+
+# REMEMBER's cases for a model of another pair: it remembers no names
+PAIR_REMEMBER = [(*REMEMBER[1], ("ko", "de")), (*REMEMBER[0], ("en", "de"))]
 
 ORIGINS = "미 합동태풍경보센터(Joint Typhoon Warning Center, JTWC)가 전했다"
 TISCALI = "영국의 통신사인 Tiscali와 BSkyB, 그리고 Virgin Media는 스위스 IOC 본부에서 만났다고 밝혔다"
@@ -194,12 +213,12 @@ class WordTranslator:
     placeholders of a source it has not seen before (a model that forgets them once), "repeats" writes each
     placeholder twice in its first call (a model that repeats a number)."""
 
-    def __init__(self, kind: str):
-        from studio.tasks import KOREAN_ENGLISH
+    def __init__(self, kind: str, pair=("ko", "en")):
+        from studio.tasks import LanguagePair
 
         self.kind, self.seen, self.calls = kind, set(), 0
         self.preprocessor = SimpleNamespace(source_limit=1000, count_tokens=lambda text: len(text.split()),
-                                            pair=KOREAN_ENGLISH)
+                                            pair=LanguagePair(*pair))
 
     def generate(self, sources, options=None, scores=False):
         from studio.inference import Generation
@@ -229,6 +248,14 @@ TRANSLATE = [
     ("가격은 30억 달러다. 회의는 오후 2:00에 열린다.\n\n무게는 5kg, 3~4% 이다!", "drops", None, True),
     ("삼성 애플 만났다", "drops", "삼성\tSamsung\n애플\tApple\n", True),
     ("회의는 Zoran Zaev 대표와 만났다. Xq9 회의는 열린다", "words", None, True),
+]
+
+# TRANSLATE's, with a model's (source language, target language)
+PAIR_TRANSLATE = [
+    ("The meeting met Zoran Zaev at https://example.com/a. 30 Xq9 items\n\n2024\nXq1 Xq2\nsee kim.lee@example.com!",
+     "drops", "meeting\tTreffen\n", True, ("en", "de")),
+    ("회의는 삼성 에서 열린다. 가격은 30억 달러다\nHello there\n도이체반(Deutsche Bahn)과 도이체반은 만났다", "drops",
+     "삼성\tSamsung\n", True, ("ko", "de")),
 ]
 
 # (korean, latin)
@@ -270,22 +297,32 @@ def placeholders(spans) -> list:
     return [s.placeholder for s in spans]
 
 
-def protector(glossary, auto):
+def protector(glossary, auto, pair=None):
+    """The protector of a request (`pair`: a model's (source, target) languages, else the shipped Korean→English)."""
+    from studio.tasks import KOREAN_ENGLISH, LanguagePair
     from studio.text.protect import Glossary, Protector
 
-    return Protector(Glossary.parse(glossary) if glossary else Glossary(), auto=auto)
+    chosen = Protector(Glossary.parse(glossary) if glossary else Glossary(), auto=auto)
+    return chosen.for_pair(LanguagePair(*pair) if pair else KOREAN_ENGLISH)
+
+
+def with_pair(pair) -> dict:
+    """A case's "pair" when it is not the shipped Korean→English (protect.test.mjs reads it)."""
+    return {"pair": list(pair)} if pair else {}
 
 
 def protected(p) -> dict:
     return {"text": p.text, "spans": [span(s) for s in p.spans], "written": sorted(p.written)}
 
 
-def translate(text, kind, glossary, auto) -> dict:
+def translate(text, kind, glossary, auto, pair=None) -> dict:
     from studio.translation import translate as translated
 
-    result = translated(WordTranslator(kind), text.split("\n"), protector=protector(glossary, auto))
-    return {"text": text, "translator": kind, "glossary": glossary, "auto": auto, "outputs": result.lines,
-            "report": [[span(s), applied] for s, applied in result.report]}
+    model = WordTranslator(kind, *([pair] if pair else []))
+    result = translated(model, text.split("\n"), protector=protector(glossary, auto))
+    return {"text": text, "translator": kind, "glossary": glossary, "auto": auto, **with_pair(pair),
+            "outputs": result.lines, "report": [[span(s), applied] for s, applied in result.report],
+            "warnings": result.warnings}
 
 
 def cases() -> dict:
@@ -321,7 +358,7 @@ def cases() -> dict:
                        "second": {"text": again[0], "applied": placeholders(again[1]), "dropped": placeholders(again[2])},
                        "wins": _second_pass_wins(shield, first, again, second_output, repeated)})
 
-    translated = [translate(*case) for case in TRANSLATE]
+    translated = [translate(*case) for case in TRANSLATE + PAIR_TRANSLATE]
     amounts = sorted({m.group(0) for text, _, _ in PROTECT for m in re.finditer(AMOUNT, text)} | {
         "3만 2억", "2조", "2조 원", "250조", "3.5조", "0만 원", "1만", "3천5백만", "1,000,000,000,000,000,000,000,000만",
         "999999999999,999,999,999,999.999999조 달러", "1.000001만", "0.01만", "1.005억", "2천 500만 엔",
@@ -341,9 +378,10 @@ def cases() -> dict:
         except Exception as error:  # DataError: its message
             return {"text": text, "name": name, "error": str(error)}
 
-    def remembered(document, glossary, auto, sentences):
-        memory = protector(glossary, auto).remembering(document)
-        return {"document": document, "glossary": glossary, "auto": auto, "names": [list(e) for e in memory.names.entries],
+    def remembered(document, glossary, auto, sentences, pair=None):
+        memory = protector(glossary, auto, pair).remembering(document)
+        return {"document": document, "glossary": glossary, "auto": auto, **with_pair(pair),
+                "names": [list(e) for e in memory.names.entries],
                 "protected": [{"source": s, **protected(memory.protect(s))} for s in sentences]}
 
     return {
@@ -352,9 +390,10 @@ def cases() -> dict:
         "unicode": unicodedata.unidata_version,
         # letters (str.isalpha) whose Unicode name starts with HANGUL: what looks_like counts as Korean
         "hangul_letters": _ranges(lambda c: chr(c).isalpha() and unicodedata.name(chr(c), "").startswith("HANGUL")),
-        "protect": [{"source": source, "glossary": glossary, "auto": auto,
-                     **protected(protector(glossary, auto).protect(source))} for source, glossary, auto in PROTECT],
-        "remembering": [remembered(*case) for case in REMEMBER],
+        "protect": [{"source": source, "glossary": glossary, "auto": auto, **with_pair(pair),
+                     **protected(protector(glossary, auto, pair).protect(source))}
+                    for source, glossary, auto, pair in [(*case, None) for case in PROTECT] + PAIR_PROTECT],
+        "remembering": [remembered(*case) for case in REMEMBER + PAIR_REMEMBER],
         "restore": restore,
         "second_pass": second,
         "translate_lines": translated,

@@ -109,6 +109,13 @@ FINISHES = [
     ("물었다?", "  he asked  "),
 ]
 
+# (source language, target language) of models other than the shipped Korean→English (studio.tasks.LanguagePair):
+# FINISHES and TEXTS are finished and planned for each too
+PAIRS = [("en", "de"), ("ko", "de"), ("de", "en")]
+# what LanguagePair.has_text is asked, for every pair
+LINES = ["한국어", "\u1112\u1161\u11ab", "English", "2024", "  # -- 3.5% --", "中文", "Привет", "ǅ", "Xq1", "", "ー"]
+KINDS = ["url", "email", "time", "range", "amount", "number", "figure", "latin", "symbol", "named", "glossary"]
+
 # (text, limit) for plan_lines and translate, with the "words" tokenizer
 TEXTS = [
     ("첫 문장이다. 둘째 문장이다.\n\n셋째, 아주 긴 문장이 여기 있다, 넷째 다섯째 여섯째.\n", 4),
@@ -118,6 +125,11 @@ TEXTS = [
     ("Only English here, and it is kept as it is written to the very last of its many words.", 4),
     ("\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165 \u1106\u116e\u11ab\u110c\u1161\u11bc. Hello.\n", 4),  # decomposed (NFD)
     ("", 4),
+]
+# for a model of another pair only: lines of placeholders or digits alone are kept, any letter is translated
+PAIR_TEXTS = [
+    ("Hello there. How are you?\n2024 -- 3.5%\nXq1 Xq2\n  \nGuten Tag! the the end.\n中文 句子。 12월 8일 회의", 4),
+    ("첫 줄이다, on 9월 30일.\nOnly English here and it is the whole of one long line of words\n", 4),
 ]
 
 
@@ -133,10 +145,11 @@ def fake_translation(source: str) -> str:
 
 
 class FakeTranslator:
-    def __init__(self, limit):
-        from studio.tasks import KOREAN_ENGLISH
+    def __init__(self, limit, pair=("ko", "en")):
+        from studio.tasks import LanguagePair
 
-        self.preprocessor = SimpleNamespace(source_limit=limit, count_tokens=tokenizer("words"), pair=KOREAN_ENGLISH)
+        self.preprocessor = SimpleNamespace(source_limit=limit, count_tokens=tokenizer("words"),
+                                            pair=LanguagePair(*pair))
 
     def generate(self, sources, options=None, scores=False):
         from studio.inference import Generation
@@ -144,8 +157,45 @@ class FakeTranslator:
         return [Generation(fake_translation(source), []) for source in sources]
 
 
+def planned(text, limit, pair=None) -> dict:
+    """plan_lines' and translate's answers for `text` (`pair`: a model's languages, else the shipped ones)."""
+    from studio.translation import plan_lines, translate
+
+    model = FakeTranslator(limit, *([pair] if pair else []))
+    result = translate(model, text.split("\n"))
+    return {"text": text, "limit": limit, **({"pair": list(pair)} if pair else {}),
+            "plan": plan_lines(model.preprocessor, text.split("\n")), "translation": result.text,
+            "warnings": result.warnings}
+
+
+def pair_case(pair) -> dict:
+    """What a LanguagePair says of itself, of the kinds term protection passes through, and of LINES."""
+    from studio.tasks import LanguagePair
+
+    language = LanguagePair(*pair)
+    return {"pair": list(pair), "korean_source": language.korean_source,
+            "korean_to_english": language.korean_to_english, "english_target": language.english_target, "source_text": language.source_text,
+            "protects": {kind: language.protects(kind) for kind in KINDS},
+            "has_text": {line: language.has_text(line) for line in LINES}}
+
+
+def language_pairs() -> list:
+    """language_pair's answer for configs as a bundle's config.json writes its task (None: no task written)."""
+    from studio.config import TaskConfig
+    from studio.tasks import language_pair
+
+    configs = [None, {"task": "translator", "source_lang": "en", "target_lang": "de"},
+               {"task": "translator", "source_lang": "ko", "target_lang": "en"},
+               {"task": "translator", "source_lang": "", "target_lang": ""},
+               {"task": "chatbot", "source_lang": "ko", "target_lang": "ko"},
+               {"task": "chatbot", "source_lang": "en", "target_lang": "de"}]
+    answers = [language_pair(TaskConfig(**task) if task else None) for task in configs]
+    return [{"task": task, "pair": [pair.source, pair.target]} for task, pair in zip(configs, answers)]
+
+
 def cases() -> dict:
-    from studio.translation import finish_sentence, fit_to_length, plan_lines, split_sentences, translate
+    from studio.tasks import LanguagePair
+    from studio.translation import finish_sentence, fit_to_length, split_sentences
 
     return {
         "format": "transformer-studio-web-sentences/1",
@@ -153,12 +203,13 @@ def cases() -> dict:
         "split_sentences": [{"paragraph": p, "sentences": split_sentences(p)} for p in PARAGRAPHS],
         "fit_to_length": [{"sentence": s, "tokenizer": t, "limit": n, "pieces": fit_to_length(s, tokenizer(t), n)}
                           for s, t, n in FITS],
-        "finish_sentence": [{"source": s, "output": o, "finished": finish_sentence(s, o)} for s, o in FINISHES],
-        "plan_lines": [{"text": text, "limit": n,
-                        "plan": plan_lines(FakeTranslator(n).preprocessor, text.split("\n")),
-                        "translation": translate(FakeTranslator(n), text.split("\n")).text,
-                        "warnings": translate(FakeTranslator(n), text.split("\n")).warnings}
-                       for text, n in TEXTS],
+        "finish_sentence": [{"source": s, "output": o, "finished": finish_sentence(s, o)} for s, o in FINISHES] + [
+            {"source": s, "output": o, "pair": list(pair), "finished": finish_sentence(s, o, LanguagePair(*pair))}
+            for pair in PAIRS for s, o in FINISHES],
+        "plan_lines": [planned(text, n) for text, n in TEXTS] + [
+            planned(text, n, pair) for pair in PAIRS for text, n in TEXTS + PAIR_TEXTS],
+        "pairs": [pair_case(pair) for pair in [("ko", "en"), *PAIRS, ("ja", "en")]],
+        "language_pair": language_pairs(),
     }
 
 

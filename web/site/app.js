@@ -35,6 +35,7 @@ import { DECODE_DEFAULTS, FROM_THE_MODEL, NONE_STORED, SAMPLING } from "./src/ge
 import { beamOptions, expectedIds, maxAbsDiff, step0Logits } from "./src/golden.js";
 import { createLiteRtRuntime, initLiteRt } from "./src/litert_runtime.js";
 import { pipelineForConfig } from "./src/normalize.js";
+import { languagePair } from "./src/pair.js";
 import { decodeProtected, describe, Glossary, Protector } from "./src/protect.js";
 import { pyStrip } from "./src/pystr.js";
 import { findReply, loadReplies, storedSummary } from "./src/retrieval.js";
@@ -192,8 +193,9 @@ async function load(entry, hooks = {}) {
     ? " and works offline, also after a reload (this browser keeps a copy)."
     : ", and keeps working offline until the page is reloaded."),
   `${entry.tflite}: ${accelerator}, compiled in ${Math.round(performance.now() - started)} ms`);
-  return { entry, base, manifest, config, task, pipeline: pipelineForConfig(config), source, target, runtime,
-    replies: stored };
+  // pair: what it translates from and into (config.json's task.source_lang, target_lang): which steps apply
+  return { entry, base, manifest, config, task, pair: languagePair(config), pipeline: pipelineForConfig(config),
+    source, target, runtime, replies: stored };
 }
 
 /** A chatbot's stored replies (site.json's `replies`: the portable index's two files), fetched beside its model. */
@@ -358,15 +360,17 @@ async function translate(model, text, options, show, warn, protector) {
   const { eos } = model.manifest.special_ids;
   const { maxSourceLen } = model.runtime;
   const countTokens = (piece) => model.source.encode(model.pipeline.source(piece)).length;
-  const plan = planLines(text, countTokens, maxSourceLen - 1); // Preprocessor.source_limit: room for </s>
+  const { pair } = model; // which steps apply: the lines kept, protection's kinds, finishing (src/pair.js)
+  const plan = planLines(text, countTokens, maxSourceLen - 1, pair); // Preprocessor.source_limit: room for </s>
   const pieces = plan.flat();
-  const kept = keptWarning(text); // lines without Korean are kept as written
+  const kept = keptWarning(text, pair); // lines without Korean (for a Korean source) are kept as written
   if (kept) warn(kept);
   if (pieces.length === 0) {
     show(joinPieces(plan, [], text));
-    return "nothing translated: the text has no Korean";
+    return `nothing translated: the text has no ${pair.sourceText}`;
   }
-  const withNames = protector.remembering(text); // also the names the whole text introduces with their original
+  // also the names the whole text introduces with their original
+  const withNames = protector.forPair(pair).remembering(text);
   const done = [];
   const results = []; // per piece, the decoding kept
   const passes = []; // every decoding
@@ -397,7 +401,7 @@ async function translate(model, text, options, show, warn, protector) {
     if (decoded[kept.pass].result.retried) warn(RETRIED);
     results.push(decoded[kept.pass].result);
     report.push(...kept.applied.map((span) => [span, true]), ...kept.dropped.map((span) => [span, false]));
-    done.push(finishSentence(piece, kept.text));
+    done.push(finishSentence(piece, kept.text, pair));
   }
   show(joinPieces(plan, stopped === null ? done : [...done, stopped], text));
   // "Glossary: 삼성 → Samsung (applied). Not kept as written (the model dropped it): 127.95달러 → $127.95."

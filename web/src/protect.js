@@ -28,6 +28,7 @@ import {
 import { LATIN_LETTER, LATIN_NAME, NUMERAL, TILDES, YEAR_RANGE } from "./facts.js";
 import { AMOUNT, amountInEnglish, asciiDigits, DIGIT, SPACE } from "./numbers.js";
 import { codePointBefore, PY_WHITESPACE, pyRepr, pyRstrip, pySplit, pyStrip, stripChars, WORD_CHARS } from "./pystr.js";
+import { HANGUL_LETTERS, KOREAN_ENGLISH } from "./pair.js";
 import { soundsLike } from "./transliteration.js";
 import { isUnassignedInUnicode14 } from "./unicode14.js";
 
@@ -69,13 +70,23 @@ const SYMBOL = "[\\u{1F000}-\\u{1FAFF}\\u2600-\\u27BF\\u2190-\\u21FF\\u25A0-\\u2
 export const NUMERIC_KINDS = ["time", "range", "amount", "number", "figure"];
 const AUTO_KINDS = { url: URL, email: EMAIL, time: TIME, range: RANGE, amount: AMOUNT, number: NUMBER,
   figure: FIGURE, latin: LATIN_NAME, symbol: SYMBOL };
-const AUTO = new RegExp(Object.entries(AUTO_KINDS).map(([kind, pattern]) => `(?<${kind}>${pattern})`).join("|"), "gu");
+const autoPatterns = new Map(); // kinds (joined by ",") -> their regex
+
+/** One regex for the automatic protection of `kinds` (of AUTO_KINDS, in its order: an earlier kind wins a match
+ * starting where a later one's does): protect.py's _auto_pattern. */
+function autoPattern(kinds) {
+  const key = kinds.join(",");
+  if (!autoPatterns.has(key)) {
+    autoPatterns.set(key, new RegExp(kinds.map((kind) => `(?<${kind}>${AUTO_KINDS[kind]})`).join("|"), "gu"));
+  }
+  return autoPatterns.get(key);
+}
 const ADDRESSES = new RegExp(`${URL}|${EMAIL}`, "gu"); // not words of any language
 const ADDRESS_WHOLE = new RegExp(`^(?:${URL}|${EMAIL})$`, "u");
 export const PLACEHOLDER_PREFIX = "Xq";
 const placeholder = (number) => `${PLACEHOLDER_PREFIX}${number}`;
 // also where the model glued one to a word ("IXq1)"): left there, it would show through
-const ANY_PLACEHOLDER = new RegExp(`(?<![0-9])Xq${D}+(?![0-9])`, "giu");
+export const ANY_PLACEHOLDER = new RegExp(`(?<![0-9])Xq${D}+(?![0-9])`, "giu");
 // or written wrongly ("Seq1", "ETq4", "X Q4", "X-q7"; "X1q1", "X23" in capitals): the span's English where the
 // placeholder itself is missing. Python compiles it with re.IGNORECASE around a case-sensitive "(?-i:X(?:\dq)?)":
 // here without the flag, [A-Za-z] under IGNORECASE spelt out (CASELESS)
@@ -122,9 +133,8 @@ const NOT_IN_NAME = ["인", "의", "은", "는", "을", "를", "에", "에서", 
 const LONGEST_WORD = 100; // characters of a Hangul word in a name
 const MOST_NAME_WORDS = 8; // a longer bracket is no name to remember (and comparing its sounds would cost its square)
 // looks_like: a text is "not Korean" when it has MIN_LETTERS letters or more, fewer than KOREAN_SHARE of them Hangul
-// (named HANGUL …)
-export const HANGUL_LETTERS = [[0x1100, 0x11ff], [0x3131, 0x318e], [0xa960, 0xa97c], [0xac00, 0xd7a3],
-  [0xd7b0, 0xd7c6], [0xd7cb, 0xd7fb]];
+// (HANGUL_LETTERS, kept in pair.js)
+export { HANGUL_LETTERS };
 
 // ---- Python's strings ----
 
@@ -414,12 +424,22 @@ export class Protected {
 
 export class Protector {
   /** `glossary`: the user's terms; `auto`: the automatic protection of URLs, numbers and names; `names`: foreign
-   * names a text introduced with their original (see remembering). */
-  constructor({ glossary = new Glossary(), auto = true, names = new Glossary() } = {}) {
+   * names a text introduced with their original (see remembering); `pair`: the model's languages (pair.js), which
+   * kinds of span automatic protection passes through (LanguagePair.protects). */
+  constructor({ glossary = new Glossary(), auto = true, names = new Glossary(), pair = KOREAN_ENGLISH } = {}) {
     this.glossary = glossary;
     this.auto = auto;
     this.names = names;
+    this.pair = pair;
     Object.freeze(this);
+  }
+
+  /** This protector for a model that translates `pair`: its automatic protection only of the kinds the pair calls
+   * for (and without the remembered names where it calls for none). */
+  forPair(pair) {
+    if (pair.equals(this.pair)) return this;
+    const names = pair.protects("named") ? this.names : new Glossary();
+    return new Protector({ glossary: this.glossary, auto: this.auto, names, pair });
   }
 
   /** Whether it does anything (Python's bool(protector)). */
@@ -431,13 +451,17 @@ export class Protector {
    * brackets ("도이체반(Deutsche Bahn)") that original wherever the name is written alone ("도이체반은 …"). Only
    * with automatic protection; the user's glossary wins for a term in both; the first introduction wins. */
   remembering(text) {
-    if (!this.auto) return this;
-    return new Protector({ glossary: this.glossary, auto: this.auto, names: introducedNames(text).extended(this.names) });
+    if (!(this.auto && this.pair.protects("named"))) return this;
+    const names = introducedNames(text).extended(this.names);
+    return new Protector({ glossary: this.glossary, auto: this.auto, names, pair: this.pair });
   }
 
   protect(source) {
     if (source.length > MAX_PROTECTED_CHARS && codePoints(source) > MAX_PROTECTED_CHARS) return new Protected(source);
-    if (this.auto && looksLikeAnotherLanguage(languageSample(source))) return this.#protect(source, false);
+    // not Korean: Python's language hint needs to see it as written
+    if (this.auto && this.pair.koreanSource && looksLikeAnotherLanguage(languageSample(source))) {
+      return this.#protect(source, false);
+    }
     return this.#protect(source, this.auto);
   }
 
@@ -461,7 +485,7 @@ export class Protector {
         if (free(match.index, spanEnd)) found.push([match.index, spanEnd, "glossary", englishOf.get(term)]); // not a term inside that bracket
       }
     }
-    if (auto) {
+    if (auto && this.pair.protects("named")) {
       const own = source.includes("(") ? introducedNames(source) : new Glossary();
       // the document's names when they have this sentence's already: one compiled pattern for all its sentences
       const known = own.size ? new Map(this.names.entries) : null;
@@ -481,12 +505,13 @@ export class Protector {
       for (const [start, end, english] of named(source)) {
         if (free(start, end)) found.push([start, end, "named", english]);
       }
-      for (const match of source.matchAll(AUTO)) {
-        const kind = Object.keys(AUTO_KINDS).find((name) => match.groups[name] !== undefined);
-        const english = autoEnglish(kind, match[0]);
-        const end = match.index + match[0].length;
-        if (english && free(match.index, end)) found.push([match.index, end, kind, english]);
-      }
+    }
+    const kinds = auto ? Object.keys(AUTO_KINDS).filter((kind) => this.pair.protects(kind)) : [];
+    for (const match of kinds.length ? source.matchAll(autoPattern(kinds)) : []) {
+      const kind = kinds.find((name) => match.groups[name] !== undefined);
+      const english = autoEnglish(kind, match[0]);
+      const end = match.index + match[0].length;
+      if (english && free(match.index, end)) found.push([match.index, end, kind, english]);
     }
     const taken = new Set(placeholdersIn(source));
     let number = 0;

@@ -13,7 +13,8 @@
 // - Node's Unicode is newer than Python 3.11's 14.0: some 55 rare letters ("ƛ") capitalize differently.
 
 import { repairMonths } from "./dates.js";
-import { HANGUL_LETTERS } from "./protect.js";
+import { KOREAN_ENGLISH } from "./pair.js";
+import { ANY_PLACEHOLDER } from "./protect.js";
 import { lastChar, lstripChars, PY_WHITESPACE, pyRepr, pyRstrip, pySplit, pyStrip, rstripChars, WORD_CHARS } from "./pystr.js";
 
 const WORD = `[${WORD_CHARS}]`; // Python's \w
@@ -64,10 +65,13 @@ export function fitToLength(sentence, countTokens, limit) {
  * capitalized unless the source has that word as written or it has a capital inside ("iPhone"), and a
  * sentence that stops where the source ends with . ! or ? gets the source's mark; a comma or semicolon that
  * ends it ("Hello,") is dropped unless the source ends with one; a month named beside one of the source's days
- * or years is that date's month (dates.js' repairMonths).
+ * or years is that date's month (dates.js' repairMonths). For a model of another `pair` (pair.js), only what that
+ * pair calls for (englishTarget, koreanToEnglish): the output stripped, at least.
  */
-export function finishSentence(source, output) {
-  output = pyStrip(repairMonths(source, output)).replace(DOUBLED, (twice, word) => (MEANT_TWICE.includes(word) ? twice : word));
+export function finishSentence(source, output, pair = KOREAN_ENGLISH) {
+  if (pair.koreanToEnglish) output = repairMonths(source, output);
+  if (!pair.englishTarget) return pyStrip(output);
+  output = pyStrip(output).replace(DOUBLED, (twice, word) => (MEANT_TWICE.includes(word) ? twice : word));
   if (!output) return output;
   const first = lstripChars(pySplit(output)[0], OPENING);
   const at = output.length - lstripChars(output, OPENING).length; // "“parasite” was seen" -> "“Parasite” …"
@@ -86,28 +90,31 @@ export function finishSentence(source, output) {
   return output;
 }
 
-// a Korean letter (script.py's has_hangul): the letters Unicode names "HANGUL …", decomposed Korean too
-const KOREAN = new RegExp(`[${HANGUL_LETTERS.map(([first, last]) => `\\u{${first.toString(16)}}-\\u{${last.toString(16)}}`)
-  .join("")}]`, "u");
+/** Whether `line` has text to translate for `pair` (LanguagePair.hasText) besides placeholders (a document format's
+ * markup tokens, "Xq1"): translation.py's _has_text. */
+function hasText(pair, line) {
+  return pair.hasText(line.replace(ANY_PLACEHOLDER, " "));
+}
 
 /** Per line of `text` (split at "\n"), the pieces the model decodes: its sentences, each split further when
- * longer than `limit` tokens by `countTokens`; none for a blank line, nor for one without Korean (kept as written:
- * joinPieces) (translation.py's plan_lines). */
-export function planLines(text, countTokens, limit) {
-  return text.split("\n").map((line) => (KOREAN.test(line)
+ * longer than `limit` tokens by `countTokens`; none for a blank line, nor for one without the `pair`'s source text
+ * (Korean for the shipped models: kept as written, joinPieces) (translation.py's plan_lines). */
+export function planLines(text, countTokens, limit, pair = KOREAN_ENGLISH) {
+  return text.split("\n").map((line) => (hasText(pair, line)
     ? splitSentences(line).flatMap((sentence) => fitToLength(sentence, countTokens, limit))
     : []));
 }
 
-/** What is said about the lines of `text` without Korean that joinPieces keeps as written, or null (translation.py's
- * kept_warning, as studio.translation.translate gives it). */
-export function keptWarning(text) {
-  const kept = text.split("\n").filter((line) => pyStrip(line) && !KOREAN.test(line));
+/** What is said about the lines of `text` without the `pair`'s source text that joinPieces keeps as written, or null
+ * (translation.py's kept_warning, as studio.translation.translate gives it). */
+export function keptWarning(text, pair = KOREAN_ENGLISH) {
+  const kept = text.split("\n").filter((line) => pyStrip(line) && !hasText(pair, line));
   if (!kept.length) return null;
   const stripped = [...pyStrip(kept[0])];
   const first = stripped.length > 40 ? `${stripped.slice(0, 40).join("")}…` : stripped.join("");
-  return kept.length === 1 ? `kept as written, without Korean to translate: ${pyRepr(first)}`
-    : `${kept.length.toLocaleString("en-US")} lines without Korean kept as written (the first: ${pyRepr(first)})`;
+  const what = pair.sourceText;
+  return kept.length === 1 ? `kept as written, without ${what} to translate: ${pyRepr(first)}`
+    : `${kept.length.toLocaleString("en-US")} lines without ${what} kept as written (the first: ${pyRepr(first)})`;
 }
 
 /**

@@ -6,11 +6,12 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { amountInEnglish } from "../src/numbers.js";
+import { KOREAN_ENGLISH, LanguagePair } from "../src/pair.js";
 import {
   articleFor, decodeProtected, describe, Glossary, HANGUL_LETTERS, introducedNames, languageSample,
   looksLikeAnotherLanguage, Protector, restoredWith, secondPassWins,
 } from "../src/protect.js";
-import { finishSentence, joinPieces, planLines } from "../src/sentences.js";
+import { finishSentence, joinPieces, keptWarning, planLines } from "../src/sentences.js";
 import { koreanSounds, latinSounds, likeness, soundsLike } from "../src/transliteration.js";
 
 const cases = JSON.parse(readFileSync(new URL("./protect-cases.json", import.meta.url), "utf8"));
@@ -21,7 +22,11 @@ function differences(list, got, expected) {
     .filter(({ js, python }) => JSON.stringify(js) !== JSON.stringify(python));
 }
 
-const protector = (glossary, auto) => new Protector({ glossary: glossary ? Glossary.parse(glossary) : new Glossary(), auto });
+/** A case's model's languages: its "pair", else the shipped Korean→English. */
+const pairOf = (c) => (c.pair ? new LanguagePair(...c.pair) : KOREAN_ENGLISH);
+/** The protector of a case (the fixture's protector()), for its model's pair. */
+const protector = (c) => new Protector({
+  glossary: c.glossary ? Glossary.parse(c.glossary) : new Glossary(), auto: c.auto }).forPair(pairOf(c));
 const spanOf = ({ placeholder, original, english, kind }) => ({ placeholder, original, english, kind });
 const protectedOf = (p) => ({ text: p.text, spans: p.spans.map(spanOf), written: [...p.written].sort() });
 const expectedProtected = (c) => ({ text: c.text, spans: c.spans, written: c.written });
@@ -40,23 +45,23 @@ test("the letters looks_like counts as Korean are Python's", () => {
 });
 
 test("protect equals Protector.protect", () => {
-  assert.deepEqual(differences(cases.protect, (c) => protectedOf(protector(c.glossary, c.auto).protect(c.source)),
+  assert.deepEqual(differences(cases.protect, (c) => protectedOf(protector(c).protect(c.source)),
     expectedProtected), []);
 });
 
 test("remembering names, then protect, equals Protector.remembering", () => {
   const remembered = (c) => {
-    const memory = protector(c.glossary, c.auto).remembering(c.document);
+    const memory = protector(c).remembering(c.document);
     return { names: memory.names.entries, protected: c.protected.map(({ source }) => ({ source, ...protectedOf(memory.protect(source)) })) };
   };
   assert.deepEqual(differences(cases.remembering, remembered, (c) => ({ names: c.names, protected: c.protected })), []);
-  const alone = (c) => (c.auto ? introducedNames(c.document).entries : []);
+  const alone = (c) => (c.auto && pairOf(c).protects("named") ? introducedNames(c.document).entries : []);
   assert.deepEqual(differences(cases.remembering, alone, (c) => c.names), []);
 });
 
 test("restore, repeated, once, inline and counts equal Protected's", () => {
   const answers = (c) => {
-    const shield = protector(c.glossary, c.auto).protect(c.source);
+    const shield = protector(c).protect(c.source);
     return {
       protected: protectedOf(shield),
       counts: Object.fromEntries(shield.counts()),
@@ -73,7 +78,7 @@ test("restore, repeated, once, inline and counts equal Protected's", () => {
 
 test("restoredWith and secondPassWins equal translation.py's _restored and _second_pass_wins", () => {
   const answers = (c) => {
-    const shield = protector(c.glossary, true).protect(c.source);
+    const shield = protector({ ...c, auto: true }).protect(c.source);
     const first = shield.restore(c.first_output);
     const repeated = shield.repeated(c.first_output);
     const writtenIn = [...first.dropped, ...repeated];
@@ -107,12 +112,13 @@ function wordTranslator(kind) {
   };
 }
 
-test("decodeProtected, piece by piece, equals translate with a protector", async () => {
+test("decodeProtected, piece by piece, equals translate with a protector, for the model's pair", async () => {
   const translate = async (c) => {
+    const pair = pairOf(c);
     const model = wordTranslator(c.translator);
     const countWords = (text) => text.split(PY_SPACE).filter(Boolean).length;
-    const plan = planLines(c.text, countWords, 1000);
-    const chosen = protector(c.glossary, c.auto);
+    const plan = planLines(c.text, countWords, 1000, pair);
+    const chosen = protector(c);
     const memory = chosen.enabled ? chosen.remembering(c.text) : null;
     const done = [];
     const report = [];
@@ -125,13 +131,15 @@ test("decodeProtected, piece by piece, equals translate with a protector", async
       } else {
         output = model(piece);
       }
-      done.push(finishSentence(piece, output));
+      done.push(finishSentence(piece, output, pair));
     }
-    return { outputs: joinPieces(plan, done, c.text).split("\n"), report };
+    return { outputs: joinPieces(plan, done, c.text).split("\n"), report,
+      warnings: [keptWarning(c.text, pair)].filter(Boolean) };
   };
   const got = [];
   for (const c of cases.translate_lines) got.push(await translate(c));
-  const wrong = cases.translate_lines.map((c, i) => ({ case: c.text, js: got[i], python: { outputs: c.outputs, report: c.report } }))
+  const wrong = cases.translate_lines.map((c, i) => ({ case: c.text, js: got[i],
+    python: { outputs: c.outputs, report: c.report, warnings: c.warnings } }))
     .filter(({ js, python }) => JSON.stringify(js) !== JSON.stringify(python));
   assert.deepEqual(wrong, []);
 });

@@ -22,6 +22,13 @@ test("each of Python's tasks has the page's words, and a task is read from confi
   assert.throws(() => taskOf({ task: { task: "translator-v2" } }), /unknown task "translator-v2"; choose/);
 });
 
+test("an imported translator's text box names its languages, the shipped one's keeps its words", () => {
+  const shipped = { task: "translator", source_lang: "ko", target_lang: "en" };
+  assert.equal(taskOf({ task: shipped }).placeholder, PAGE_WORDING.translator.placeholder);
+  assert.match(taskOf({ task: { ...shipped, source_lang: "en", target_lang: "de" } }).placeholder,
+    /^Text to translate \(en → de\)\. Enter translates/);
+});
+
 test("site-files.json's example site.json gives each model its task's decoding", () => {
   for (const model of siteFiles.site_json.models) {
     for (const [name, value] of Object.entries(model.decoding ?? {})) {
