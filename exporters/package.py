@@ -789,6 +789,12 @@ def _ios_porting(manifest: dict, golden: dict, onnx: bool) -> list[str]:
             f"| 5. stored replies (before step 4) | `replies/Retrieval.kt` (reading `{manifest['replies']['index']}`, "
             "`Nfc.kt`, `Unicode14.kt`) | every case of `" + REPLIES_CASES + "`: `normalized`, `row` and `match` "
             "(within 1e-6) |"]), "",
+        *([] if not task.translates else [
+            "Step 4 follows the model's language pair (`config.json`'s `task.source_lang` and `task.target_lang`; "
+            "ko→en where absent), decided in one place as `text/LanguagePair.kt` does: a line is translated when it "
+            "has a Korean letter (a Korean source) or any letter (others); Korean amounts, times, ranges, months, "
+            "numbers, figures and Latin or bracketed names are protected only for ko→en, URLs, e-mail addresses and "
+            "the glossary for every pair; English sentence finishing only for an English target.", ""]),
         "The Kotlin library's decode fixtures (`mobile/android/src/test/resources/decode/` in the repository) are "
         "made on the shipped models' ONNX graphs, not on this one, so they are not here: `golden.json` and "
         f"`{APP_GOLDEN}` are this package's own. Int8 graphs may differ (≥ 80% of ids exact, as in the section "

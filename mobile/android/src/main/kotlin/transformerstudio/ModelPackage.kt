@@ -4,6 +4,7 @@ import org.json.JSONException
 import org.json.JSONObject
 import transformerstudio.decode.Task
 import transformerstudio.runtime.ExportManifest
+import transformerstudio.text.LanguagePair
 import transformerstudio.text.TextPipeline
 
 /**
@@ -11,6 +12,7 @@ import transformerstudio.text.TextPipeline
  * reads them): the model's graph files, its tokenizers, its task and text pipeline, and the graphs' contract.
  *
  * @property model the .tflite, or the ONNX `encode` graph (then [decodeStep] is the `decode_step` graph)
+ * @property pair what a translator translates from and into: which steps of the translation path apply
  */
 class ModelPackage(
     val model: String,
@@ -20,6 +22,7 @@ class ModelPackage(
     val task: Task,
     val pipeline: TextPipeline,
     val graphs: ExportManifest,
+    val pair: LanguagePair = LanguagePair.KOREAN_ENGLISH,
 ) {
     /** Whether the model is a LiteRT (.tflite) model, else ONNX. */
     val isLiteRt: Boolean get() = decodeStep == null
@@ -43,6 +46,7 @@ class ModelPackage(
                         task.optString("text_pipeline").ifEmpty { null }, task.optBoolean("lowercase_target"),
                     ),
                     graphs = ExportManifest.parse(manifest),
+                    pair = LanguagePair.of(task),
                 )
             } catch (error: JSONException) {
                 throw ModelException("the manifest.json of ${files.description} is not a package's: ${error.message}", error)

@@ -9,6 +9,7 @@ import transformerstudio.decode.TaskDecoder
 import transformerstudio.decode.limitSource
 import transformerstudio.runtime.Runtime
 import transformerstudio.text.Facts
+import transformerstudio.text.LanguagePair
 import transformerstudio.text.PyStr
 import transformerstudio.text.TextPipeline
 import transformerstudio.tokenizer.SentencePiece
@@ -21,6 +22,8 @@ import transformerstudio.tokenizer.SentencePiece
 internal class TextModel(
     val task: Task,
     val pipeline: TextPipeline,
+    /** What it translates from and into (a chatbot's: the shipped translator's). */
+    val pair: LanguagePair,
     private val source: SentencePiece,
     private val target: SentencePiece,
     val runtime: Runtime,
@@ -67,7 +70,7 @@ internal class TextModel(
             val pkg = ModelPackage.read(files)
             val source = tokenizer(files, pkg.sourceTokenizer)
             val target = if (pkg.targetTokenizer == pkg.sourceTokenizer) source else tokenizer(files, pkg.targetTokenizer)
-            return TextModel(pkg.task, pkg.pipeline, source, target, Runtimes.open(files, pkg, threads))
+            return TextModel(pkg.task, pkg.pipeline, pkg.pair, source, target, Runtimes.open(files, pkg, threads))
         }
 
         private fun tokenizer(files: ModelFiles, path: String): SentencePiece = try {

@@ -7,7 +7,7 @@ import transformerstudio.text.Protector
 import java.io.File
 
 /**
- * A Korean->English translator from an exported model package, giving what the app gives (`studio translate`):
+ * A translator from an exported model package, giving what the app gives (`studio translate`):
  *
  * ```
  * Translator.open(File("model")).use { translator ->
@@ -17,7 +17,11 @@ import java.io.File
  *
  * Lines in, lines out: each line of the text is translated sentence by sentence (a long sentence in pieces that fit
  * the model), with the app's default decoding (beam search), term protection and decode guards; a line without
- * Korean is kept as written, an empty line stays empty.
+ * Korean is kept as written, an empty line stays empty. The Korean->English steps (lines kept without Korean,
+ * amounts, dates and names protected, English sentence finishing) apply as the package's language pair calls for
+ * them ([transformerstudio.text.LanguagePair], from config.json's `task`): for an imported en->de model a line is
+ * kept only without letters, only URLs, e-mail addresses and the glossary are protected, and outputs are not
+ * finished as English.
  *
  * Thread safety: one instance may translate on several threads at once (the ONNX runtime runs concurrent
  * decodes; the LiteRT runtime serializes its steps). Calls block: make them off Android's main thread.
@@ -32,7 +36,7 @@ class Translator private constructor(private val model: TextModel) : AutoCloseab
     }
 
     /**
-     * The English of [text], one output line per input line.
+     * The translation of [text], one output line per input line.
      *
      * @param onText hears the translation so far after each sentence (each a prefix of the next and of the result)
      * @param cancellation cancel it from any thread: the decode stops within a step and this call throws
@@ -48,7 +52,7 @@ class Translator private constructor(private val model: TextModel) : AutoCloseab
     ): String {
         model.check(text)
         val glossary = if (options.glossary.isBlank()) Glossary() else Glossary.parse(options.glossary)
-        val protector = Protector(glossary, options.protect).takeIf { it.enabled }
+        val protector = Protector(glossary, options.protect, pair = model.pair).takeIf { it.enabled }
         val decoding = (options.decoding ?: model.task.defaults).validate()
         return Translation(model, protector, decoding, onText, cancellation).of(text)
     }

@@ -37,9 +37,16 @@ internal object ProtectPatterns {
 
     /** The automatic kinds, in the order their alternatives are tried. */
     val AUTO_KINDS = listOf("url", "email", "time", "range", "amount", "number", "figure", "latin", "symbol")
-    val AUTO by lazy {
+    private val AUTO_PATTERNS by lazy {
         val patterns = listOf(URL, EMAIL, TIME, RANGE, Numbers.AMOUNT, NUMBER, FIGURE, Facts.LATIN_NAME, SYMBOL)
-        PyRegex(AUTO_KINDS.zip(patterns).joinToString("|") { (kind, pattern) -> "(?<$kind>$pattern)" })
+        AUTO_KINDS.zip(patterns).toMap()
+    }
+    private val autoByKinds = java.util.concurrent.ConcurrentHashMap<List<String>, PyRegex>()
+
+    /** One regex for the automatic protection of [kinds] (of [AUTO_KINDS], in its order: an earlier kind wins a
+     * match starting where a later one's does), compiled once per list of kinds. */
+    fun auto(kinds: List<String>): PyRegex = autoByKinds.getOrPut(kinds) {
+        PyRegex(kinds.joinToString("|") { kind -> "(?<$kind>${AUTO_PATTERNS.getValue(kind)})" })
     }
     val ADDRESSES by lazy { PyRegex("$URL|$EMAIL") } // not words of any language
     val TILDE by lazy { PyRegex("[$S]?[$TILDES][$S]?") }

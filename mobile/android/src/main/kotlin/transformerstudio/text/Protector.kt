@@ -1,7 +1,7 @@
 package transformerstudio.text
 
 import transformerstudio.text.ProtectPatterns.ANY_PLACEHOLDER
-import transformerstudio.text.ProtectPatterns.AUTO
+import transformerstudio.text.ProtectPatterns.AUTO_KINDS
 import transformerstudio.text.ProtectPatterns.BRACKET_AFTER
 import transformerstudio.text.ProtectPatterns.BRACKET_END
 import transformerstudio.text.ProtectPatterns.GLUES
@@ -11,23 +11,38 @@ import transformerstudio.text.ProtectPatterns.GLUES
  * e-mail addresses, numbers with units, decimals, Korean amounts and prices, ranges, times of day, symbols, runs
  * of Latin script and Korean names followed by their original in brackets; [names]: foreign names a document
  * introduced with their original ([remembering]). Each matched span becomes a placeholder the model copies
- * ("Xq1"), and [Protected.restore] gives the output the span's English back. Immutable, so thread-safe.
+ * ("Xq1"), and [Protected.restore] gives the output the span's English back. [pair]: the model's languages, which
+ * kinds of span automatic protection passes through ([LanguagePair.protects]). Immutable, so thread-safe.
  */
-class Protector(val glossary: Glossary = Glossary(), val auto: Boolean = true, val names: Glossary = Glossary()) {
+class Protector(
+    val glossary: Glossary = Glossary(),
+    val auto: Boolean = true,
+    val names: Glossary = Glossary(),
+    val pair: LanguagePair = LanguagePair.KOREAN_ENGLISH,
+) {
     /** Whether it does anything (Python's bool(protector)): without it, decode the plain way. */
     val enabled: Boolean get() = !glossary.isEmpty() || auto
 
+    /** This protector for a model that translates [pair]: its automatic protection only of the kinds the pair calls
+     * for (and without the remembered names where it calls for none). */
+    fun forPair(pair: LanguagePair): Protector = if (pair == this.pair) this
+    else Protector(glossary, auto, if (pair.protects("named")) names else Glossary(), pair)
+
     /** This protector, also giving each foreign name that [text] (a whole document) introduces with its original
      * in brackets ("도이체반(Deutsche Bahn)") that original wherever the name is written alone ("도이체반은 …"). Only
-     * with automatic protection; the first introduction wins. */
-    fun remembering(text: String): Protector =
-        if (!auto) this else Protector(glossary, auto, Protection.introducedNames(text).extended(names))
+     * with automatic protection of names; the first introduction wins. */
+    fun remembering(text: String): Protector = if (!(auto && pair.protects("named"))) this
+    else Protector(glossary, auto, Protection.introducedNames(text).extended(names), pair)
 
     /** [source] with its protected spans replaced by placeholders; a source longer than
-     * [Protection.MAX_PROTECTED_CHARS] code points as it is; one mostly in another language, glossary only. */
+     * [Protection.MAX_PROTECTED_CHARS] code points as it is; for a Korean source, one mostly in another language
+     * with its glossary only. */
     fun protect(source: String): Protected {
         if (PyStr.length(source) > Protection.MAX_PROTECTED_CHARS) return Protected(source)
-        if (auto && Script.looksLikeAnotherLanguage(Protection.languageSample(source))) return protect(source, false)
+        // not Korean: the app's language hint reads it as written
+        if (auto && pair.koreanSource && Script.looksLikeAnotherLanguage(Protection.languageSample(source))) {
+            return protect(source, false)
+        }
         return protect(source, auto)
     }
 
@@ -55,6 +70,18 @@ class Protector(val glossary: Glossary = Glossary(), val auto: Boolean = true, v
     }
 
     private fun findAutomatic(source: String, free: (Int, Int) -> Boolean, found: MutableList<Hit>) {
+        if (pair.protects("named")) findNames(source, free, found)
+        val kinds = AUTO_KINDS.filter(pair::protects)
+        if (kinds.isEmpty()) return
+        for (match in ProtectPatterns.auto(kinds).findAll(source)) {
+            val kind = match.lastGroup!!
+            val english = Protection.autoEnglish(kind, match.value)
+            if (english.isNullOrEmpty() || !free(match.start(), match.end())) continue
+            found.add(Hit(match.start(), match.end(), kind, english))
+        }
+    }
+
+    private fun findNames(source: String, free: (Int, Int) -> Boolean, found: MutableList<Hit>) {
         val own = if ('(' in source) Protection.introducedNames(source) else Glossary()
         // the document's names when they have this sentence's already
         val known = names.asMap()
@@ -73,11 +100,6 @@ class Protector(val glossary: Glossary = Glossary(), val auto: Boolean = true, v
         }
         for ((start, end, english) in Protection.named(source)) {
             if (free(start, end)) found.add(Hit(start, end, "named", english))
-        }
-        for (match in AUTO.findAll(source)) {
-            val kind = match.lastGroup!!
-            val english = Protection.autoEnglish(kind, match.value)
-            if (!english.isNullOrEmpty() && free(match.start(), match.end())) found.add(Hit(match.start(), match.end(), kind, english))
         }
     }
 

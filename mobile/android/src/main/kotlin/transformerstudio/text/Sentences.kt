@@ -56,11 +56,12 @@ object Sentences {
     /** The model's English finished: a first letter in lower case capitalized (unless the source has that word as
      * written or it has a capital inside, "iPhone"), the source's final . ! or ? where the output stops without
      * one, a final comma or semicolon dropped unless the source ends with one, a lower-case word written twice in
-     * a row written once, and a month beside one of the source's dates made that date's ([Dates.repairMonths]). */
-    fun finishSentence(source: String, output: String): String {
-        var out = DOUBLED.sub(PyStr.strip(Dates.repairMonths(source, output))) { m ->
-            if (m.group(1) in MEANT_TWICE) m.value else m.group(1)!!
-        }
+     * a row written once, and a month beside one of the source's dates made that date's ([Dates.repairMonths]).
+     * For a model of another [pair], only what that pair calls for: the output stripped, at least. */
+    fun finishSentence(source: String, output: String, pair: LanguagePair = LanguagePair.KOREAN_ENGLISH): String {
+        val repaired = if (pair.koreanToEnglish) Dates.repairMonths(source, output) else output
+        if (!pair.englishTarget) return PyStr.strip(repaired)
+        var out = DOUBLED.sub(PyStr.strip(repaired)) { m -> if (m.group(1) in MEANT_TWICE) m.value else m.group(1)!! }
         if (out.isEmpty()) return out
         out = capitalized(source, out)
         val end = PyStr.lastChar(PyStr.rstrip(PyStr.rstrip(source), CLOSING))
@@ -84,27 +85,34 @@ object Sentences {
     }
 
     /** Per line of [text] (split at "\n"), the pieces the model decodes: its sentences, each split further when
-     * longer than [limit] tokens; none for a blank line, nor for one without Korean (kept as written). */
-    fun planLines(text: String, countTokens: (String) -> Int, limit: Int): List<List<String>> =
-        text.split("\n").map { line ->
-            if (!Script.hasHangul(line)) emptyList()
-            else splitSentences(line).flatMap { fitToLength(it, countTokens, limit) }
-        }
+     * longer than [limit] tokens; none for a blank line, nor for one without the [pair]'s source text (kept as
+     * written: [LanguagePair.hasText]). */
+    fun planLines(
+        text: String, countTokens: (String) -> Int, limit: Int, pair: LanguagePair = LanguagePair.KOREAN_ENGLISH,
+    ): List<List<String>> = text.split("\n").map { line ->
+        if (!hasText(pair, line)) emptyList()
+        else splitSentences(line).flatMap { fitToLength(it, countTokens, limit) }
+    }
 
-    /** What is said about the lines of [text] without Korean that [joinPieces] keeps as written, or null
-     * (translation.py's kept_warning, as translate gives it). */
-    fun keptWarning(text: String): String? {
-        val kept = text.split("\n").filter { PyStr.strip(it).isNotEmpty() && !Script.hasHangul(it) }
+    /** Whether [line] has text to translate besides placeholders (a document format's markup tokens, "Xq1"). */
+    private fun hasText(pair: LanguagePair, line: String) = pair.hasText(ProtectPatterns.ANY_PLACEHOLDER.sub(line, " "))
+
+    /** What is said about the lines of [text] without the [pair]'s source text that [joinPieces] keeps as written,
+     * or null (translation.py's kept_warning, as translate gives it). */
+    fun keptWarning(text: String, pair: LanguagePair = LanguagePair.KOREAN_ENGLISH): String? {
+        val kept = text.split("\n").filter { PyStr.strip(it).isNotEmpty() && !hasText(pair, it) }
         if (kept.isEmpty()) return null
         val stripped = PyStr.strip(kept[0])
         val first = if (PyStr.length(stripped) > 40) PyStr.head(stripped, 40) + "…" else stripped
-        return if (kept.size == 1) "kept as written, without Korean to translate: ${PyStr.repr(first)}"
-        else "%,d lines without Korean kept as written (the first: %s)".format(java.util.Locale.ROOT, kept.size, PyStr.repr(first))
+        val what = pair.sourceText
+        return if (kept.size == 1) "kept as written, without $what to translate: ${PyStr.repr(first)}"
+        else "%,d lines without %s kept as written (the first: %s)"
+            .format(java.util.Locale.ROOT, kept.size, what, PyStr.repr(first))
     }
 
     /**
      * The translation of a planned [text] ([planLines]) as the app joins it: each line's outputs joined by a space
-     * (empty ones left out), a line without Korean as written, the lines by "\n". [outputs] are the first
+     * (empty ones left out), a line kept (no pieces, not blank) as written, the lines by "\n". [outputs] are the first
      * outputs.size pieces' (the last may be one being written); until every piece has one, the lines after the
      * last with an output are left out.
      */
