@@ -131,7 +131,7 @@ def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(site)
     bundle = load_bundle(bundle_dir)
     pieces = sum(map(len, plan_lines(Preprocessor(bundle.config, bundle.tokenizers), text.split("\n"))))
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
-    config["task"]["task"] = "translator"
+    config["task"].update(task="translator", target_lang="en")  # the tiny chatbot as a Korean→English translator
     with chromium() as browser:
         page = browser.new_page(service_workers="block")  # page.route() does not see what sw.js fetches
         page.route("**/config.json", lambda route: route.fulfill(json=config))
@@ -196,7 +196,7 @@ def test_a_translator_tab_takes_a_glossary_and_refuses_a_malformed_one(site):
     assert manifest["models"][0]["decoding"] == page_decoding("chatbot")
     manifest["models"][0]["decoding"] = page_decoding("translator")
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
-    config["task"]["task"] = "translator"
+    config["task"].update(task="translator", target_lang="en")  # the tiny chatbot as a Korean→English translator
     with chromium() as browser:
         page = browser.new_page(service_workers="block")  # page.route() does not see what sw.js fetches
         page.route("**/site.json", lambda route: route.fulfill(json=manifest))
@@ -264,7 +264,7 @@ def test_a_translator_tab_says_why_it_sends_nothing_and_stops_a_long_text(site):
     stopped."""
     bundle_dir, _, url = site
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
-    config["task"]["task"] = "translator"
+    config["task"].update(task="translator", target_lang="en")  # the tiny chatbot as a Korean→English translator
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 390, "height": 844}, service_workers="block")  # as above
         page.route("**/config.json", lambda route: route.fulfill(json=config))

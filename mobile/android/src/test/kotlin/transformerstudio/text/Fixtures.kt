@@ -17,6 +17,11 @@ object Fixtures {
 
     fun objects(array: JSONArray): List<JSONObject> = (0 until array.length()).map { array.getJSONObject(it) }
 
+    /** A case's language pair (`"pair": [source, target]`, written for a pair other than the shipped Korean→English),
+     * else Korean→English. */
+    fun pair(case: JSONObject): LanguagePair = case.optJSONArray("pair")
+        ?.let { LanguagePair(it.getString(0), it.getString(1)) } ?: LanguagePair.KOREAN_ENGLISH
+
     fun strings(array: JSONArray): List<String> = (0 until array.length()).map { array.getString(it) }
 
     /** A JSON value as a string that compares the way Python's == compares it (key order aside). */

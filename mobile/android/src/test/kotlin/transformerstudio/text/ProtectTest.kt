@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test
 class ProtectTest {
     private val fixture = Fixtures.repositoryJson("web/test/protect-cases.json")
     private fun cases(key: String) = Fixtures.objects(fixture.getJSONArray(key))
-    private fun protector(c: JSONObject) =
-        Protector(if (c.isNull("glossary")) Glossary() else Glossary.parse(c.getString("glossary")), c.getBoolean("auto"))
+    private fun protector(c: JSONObject) = Protector(
+        if (c.isNull("glossary")) Glossary() else Glossary.parse(c.getString("glossary")), c.getBoolean("auto"),
+        pair = Fixtures.pair(c))
 
     private fun span(s: Span) = mapOf("placeholder" to s.placeholder, "original" to s.original, "english" to s.english, "kind" to s.kind)
     private fun protected(p: Protected) = mapOf("text" to p.text, "spans" to p.spans.map(::span),
@@ -88,7 +89,8 @@ class ProtectTest {
     private fun translated(c: JSONObject): Map<String, Any> {
         val model = WordTranslator(c.getString("translator"))
         val text = c.getString("text")
-        val plan = Sentences.planLines(text, { PyStr.split(it).size }, 1000)
+        val pair = Fixtures.pair(c)
+        val plan = Sentences.planLines(text, { PyStr.split(it).size }, 1000, pair)
         val chosen = protector(c)
         val memory = if (chosen.enabled) chosen.remembering(text) else null
         val report = ArrayList<List<Any>>()
@@ -99,7 +101,7 @@ class ProtectTest {
                 result.dropped.forEach { report.add(listOf(span(it), false)) }
                 result.text
             }
-            Sentences.finishSentence(piece, output)
+            Sentences.finishSentence(piece, output, pair)
         }
         return mapOf("outputs" to Sentences.joinPieces(plan, done, text).split("\n"), "report" to report)
     }

@@ -39,17 +39,18 @@ class SentencesTest {
     @Test
     fun `every output is finished as Python finishes it`() {
         assertEquals(emptyList<Difference>(), differences(cases("finish_sentence"), { it.getString("output") },
-            { Sentences.finishSentence(it.getString("source"), it.getString("output")) }, { it.getString("finished") }))
+            { Sentences.finishSentence(it.getString("source"), it.getString("output"), Fixtures.pair(it)) },
+            { it.getString("finished") }))
     }
 
     @Test
     fun `every text is planned, joined and warned about as Python's translate does`() {
         val words = tokenizers.getValue("words")
         val wrong = differences(cases("plan_lines"), { it.getString("text") }, { c ->
-            val text = c.getString("text")
-            val plan = Sentences.planLines(text, words, c.getInt("limit"))
-            val outputs = plan.flatten().map { Sentences.finishSentence(it, fakeTranslation(it)) }
-            listOf(plan, Sentences.joinPieces(plan, outputs, text), listOfNotNull(Sentences.keptWarning(text)))
+            val (text, pair) = c.getString("text") to Fixtures.pair(c)
+            val plan = Sentences.planLines(text, words, c.getInt("limit"), pair)
+            val outputs = plan.flatten().map { Sentences.finishSentence(it, fakeTranslation(it), pair) }
+            listOf(plan, Sentences.joinPieces(plan, outputs, text), listOfNotNull(Sentences.keptWarning(text, pair)))
         }, { c -> listOf(c.getJSONArray("plan"), c.getString("translation"), c.getJSONArray("warnings")) })
         assertEquals(emptyList<Difference>(), wrong)
     }
