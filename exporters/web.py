@@ -24,7 +24,7 @@ from studio import paths
 from studio.bundle import load_bundle
 from studio.errors import StudioError
 from studio.files import atomic_write_bytes, sha256_of
-from studio.tasks import task_named
+from studio.tasks import language_pair, task_named
 from studio.variants import VARIANTS
 
 def _web_dir() -> Path:
@@ -40,7 +40,7 @@ def _web_dir() -> Path:
 
 WEB_DIR = _web_dir()
 DEFAULT_VARIANT = "tflite-b1-float16"  # static shapes (LiteRT.js needs them); half the fp32 size
-TITLES = {"chatbot": "Chatbot (Korean)", "translator": "Korean → English"}
+CHATBOT_TITLE = "Chatbot (Korean)"  # a translator's tab is titled by its language pair: "Korean → English"
 
 
 def page_decoding(task: str) -> dict:
@@ -159,7 +159,8 @@ def build_site(bundle_paths, site: Path, variant: str = DEFAULT_VARIANT, progres
             (folder / relative).unlink(missing_ok=True)
         for relative, content in stored.items():
             atomic_write_bytes(folder / relative, content)
-        models.append({"name": name, "title": TITLES.get(name, name), "dir": f"{name}/", "tflite": tflite,
+        title = language_pair(bundle.config.task).title if task_named(name).translates else CHATBOT_TITLE
+        models.append({"name": name, "title": title, "dir": f"{name}/", "tflite": tflite,
                        "tokenizer": {side: f"tokenizer/{f}" for side, f in bundle.tokenizers.model_files().items()},
                        "golden": "golden/golden.json", "decoding": page_decoding(name),
                        **({"replies": dict(PORTABLE_FILES)} if stored else {})})

@@ -212,6 +212,19 @@ TASKS = {task.name: task for task in (CHATBOT, TRANSLATOR)}
 ANY_PAIR_KINDS = ("url", "email")
 
 
+# the names of the languages a translator may be imported for (LibreTranslate's codes): the API's /languages, the
+# web page's tab titles
+LANGUAGE_NAMES = {"ar": "Arabic", "cs": "Czech", "da": "Danish", "de": "German", "el": "Greek", "en": "English",
+                  "es": "Spanish", "fi": "Finnish", "fr": "French", "hi": "Hindi", "hu": "Hungarian",
+                  "id": "Indonesian", "it": "Italian", "ja": "Japanese", "ko": "Korean", "nl": "Dutch", "pl": "Polish",
+                  "pt": "Portuguese", "ru": "Russian", "sv": "Swedish", "th": "Thai", "tr": "Turkish",
+                  "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese"}
+
+
+def language_name(code: str) -> str:
+    return LANGUAGE_NAMES.get(code, code)
+
+
 @dataclass(frozen=True)
 class LanguagePair:
     """What a translator translates from and into (its bundle's `TaskConfig.source_lang` and `target_lang`: an
@@ -240,6 +253,11 @@ class LanguagePair:
         """Its outputs are English: `studio.translation.finish_sentence`'s habits (a capital first letter, the
         source's final mark, a lower-case word written twice written once) apply."""
         return self.target == "en"
+
+    @property
+    def title(self) -> str:
+        """"Korean → English"."""
+        return f"{language_name(self.source)} → {language_name(self.target)}"
 
     @property
     def source_text(self) -> str:

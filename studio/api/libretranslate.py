@@ -28,7 +28,7 @@ from studio.app_model import AppModel, InputError, decode_options, offer_downloa
 from studio.errors import DataError, StudioError
 from studio.files import session_folder
 from studio.formats import FORMATS, output_name
-from studio.tasks import TRANSLATOR, language_pair
+from studio.tasks import TRANSLATOR, language_name, language_pair
 from studio.text.protect import Glossary, Protector, protector_for
 from studio.text.script import script_of
 from studio.translation import n_best, translate, translate_document
@@ -37,21 +37,14 @@ log = logging.getLogger(__name__)
 
 VERSION = "1.9.6"  # the LibreTranslate API this follows
 # the names LibreTranslate gives the languages OPUS-MT translates most; another code is named by itself
-LANGUAGES = {"ar": "Arabic", "cs": "Czech", "da": "Danish", "de": "German", "el": "Greek", "en": "English",
-             "es": "Spanish", "fi": "Finnish", "fr": "French", "hi": "Hindi", "hu": "Hungarian", "id": "Indonesian",
-             "it": "Italian", "ja": "Japanese", "ko": "Korean", "nl": "Dutch", "pl": "Polish", "pt": "Portuguese",
-             "ru": "Russian", "sv": "Swedish", "th": "Thai", "tr": "Turkish", "uk": "Ukrainian", "vi": "Vietnamese",
-             "zh": "Chinese"}
-
-
-# the languages above written in the Latin script: /detect tells scripts apart, and names Latin letters as the served
+# the languages of LANGUAGE_NAMES written in the Latin script: /detect tells scripts apart, and names Latin letters as the served
 # translator's language that is written in them (an imported de→en model's "de"), else English
 LATIN_SCRIPT = frozenset({"cs", "da", "de", "en", "es", "fi", "fr", "hu", "id", "it", "nl", "pl", "pt", "sv", "tr",
                           "vi"})
 
 
 def language(code: str) -> dict:
-    return {"code": code, "name": LANGUAGES.get(code, code)}
+    return {"code": code, "name": language_name(code)}
 
 
 MAX_TEXTS = 50  # texts in one request's `q` list

@@ -48,3 +48,9 @@ def test_a_document_remembers_bracketed_names_only_for_korean_english():
     assert Protector().for_pair(KOREAN_ENGLISH).remembering(text).names.entries
     assert not Protector().remembering(text).for_pair(LanguagePair("ko", "ja")).names.entries
     assert not Protector().for_pair(LanguagePair("ko", "ja")).remembering(text).names.entries
+
+
+def test_a_pair_is_titled_by_its_languages_names_or_codes():
+    assert KOREAN_ENGLISH.title == "Korean → English"  # the shipped translator's tab on the web page, as before
+    assert LanguagePair("en", "de").title == "English → German"
+    assert LanguagePair("xx", "en").title == "xx → English"  # a code without a name is shown as written
