@@ -36,9 +36,9 @@ from studio.translation import n_best, translate, translate_document
 log = logging.getLogger(__name__)
 
 VERSION = "1.9.6"  # the LibreTranslate API this follows
-# the names LibreTranslate gives the languages OPUS-MT translates most; another code is named by itself
-# the languages of LANGUAGE_NAMES written in the Latin script: /detect tells scripts apart, and names Latin letters as the served
-# translator's language that is written in them (an imported de→en model's "de"), else English
+# the languages (named in studio.tasks.LANGUAGE_NAMES, as LibreTranslate names them) written in the Latin script:
+# /detect tells scripts apart, and names Latin letters as the served translator's language written in them (an
+# imported de→en model's "de"), else English
 LATIN_SCRIPT = frozenset({"cs", "da", "de", "en", "es", "fi", "fr", "hu", "id", "it", "nl", "pl", "pt", "sv", "tr",
                           "vi"})
 
