@@ -1,10 +1,9 @@
 """`studio launch` on bundles never exported: it serves at once and builds only the default backend."""
 
-from helpers import free_port
+from helpers import app_client, free_port
 
 
 def test_first_launch_serves_at_once_and_exports_only_the_default_backend(bundle_copy):
-    from gradio_client import Client
 
     from studio.inference import TextGenerator
     from studio.ui.app import launch
@@ -13,7 +12,7 @@ def test_first_launch_serves_at_once_and_exports_only_the_default_backend(bundle
     app = launch(bundle_copy, bundle_copy, port=free_port(), backend="tflite", prevent_thread_lock=True,
                  progress=messages.append)
     try:
-        client = Client(app.local_url, verbose=False)
+        client = app_client(app.local_url)
         # the model's reply (a stored one needs no backend): waits for its export
         reply, latency = client.predict("나는 커피를 좋아해?", "tflite", reply="generate", api_name="/chat")
         assert latency.startswith("written by the model · tflite")
@@ -48,3 +47,17 @@ studio.cli.main()
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
                             env={**os.environ, "STUDIO_CACHE_DIR": str(tmp_path / "cache")})
     assert "tensorflow imported: False" in result.stdout, result.stdout + result.stderr
+
+
+def test_an_idle_app_looks_for_new_events_every_20_ms_not_every_millisecond(tmp_path):
+    """Gradio's queue polls every millisecond while idle (4.5% of a core here, all day); the app sets it gentler. A
+    Gradio that renamed these settings would quietly poll as fast again: this test says so."""
+    from studio.ui.app import PROGRESS_POLL_S, QUEUE_POLL_S, launch
+
+    app = launch(tmp_path / "none", tmp_path / "none", port=free_port(), backend="tf", prevent_thread_lock=True,
+                 progress=lambda _: None)
+    try:
+        assert (app._queue.sleep_when_free, app._queue.progress_update_sleep_when_free) == (QUEUE_POLL_S,
+                                                                                          PROGRESS_POLL_S)
+    finally:
+        app.close()
