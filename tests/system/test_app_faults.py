@@ -3,11 +3,10 @@
 import urllib.request
 
 import pytest
-from helpers import damage, free_port
+from helpers import app_client, damage, free_port
 
 
 def test_the_app_serves_the_other_model_and_names_the_broken_file(tiny_bundle, bundle_copy):
-    from gradio_client import Client
 
     from studio.ui.app import launch
 
@@ -15,7 +14,7 @@ def test_the_app_serves_the_other_model_and_names_the_broken_file(tiny_bundle, b
     app = launch(bundle_copy, tiny_bundle, port=free_port(), backend="tf", prevent_thread_lock=True,
                  progress=lambda _: None)
     try:
-        client = Client(app.local_url, verbose=False)
+        client = app_client(app.local_url)
         with pytest.raises(Exception, match=r"chatbot is unavailable: .*weights.npz"):
             client.predict("나는 커피를 좋아해?", api_name="/chat")
         translation, _ = client.predict("나는 커피를 좋아해?", api_name="/translate")

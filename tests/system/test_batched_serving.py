@@ -6,14 +6,13 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from helpers import free_port
+from helpers import app_client, free_port
 
 TEXTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책을 샀어?", "우리는 여행을 원해?", "엄마는 음악을 싫어해?",
          "동생은 운동을 했어?", "친구는 사과를 원해?", "너는 커피를 샀어?"]
 
 
 def test_concurrent_requests_are_batched_and_equal_the_serial_outputs(exported):
-    from gradio_client import Client
 
     from studio.ui.app import launch
 
@@ -21,7 +20,7 @@ def test_concurrent_requests_are_batched_and_equal_the_serial_outputs(exported):
                  prevent_thread_lock=True, progress=lambda _: None)
     try:
         serial = {}
-        client = Client(app.local_url, verbose=False)
+        client = app_client(app.local_url)
         for text in TEXTS:
             serial[("/chat", text)] = client.predict(text, reply="generate", api_name="/chat")[0]  # the model's
             serial[("/translate", text)] = client.predict(text, strategy="greedy", api_name="/translate")[0]
@@ -30,7 +29,7 @@ def test_concurrent_requests_are_batched_and_equal_the_serial_outputs(exported):
             endpoint, text = job
             # the translator's default is beam; the chatbot's, a stored reply (no model, no batch)
             options = {"strategy": "greedy"} if endpoint == "/translate" else {"reply": "generate"}
-            return Client(app.local_url, verbose=False).predict(text, **options, api_name=endpoint)[0]
+            return app_client(app.local_url).predict(text, **options, api_name=endpoint)[0]
 
         jobs = [(endpoint, text) for text in TEXTS for endpoint in ("/chat", "/translate")] * 2
         with ThreadPoolExecutor(8) as pool:
@@ -40,7 +39,7 @@ def test_concurrent_requests_are_batched_and_equal_the_serial_outputs(exported):
         # every request went through a scheduler (and each model's warm-up)
         assert sum(s.jobs for s in schedulers) == 3 * len(TEXTS) * 2 + len(schedulers)
         assert sum(s.rows for s in schedulers) > sum(s.steps for s in schedulers)  # and some decoded together
-        assert "rows per decode step" in Client(app.local_url, verbose=False).predict(api_name="/health")
+        assert "rows per decode step" in app_client(app.local_url).predict(api_name="/health")
 
         # a session-less API call gets a session of its own, holding the whole app's configuration in Gradio;
         # those are forgotten once idle (studio.ui.sessions)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import app_client
 from hostile import BASE_INPUTS, CLEAR_MESSAGES, FILE_SETTINGS, GENERIC_ERROR, INPUTS, hostile_files
 
 
@@ -57,12 +58,11 @@ def test_every_gradio_endpoint_answers_every_hostile_input(app_url, endpoint):
     mixes with Korean text: what HTTP and Gradio do to a text is in the cases; the mixes meet the model's text
     handling, which the CLI's and the Python API's hostile tests give all of them (a request through Gradio's
     queue costs ~60 ms here, the model's work for one of these ~6 ms)."""
-    from gradio_client import Client
 
     with ThreadPoolExecutor(4) as pool:
         # on TFLite, the quickest backend: what a hostile input does happens before any backend sees it
         outcomes = list(pool.map(lambda text: _raw_call(app_url, endpoint, [text, "tflite"]), [t for _, t in BASE_INPUTS]))
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     for (category, text), (status, value) in zip(BASE_INPUTS, outcomes):
         if status == "ok":
             assert isinstance(value[0], str) and "ms" in value[1], (category, text[:40])
@@ -73,9 +73,8 @@ def test_every_gradio_endpoint_answers_every_hostile_input(app_url, endpoint):
 
 
 def test_compare_endpoint_and_bad_settings_get_clear_messages(app_url):
-    from gradio_client import Client
 
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     for _, text in INPUTS[::60]:
         status, value = _call(client, text, "chatbot", api_name="/compare")
         assert status == "ok" or (GENERIC_ERROR not in value and CLEAR_MESSAGES.search(value)), value
@@ -87,9 +86,9 @@ def test_compare_endpoint_and_bad_settings_get_clear_messages(app_url):
 
 
 def test_file_translator_endpoint_handles_bad_files_and_keeps_no_upload(app_url, tmp_path):
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
-    client, files = Client(app_url, verbose=False), hostile_files()
+    client, files = app_client(app_url), hostile_files()
     for name, content in files.items():
         path = tmp_path / name
         path.write_bytes(content)
@@ -118,12 +117,12 @@ def test_file_translator_endpoint_handles_bad_files_and_keeps_no_upload(app_url,
 
 def test_the_file_endpoint_translates_a_document_into_the_same_format(app_url, tmp_path):
     import srt
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
     path = tmp_path / "movie.srt"
     path.write_text("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n"
                     "2\n00:00:03,000 --> 00:00:04,000\n너는 영화를 봤어?\n", encoding="utf-8")
-    result = Client(app_url, verbose=False).predict(handle_file(str(path)), "tf", *FILE_SETTINGS,
+    result = app_client(app_url).predict(handle_file(str(path)), "tf", *FILE_SETTINGS,
                                                     api_name="/translate_file")
     assert Path(result).name == "movie.en.srt"
     cues = list(srt.parse(Path(result).read_text(encoding="utf-8")))

@@ -12,7 +12,7 @@ import time
 
 import httpx
 import pytest
-from helpers import SAMPLED, free_port
+from helpers import SAMPLED, app_client, free_port
 
 pytest.importorskip("mcp", reason="the MCP client comes with the dev extra (gradio[mcp])")
 from mcp import ClientSession  # noqa: E402
@@ -142,7 +142,6 @@ def test_only_translate_and_chat_are_tools_with_described_typed_parameters(serve
 
 
 def test_tools_answer_what_the_model_and_the_http_api_answer(server, bundle):
-    from gradio_client import Client
 
     url, port, _ = server
 
@@ -177,7 +176,7 @@ def test_tools_answer_what_the_model_and_the_http_api_answer(server, bundle):
     assert reply and reply == list(chatbot.stream(MESSAGE, decode_options(**CHAT_DEFAULTS, **SAMPLED)))[-1][0]
     assert texts(with_progress)[0] == reply and progress  # a client that asks for progress gets the same
 
-    client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+    client = app_client(f"http://127.0.0.1:{port}/")
     assert texts(lines)[0] == client.predict(LINES, "tf", "beam", 2, api_name="/translate")[0]
     assert texts(lines)[0].count("\n") == 1  # line for line
     assert texts(sampled)[0] == client.predict(MESSAGE, strategy="sample", seed=1, reply="generate",

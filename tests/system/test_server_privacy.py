@@ -10,8 +10,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from gradio_client import Client
-from helpers import free_port
+from helpers import app_client, free_port
+
 
 def test_the_server_calls_no_one_while_it_starts_and_serves_chat_translate_and_the_api(exported, tmp_path):
     """`studio launch` run with a guard (tests/netguard/sitecustomize.py) that refuses and records every connection
@@ -37,7 +37,7 @@ def test_the_server_calls_no_one_while_it_starts_and_serves_chat_translate_and_t
             time.sleep(0.2)
         url = f"http://127.0.0.1:{port}/"
         assert "Transformer Studio" in urllib.request.urlopen(url, timeout=30).read().decode("utf-8")
-        client = Client(url, verbose=False)
+        client = app_client(url)
         assert client.predict("나는 커피를 좋아해?", api_name="/chat")[0]
         assert client.predict("나는 커피를 좋아해?", api_name="/translate")[0]
         request = urllib.request.Request(f"{url}translate", data=json.dumps(

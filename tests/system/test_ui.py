@@ -8,7 +8,7 @@ import time
 
 import gradio as gr
 import pytest
-from helpers import SAMPLED, chromium, free_port, ui_settings
+from helpers import SAMPLED, app_client, chromium, free_port, ui_settings
 
 from studio.replies import find_reply
 from studio.ui.app import build_app
@@ -45,9 +45,8 @@ def test_missing_bundle_makes_the_model_unavailable_not_the_app(tmp_path):
 
 
 def test_named_endpoints_work_with_only_the_text(app_url, services):
-    from gradio_client import Client
 
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     reply, latency = client.predict("나는 커피를 좋아해?", api_name="/chat")  # a stored reply, by default
     stored = find_reply(services[0].bundle.replies, "나는 커피를 좋아해?")
     assert reply == stored.text and latency.startswith(f"stored reply · match {stored.match:.2f} · answers")
@@ -211,9 +210,8 @@ def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
 
 
 def test_compare_runs_every_backend_and_reports_agreement(app_url, services):
-    from gradio_client import Client
 
-    reference, summary, rows = Client(app_url, verbose=False).predict("나는 커피를 좋아해?", api_name="/compare")
+    reference, summary, rows = app_client(app_url).predict("나는 커피를 좋아해?", api_name="/compare")
     assert reference == services[0].generator("tf")("나는 커피를 좋아해?")
     table = rows["data"] if isinstance(rows, dict) else rows
     assert [row[0] for row in table] == services[0].backends()  # one row per backend (exports built on demand)
@@ -313,8 +311,6 @@ def test_auth_protects_the_app_and_its_api(services):
     import urllib.error
     import urllib.request
 
-    from gradio_client import Client
-
     app = build_app(*services, default_backend="tf")
     app.queue()
     port = free_port()
@@ -323,10 +319,10 @@ def test_auth_protects_the_app_and_its_api(services):
     url = f"http://127.0.0.1:{port}/"
     try:
         with pytest.raises(Exception):
-            Client(url, verbose=False).predict("나는 커피를 좋아해?", api_name="/chat")
+            app_client(url).predict("나는 커피를 좋아해?", api_name="/chat")
         with pytest.raises(urllib.error.HTTPError, match="401"):
             urllib.request.urlopen(url + "config")  # noqa: S310 - loopback only
-        reply, _ = Client(url, auth=("studio", "s3cret"), verbose=False).predict("나는 커피를 좋아해?", api_name="/chat")
+        reply, _ = app_client(url, auth=("studio", "s3cret")).predict("나는 커피를 좋아해?", api_name="/chat")
         assert isinstance(reply, str)
     finally:
         app.close()
