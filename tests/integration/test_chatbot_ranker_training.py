@@ -66,11 +66,12 @@ def test_a_sides_rankers_head_learns_on_a_frozen_encoder_and_its_files_load_back
 def test_training_stopped_midway_resumes_from_its_checkpoint_to_the_same_weights(tmp_path):
     pairs, tokenizers, config = toy()
     quiet = lambda line: None  # noqa: E731
-    straight = train_ranker(pairs, tmp_path / "straight", config, tokenizers, settings(epochs=2), log=quiet)
+    short = dict(epochs=2, compiled=False)  # three runs of 12 steps: eager, not compiled by XLA
+    straight = train_ranker(pairs, tmp_path / "straight", config, tokenizers, settings(**short), log=quiet)
     lines = []
-    train_ranker(pairs, tmp_path / "stopped", config, tokenizers, settings(epochs=2, stop_at_step=8), log=quiet)
+    train_ranker(pairs, tmp_path / "stopped", config, tokenizers, settings(**short, stop_at_step=8), log=quiet)
     assert not (tmp_path / "stopped" / "ranker.npz").exists()
-    resumed = train_ranker(pairs, tmp_path / "stopped", config, tokenizers, settings(epochs=2), log=lines.append)
+    resumed = train_ranker(pairs, tmp_path / "stopped", config, tokenizers, settings(**short), log=lines.append)
     assert "from step 8 (epoch 1, batch 2)" in lines[0]
     a, b = load_npz(straight / "ranker.npz"), load_npz(resumed / "ranker.npz")
     assert all(np.allclose(a[name], b[name], atol=1e-3) for name in a)
@@ -103,6 +104,7 @@ def test_a_ranker_starts_from_a_chatbot_generators_encoder_and_embedding():
 @pytest.mark.parametrize("k", [2])
 def test_a_trained_rankers_files_are_small_and_load_back(tmp_path, k):
     pairs, tokenizers, config = toy()
-    out = train_ranker(pairs, tmp_path / "run", config, tokenizers, settings(epochs=1), log=lambda line: None)
+    out = train_ranker(pairs, tmp_path / "run", config, tokenizers, settings(epochs=1, compiled=False),
+                       log=lambda line: None)
     assert {p.name for p in out.iterdir()} >= {"ranker.json", "ranker.npz", "tokenizer"}
     assert len(Ranker.load(out).scores("rain", list(TOPICS.values())[:k])) == k
