@@ -31,11 +31,11 @@ def module_path(module: str) -> Path | None:
 def _imports(path: Path, load_time: bool) -> set[str]:
     """The modules `path` imports: all of them, or (`load_time`) those outside functions and classes."""
     stat = path.stat()  # read again once the file changes
-    return set(_parsed_imports(path, load_time, (stat.st_mtime_ns, stat.st_size)))
+    return set(_parsed_imports(path, load_time, (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)))
 
 
 @functools.lru_cache(maxsize=None)  # each package and app identity reads the same ~50 modules (0.2 s -> 0.01 s)
-def _parsed_imports(path: Path, load_time: bool, stamp: tuple) -> frozenset[str]:
+def _parsed_imports(path: Path, load_time: bool, stamp: tuple[int, ...]) -> frozenset[str]:
     found: set[str] = set()
     nodes = list(ast.parse(path.read_text(encoding="utf-8")).body)
     while nodes:

@@ -45,6 +45,7 @@ def app_client(url: str, **options):
     requests (~23 ms of CPU each: ~25 s over the suite)."""
     from gradio_client import Client
 
+    assert url.startswith("http://"), url  # never an https server: its certificate would go unchecked
     return Client(url, verbose=False, ssl_verify=False, **options)
 
 

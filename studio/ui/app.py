@@ -177,19 +177,19 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     return app  # with prevent_thread_lock: still serving, at app.local_url
 
 
-# Gradio's queue looks for new events every millisecond while it has none (every 10 ms for progress): an idle app
-# took 4.5% of a core here, all day. Every 20 ms (50 ms for progress): 1.5%. An event waits at most 20 ms more to
-# start; events queued together still start one right after another.
-QUEUE_POLL_S, PROGRESS_POLL_S = 0.02, 0.05
+# Gradio's queue looks for new events every millisecond while it has none or all its workers are busy (progress:
+# every 10 ms while events run): an idle app took 4.5% of a core here, all day. Every 10 ms (progress: 50 ms):
+# 2.1%. An event that finds the queue waiting starts up to 10 ms later (5 ms on average; a model's answer takes
+# hundreds); events queued together still start one right after another.
+QUEUE_POLL_S, PROGRESS_POLL_S = 0.01, 0.05
 
 
 def poll_queue_gently(app: gr.Blocks) -> None:
-    """Set how often the queue of `app` (after `app.queue()`) looks for events and progress while idle."""
+    """Set how often the queue of `app` (after `app.queue()`) looks for new events and sends progress updates."""
     queue = getattr(app, "_queue", None)
-    if queue is not None and hasattr(queue, "sleep_when_free"):  # a Gradio without these internals polls as it does
-        queue.sleep_when_free = max(queue.sleep_when_free, QUEUE_POLL_S)
-        queue.progress_update_sleep_when_free = max(getattr(queue, "progress_update_sleep_when_free", 0),
-                                                    PROGRESS_POLL_S)
+    for setting, seconds in (("sleep_when_free", QUEUE_POLL_S), ("progress_update_sleep_when_free", PROGRESS_POLL_S)):
+        if hasattr(queue, setting):  # a Gradio without these internals polls as it does
+            setattr(queue, setting, max(getattr(queue, setting), seconds))  # never faster than Gradio's own
 
 
 def _checked_site(site, auth):

@@ -66,7 +66,7 @@ def test_a_sides_rankers_head_learns_on_a_frozen_encoder_and_its_files_load_back
 def test_training_stopped_midway_resumes_from_its_checkpoint_to_the_same_weights(tmp_path):
     pairs, tokenizers, config = toy()
     quiet = lambda line: None  # noqa: E731
-    short = dict(epochs=2, compiled=False)  # three runs of 12 steps: eager, not compiled by XLA
+    short = dict(epochs=2, compiled=False)  # runs of at most 12 steps: eager, not compiled by XLA
     straight = train_ranker(pairs, tmp_path / "straight", config, tokenizers, settings(**short), log=quiet)
     lines = []
     train_ranker(pairs, tmp_path / "stopped", config, tokenizers, settings(**short, stop_at_step=8), log=quiet)

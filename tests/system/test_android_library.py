@@ -35,10 +35,13 @@ EVERY = 3  # the default suite checks every third golden text and decode case; t
 
 # Kotlin compiles in Maven's own process, not in a compile daemon that outlives the suite (~1 GB, idle) and whose
 # time the suite never sees; a build run once gains nothing from the JIT's optimizing tier: Maven's JVM stops at
-# the first (a cold build here: 151 -> 125 CPU-seconds, 97 -> 93 s). The tests' own JVM keeps both tiers: the
-# golden decoding runs slower without the second (35 -> 44 s).
-ONE_BUILD = ["-Dkotlin.compiler.daemon=false"]
-MAVEN_ENV = {**os.environ, "MAVEN_OPTS": "-Xmx1g -XX:TieredStopAtLevel=1"}
+# the first (a cold build here: 151 -> 125 CPU-seconds, 97 -> 93 s). The tests' own JVM (surefire's) keeps both
+# tiers: the golden decoding runs slower without the second (35 -> 44 s). run-jvm.sh's own build gets the same.
+MAVEN_OPTS = "-Xmx1g -XX:TieredStopAtLevel=1 -Dkotlin.compiler.daemon=false"
+
+
+def _maven_env() -> dict:
+    return {**os.environ, "MAVEN_OPTS": MAVEN_OPTS}
 
 
 @NEEDS_JAVA
@@ -71,8 +74,8 @@ def _library_tests(every: int, goals: list[str]) -> None:
         ensure_exported(load_bundle(ANDROID.parents[1] / "assets" / bundle), ["onnx"], progress=lambda message: None)
     _script("replies-fixture.py").portable_copy()  # the shipped chatbot's stored replies, as a package has them
     # nice: Maven and the Kotlin compiler take every core they see, and the rest of the suite runs beside them
-    result = subprocess.run(["nice", "-n", "10", MAVEN, "-B", "-q", *ONE_BUILD, f"-Dgolden.every={every}", *goals],
-                            cwd=ANDROID, capture_output=True, text=True, timeout=1200, env=MAVEN_ENV)
+    result = subprocess.run(["nice", "-n", "10", MAVEN, "-B", "-q", f"-Dgolden.every={every}", *goals],
+                            cwd=ANDROID, capture_output=True, text=True, timeout=1200, env=_maven_env())
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
@@ -129,7 +132,7 @@ def test_run_jvm_translates_stdin_as_studio_translate_does(tmp_path):
     folder = _package_folder("translator", tmp_path / "translator")
     text = "\n".join(RUNNER_LINES) + "\n"
     jvm = subprocess.run(["nice", "-n", "10", str(ANDROID / "run-jvm.sh"), "translate", str(folder)], input=text,
-                         capture_output=True, text=True, timeout=900, env=MAVEN_ENV)
+                         capture_output=True, text=True, timeout=900, env=_maven_env())
     assert jvm.returncode == 0, jvm.stderr[-3000:]
     app = subprocess.run([sys.executable, "-m", "studio.cli", "translate", "--backend", "onnx"], input=text,
                          capture_output=True, text=True, timeout=600, cwd=ANDROID.parents[1])

@@ -7,7 +7,6 @@ from helpers import app_client, damage, free_port
 
 
 def test_the_app_serves_the_other_model_and_names_the_broken_file(tiny_bundle, bundle_copy):
-
     from studio.ui.app import launch
 
     damage(bundle_copy / "weights.npz", "truncate")

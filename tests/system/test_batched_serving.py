@@ -13,7 +13,6 @@ TEXTS = ["나는 커피를 좋아해?", "너는 영화를 봤어?", "그는 책�
 
 
 def test_concurrent_requests_are_batched_and_equal_the_serial_outputs(exported):
-
     from studio.ui.app import launch
 
     app = launch(exported[0], exported[0], port=free_port(), backend="tf", max_input_chars=200, max_batch=4,

@@ -73,7 +73,6 @@ def test_every_gradio_endpoint_answers_every_hostile_input(app_url, endpoint):
 
 
 def test_compare_endpoint_and_bad_settings_get_clear_messages(app_url):
-
     client = app_client(app_url)
     for _, text in INPUTS[::60]:
         status, value = _call(client, text, "chatbot", api_name="/compare")
@@ -123,7 +122,7 @@ def test_the_file_endpoint_translates_a_document_into_the_same_format(app_url, t
     path.write_text("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n"
                     "2\n00:00:03,000 --> 00:00:04,000\n너는 영화를 봤어?\n", encoding="utf-8")
     result = app_client(app_url).predict(handle_file(str(path)), "tf", *FILE_SETTINGS,
-                                                    api_name="/translate_file")
+                                         api_name="/translate_file")
     assert Path(result).name == "movie.en.srt"
     cues = list(srt.parse(Path(result).read_text(encoding="utf-8")))
     assert [c.index for c in cues] == [1, 2] and str(cues[0].end) == "0:00:02.500000"

@@ -1,10 +1,9 @@
-"""`studio launch` on bundles never exported: it serves at once and builds only the default backend."""
+"""`studio launch`: on bundles never exported it serves at once and builds only the default backend; on the\nshipped packs it never imports TensorFlow; idle, its queue polls gently."""
 
 from helpers import app_client, free_port
 
 
 def test_first_launch_serves_at_once_and_exports_only_the_default_backend(bundle_copy):
-
     from studio.inference import TextGenerator
     from studio.ui.app import launch
 
@@ -49,7 +48,7 @@ studio.cli.main()
     assert "tensorflow imported: False" in result.stdout, result.stdout + result.stderr
 
 
-def test_an_idle_app_looks_for_new_events_every_20_ms_not_every_millisecond(tmp_path):
+def test_an_idle_app_looks_for_new_events_every_10_ms_not_every_millisecond(tmp_path):
     """Gradio's queue polls every millisecond while idle (4.5% of a core here, all day); the app sets it gentler. A
     Gradio that renamed these settings would quietly poll as fast again: this test says so."""
     from studio.ui.app import PROGRESS_POLL_S, QUEUE_POLL_S, launch
@@ -57,7 +56,7 @@ def test_an_idle_app_looks_for_new_events_every_20_ms_not_every_millisecond(tmp_
     app = launch(tmp_path / "none", tmp_path / "none", port=free_port(), backend="tf", prevent_thread_lock=True,
                  progress=lambda _: None)
     try:
-        assert (app._queue.sleep_when_free, app._queue.progress_update_sleep_when_free) == (QUEUE_POLL_S,
-                                                                                          PROGRESS_POLL_S)
+        assert app._queue.sleep_when_free >= QUEUE_POLL_S  # (Gradio's own default is slower on Windows)
+        assert app._queue.progress_update_sleep_when_free >= PROGRESS_POLL_S
     finally:
         app.close()

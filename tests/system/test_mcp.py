@@ -142,7 +142,6 @@ def test_only_translate_and_chat_are_tools_with_described_typed_parameters(serve
 
 
 def test_tools_answer_what_the_model_and_the_http_api_answer(server, bundle):
-
     url, port, _ = server
 
     progress = []

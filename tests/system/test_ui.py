@@ -45,7 +45,6 @@ def test_missing_bundle_makes_the_model_unavailable_not_the_app(tmp_path):
 
 
 def test_named_endpoints_work_with_only_the_text(app_url, services):
-
     client = app_client(app_url)
     reply, latency = client.predict("나는 커피를 좋아해?", api_name="/chat")  # a stored reply, by default
     stored = find_reply(services[0].bundle.replies, "나는 커피를 좋아해?")
@@ -210,7 +209,6 @@ def test_explore_draws_every_attention_map_and_the_tutorial_figures(services):
 
 
 def test_compare_runs_every_backend_and_reports_agreement(app_url, services):
-
     reference, summary, rows = app_client(app_url).predict("나는 커피를 좋아해?", api_name="/compare")
     assert reference == services[0].generator("tf")("나는 커피를 좋아해?")
     table = rows["data"] if isinstance(rows, dict) else rows
