@@ -71,11 +71,12 @@ DELETE = "Delete"
 USE = "Use it in its tabs"
 
 
-def other_than(name, armed, use_armed):
-    """The Delete and Use questions taken back unless they are about `name`, the model chosen now."""
+def chosen(name, armed, use_armed):
+    """`name`'s details, and the Delete and Use questions taken back unless they are about `name`, the model chosen
+    now."""
     delete = (None, gr.Button(DELETE)) if armed != name else (gr.skip(), gr.skip())
     use = (None, gr.Button(USE)) if use_armed != name else (gr.skip(), gr.skip())
-    return *delete, *use
+    return details(name), *delete, *use
 
 
 class ModelsTab:
@@ -107,18 +108,20 @@ class ModelsTab:
         armed, use_armed = gr.State(None), gr.State(None)
         disarm = (lambda: (None, gr.Button(DELETE)), None, [armed, delete])
         disarm_use = (lambda: (None, gr.Button(USE)), None, [use_armed, use])
-        # another model chosen takes both questions back; the model asked about stays asked about (a change event
-        # that answers after a quick click on Delete must not take that click's question back)
-        self.choice.change(details, self.choice, self.details, **private).then(
-            other_than, [self.choice, armed, use_armed], [armed, delete, use_armed, use], **private)
+        # another model chosen takes both questions back; the model asked about stays asked about. The choice and
+        # the buttons answer one at a time, in the order they were sent: run side by side, a choice's answer read
+        # the question before a quick click on Delete had asked it and, landing after it, took it back
+        in_order = {"concurrency_id": "models-choice", "concurrency_limit": 1, **private}
+        self.choice.change(chosen, [self.choice, armed, use_armed], [self.details, armed, delete, use_armed, use],
+                           **in_order)
         for button in (refresh, use, rename):
             button.click(*disarm, queue=False, **private)
         for button in (refresh, rename, delete):
             button.click(*disarm_use, queue=False, **private)
-        refresh.click(self.refreshed, self.choice, outputs, **private)
-        use.click(self.use, [self.choice, use_armed], [*outputs, use_armed, use], **private)
-        rename.click(self.rename, [self.choice, self.new_name], outputs, **private)
-        delete.click(self.delete, [self.choice, armed], [*outputs, armed, delete], **private)
+        refresh.click(self.refreshed, self.choice, outputs, **in_order)
+        use.click(self.use, [self.choice, use_armed], [*outputs, use_armed, use], **in_order)
+        rename.click(self.rename, [self.choice, self.new_name], outputs, **in_order)
+        delete.click(self.delete, [self.choice, armed], [*outputs, armed, delete], **in_order)
         start.click(*disarm, queue=False, **private)
         start.click(*disarm_use, queue=False, **private)
         start.click(self.import_model, [upload, source, name, revision], [*outputs, status, upload], **private)

@@ -134,15 +134,27 @@ def test_the_library_refuses_to_delete_the_model_in_use_from_the_page(page):
     assert "web bot" in [e.name for e in library.list_models()]
 
 
-def test_a_model_is_deleted_on_the_second_click_only(page):
+def test_a_model_is_deleted_on_the_second_click_only(page, monkeypatch):
+    import time
+
+    from studio.ui import models
+
+    def slow_details(name, details=models.details):  # the choice's answer lands after the quick click on Delete
+        time.sleep(0.5)
+        return details(name)
+
+    monkeypatch.setattr(models, "details", slow_details)
     shutil.copytree(library.models_dir() / "web bot", library.models_dir() / "spare bot")
     page.get_by_role("tab", name="Chat").click()
     page.get_by_role("tab", name="Models").click()  # lists the library anew
-    page.wait_for_function("document.querySelector('#models-table')?.innerText.includes('spare bot')")
-    page.locator("#models-choice input").fill("spare bot")
-    page.keyboard.press("Enter")
+    page.locator("#models-choice input").click()
+    page.locator("#models-choice").get_by_role("option", name="spare bot", exact=True).click()
+    page.wait_for_function("document.querySelector('#models-choice input')?.value === 'spare bot'")
     page.locator("#models-delete").click()
     page.get_by_role("button", name="Delete spare bot? Click again").wait_for()
+    page.wait_for_function("document.querySelector('#models-details')?.innerText.includes('spare bot')")
+    # the choice answered after the click, and kept its question
+    assert page.locator("#models-delete").inner_text() == "Delete spare bot? Click again"
     assert "spare bot" in [e.name for e in library.list_models()]
     page.locator("#models-refresh").click()  # anything else done meanwhile takes the question back
     page.get_by_role("button", name="Delete", exact=True).wait_for()
