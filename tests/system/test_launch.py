@@ -1,4 +1,5 @@
-"""`studio launch`: on bundles never exported it serves at once and builds only the default backend; on the\nshipped packs it never imports TensorFlow; idle, its queue polls gently."""
+"""`studio launch`: on bundles never exported it serves at once and builds only the default backend; on the
+shipped packs it never imports TensorFlow; idle, its queue polls gently; it keeps no summary of its traffic."""
 
 from helpers import app_client, free_port
 
@@ -58,5 +59,34 @@ def test_an_idle_app_looks_for_new_events_every_10_ms_not_every_millisecond(tmp_
     try:
         assert app._queue.sleep_when_free >= QUEUE_POLL_S  # (Gradio's own default is slower on Windows)
         assert app._queue.progress_update_sleep_when_free >= PROGRESS_POLL_S
+    finally:
+        app.close()
+
+
+def test_the_queue_keeps_no_summary_of_its_traffic_and_there_is_no_traffic_page(tmp_path, monkeypatch):
+    """Gradio's queue summarised its last 10,000 events in a pandas table after every event (3 to 11 ms of CPU
+    each here), for a monitoring page the app does not offer. A Gradio that renamed these settings would summarise
+    again: this test says so."""
+    import urllib.error
+    import urllib.request
+
+    from gradio.queueing import Queue
+
+    from studio.ui.app import launch
+
+    summarised = []
+    monkeypatch.setattr(Queue, "_get_df", staticmethod(lambda records: summarised.append(len(records))))
+    app = launch(tmp_path / "none", tmp_path / "none", port=free_port(), backend="tf", prevent_thread_lock=True,
+                 progress=lambda _: None)
+    try:
+        client = app_client(app.local_url)
+        for _ in range(3):
+            assert "unavailable" in client.predict(api_name="/health")
+        assert summarised == [] and len(app._queue.event_analytics) <= 1
+        try:
+            urllib.request.urlopen(f"{app.local_url}monitoring/summary", timeout=30)
+            raise AssertionError("a traffic page is served")
+        except urllib.error.HTTPError as error:
+            assert error.code in (403, 404)
     finally:
         app.close()
