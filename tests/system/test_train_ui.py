@@ -55,6 +55,14 @@ def status(page) -> str:
     return page.locator("#train-status").inner_text()
 
 
+def choose(page, name: str) -> None:
+    """`name` chosen in the Models tab's list, by clicking its option (typed and Enter, it could be typed before
+    the list held it)."""
+    page.locator("#models-choice input").click()
+    page.locator("#models-choice").get_by_role("option", name=name, exact=True).click()
+    page.wait_for_function("(name) => document.querySelector('#models-choice input')?.value === name", arg=name)
+
+
 def wait_for_status(page, pattern: str, timeout_s: float = 240) -> str:
     page.wait_for_function("(pattern) => new RegExp(pattern).test(document.querySelector('#train-status')"
                            "?.innerText ?? '')", arg=pattern, timeout=timeout_s * 1000)
@@ -98,8 +106,7 @@ def test_a_new_user_trains_stops_resumes_and_chats_with_a_model_of_their_own(pag
 
     page.get_by_role("tab", name="Models").click()  # lists the library as it is now
     page.wait_for_function("document.querySelector('#models-table')?.innerText.includes('web bot')")
-    page.locator("#models-choice input").fill("web bot")
-    page.keyboard.press("Enter")
+    choose(page, "web bot")
     page.wait_for_function("document.querySelector('#models-details')?.innerText.includes('yours')")
     metrics = library.models_dir() / "web bot" / "metrics.json"  # as a run whose dev figures show it learned little
     metrics.write_text(json.dumps({**json.loads(metrics.read_text(encoding="utf-8")), "dev_chrf": 3.0}),
@@ -127,8 +134,7 @@ def test_a_new_user_trains_stops_resumes_and_chats_with_a_model_of_their_own(pag
 
 def test_the_library_refuses_to_delete_the_model_in_use_from_the_page(page):
     page.get_by_role("tab", name="Models").click()
-    page.locator("#models-choice input").fill("web bot")
-    page.keyboard.press("Enter")
+    choose(page, "web bot")
     page.locator("#models-delete").click()
     page.get_by_text("choose another chatbot model first").wait_for()
     assert "web bot" in [e.name for e in library.list_models()]
@@ -147,9 +153,7 @@ def test_a_model_is_deleted_on_the_second_click_only(page, monkeypatch):
     shutil.copytree(library.models_dir() / "web bot", library.models_dir() / "spare bot")
     page.get_by_role("tab", name="Chat").click()
     page.get_by_role("tab", name="Models").click()  # lists the library anew
-    page.locator("#models-choice input").click()
-    page.locator("#models-choice").get_by_role("option", name="spare bot", exact=True).click()
-    page.wait_for_function("document.querySelector('#models-choice input')?.value === 'spare bot'")
+    choose(page, "spare bot")
     page.locator("#models-delete").click()
     page.get_by_role("button", name="Delete spare bot? Click again").wait_for()
     page.wait_for_function("document.querySelector('#models-details')?.innerText.includes('spare bot')")
