@@ -131,8 +131,7 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     app.studio_services = services  # for tests and benchmarks that look inside (e.g. the schedulers' counts)
     # a batch can only gather the requests the queue lets through at once
     app.queue(default_concurrency_limit=max(concurrency, max_batch))
-    poll_queue_gently(app)
-    summarise_no_traffic(app)
+    lighten_queue(app)
     keep_sessions_lean(app)
     # never blocks here: the site and the MCP tools are set up on the running server, then the thread waits
     app.launch(server_name=host, server_port=port, share=share, auth=auth, show_error=False,
@@ -140,7 +139,7 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
                mcp_server=mcp,  # explicit: GRADIO_MCP_SERVER=true in the environment does not turn it on
                # Gradio would keep every call's inputs and outputs in the browser (and offer to send them to a
                # Hugging Face bucket): a leak on a shared computer, a way out of an offline app. The chats the
-               # user keeps are the Chat tab's own history. No traffic page either (`summarise_no_traffic`).
+               # user keeps are the Chat tab's own history. No traffic page either (`lighten_queue`).
                run_history=False, enable_monitoring=False)
     progress(f"Running on {app.local_url}")
     # keys are required from other computers, and wherever a password guards the app (behind a proxy, a
@@ -186,22 +185,21 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
 QUEUE_POLL_S, PROGRESS_POLL_S = 0.01, 0.05
 
 
-def poll_queue_gently(app: gr.Blocks) -> None:
-    """Set how often the queue of `app` (after `app.queue()`) looks for new events and sends progress updates."""
-    queue = getattr(app, "_queue", None)
-    for setting, seconds in (("sleep_when_free", QUEUE_POLL_S), ("progress_update_sleep_when_free", PROGRESS_POLL_S)):
-        if hasattr(queue, setting):  # a Gradio without these internals polls as it does
-            setattr(queue, setting, max(getattr(queue, setting), seconds))  # never faster than Gradio's own
-
-
 # Gradio's queue also summarised its traffic after every event, for a monitoring page (off: `launch`), in a pandas
 # table of up to its last 10,000 events: 3 to 11 ms of CPU per event here, more as the events served grow. It keeps
 # one event's record and never summarises it.
-def summarise_no_traffic(app: gr.Blocks) -> None:
-    """No traffic summary in the queue of `app` (after `app.queue()`)."""
+NO_TRAFFIC_SUMMARY = {"ANAYLTICS_CACHE_FREQUENCY": sys.maxsize, "ANALYTICS_MAX_EVENTS": 1}  # (sic: Gradio's spelling)
+
+
+def lighten_queue(app: gr.Blocks) -> None:
+    """The queue of `app` (after `app.queue()`) polls gently for new events and progress, and keeps no summary of
+    its traffic. A Gradio without these internals does as it does."""
     queue = getattr(app, "_queue", None)
-    for setting, value in (("ANAYLTICS_CACHE_FREQUENCY", sys.maxsize), ("ANALYTICS_MAX_EVENTS", 1)):  # (sic)
-        if hasattr(queue, setting):  # a Gradio without these internals summarises as it does
+    for setting, seconds in (("sleep_when_free", QUEUE_POLL_S), ("progress_update_sleep_when_free", PROGRESS_POLL_S)):
+        if hasattr(queue, setting):
+            setattr(queue, setting, max(getattr(queue, setting), seconds))  # never faster than Gradio's own
+    for setting, value in NO_TRAFFIC_SUMMARY.items():
+        if hasattr(queue, setting):
             setattr(queue, setting, value)
 
 
