@@ -151,12 +151,14 @@ def export_bundle(bundle, out=None, backends=None, verify: bool = True, progress
     files, verification = _previous_entries(out, sources)
     written: dict[str, dict] = {}
     try:
-        written = _convert(ExportJob(bundle, work, out, sources, dict(files), chosen, progress))
+        job = ExportJob(bundle, work, out, sources, dict(files), chosen, progress)
+        written = _convert(job)
         for name, entry in written.items():
             entry["bytes"] = (work / name).stat().st_size
             entry["sha256"] = sha256_of(work / name)
         for top in {name.split("/")[0] for name in written}:
             _move_into_place(work / top, out / top)
+        _remember_converted(job, written)
     except Exception as error:  # noqa: BLE001 - TensorFlow reports a full disk as its own error type
         reason = _write_failure(error)
         if reason is None:
@@ -245,14 +247,62 @@ def _traced(bundle, sources: dict, batch: int | None, progress):
 
 
 def _convert(job: ExportJob) -> dict[str, dict]:
-    """Write the files of the variants of `job` into `job.work`, each by its format's converter; returns their
-    manifest entries."""
+    """Write the files of the variants of `job` into `job.work`, each by its format's converter (or copied from
+    an export of the same weights, `_copy_converted`); returns their manifest entries."""
     written: dict[str, dict] = {}
     for v in job.chosen:
+        copied = _copy_converted(job, v)
+        if copied is not None:
+            job.progress(f"{', '.join(v.files)}: copied from {copied[1]} (the same weights, code and converters)")
+            written.update(copied[0])
+            continue
         export_variant = resolve(CONVERTERS[v.format])
         for name, details in export_variant(job, v).items():
             written[name] = {"format": v.format, "quantization": v.quantization, **details}
     return written
+
+
+# (weights and config, variant, graph code and converters) -> {file: (where an export of this process wrote it,
+# its manifest entry)}: the same inputs make the same bytes, so a later export of those weights (a copy of the
+# bundle, an export rebuilt after damage, another --out) copies a variant's files, once their sha256 shows them
+# unchanged, instead of converting it again (a tiny model's TFLite file: ~4 CPU-seconds; the shipped ones: ~20)
+_CONVERTED: OrderedDict[tuple, dict[str, tuple[Path, dict]]] = OrderedDict()
+_CONVERTED_LOCK = threading.Lock()
+_CONVERTED_KEEP = 64  # variants: a few bundles' worth
+
+
+def _converted_key(sources: dict, variant: Variant) -> tuple:
+    return (*sorted(sources.items()), variant.name, json.dumps(export_identity(), sort_keys=True))
+
+
+def _copy_converted(job: ExportJob, variant: Variant) -> tuple[dict[str, dict], Path] | None:
+    """`variant`'s files copied into `job.work` from an export of the same weights in this process: (their
+    manifest entries, the folder they came from); None when there is none or its files changed since."""
+    if any("/" in name for name in variant.files):  # a folder (CTranslate2's) holds more than its listed file
+        return None
+    with _CONVERTED_LOCK:
+        found = _CONVERTED.get(_converted_key(job.sources, variant))
+    if found is None or not all(path.is_file() for path, _ in found.values()):
+        return None
+    for name, (path, entry) in found.items():
+        shutil.copyfile(path, job.work / name)
+        if sha256_of(job.work / name) != entry["sha256"]:  # damaged or written again since: convert
+            for copied in found:
+                (job.work / copied).unlink(missing_ok=True)
+            return None
+    return {name: dict(entry) for name, (_, entry) in found.items()}, next(iter(found.values()))[0].parent
+
+
+def _remember_converted(job: ExportJob, written: dict[str, dict]) -> None:
+    """Note where the variants of `job` now lie (moved into `job.out`), for `_copy_converted`."""
+    with _CONVERTED_LOCK:
+        for v in job.chosen:
+            if all(name in written for name in v.files):
+                key = _converted_key(job.sources, v)
+                _CONVERTED[key] = {name: (job.out / name, dict(written[name])) for name in v.files}
+                _CONVERTED.move_to_end(key)
+        while len(_CONVERTED) > _CONVERTED_KEEP:
+            _CONVERTED.popitem(last=False)
 
 
 _EXPORT_LOCKS: dict[str, threading.Lock] = {}

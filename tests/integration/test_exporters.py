@@ -204,8 +204,13 @@ def test_batched_graph_decoding_matches_one_at_a_time(exported):
     assert state.reorder([1, 1]).source_mask.shape == (2, 16)
 
 
-def test_exporting_one_backend_on_demand_keeps_the_others_current(exported_copy):
+def test_exporting_one_backend_on_demand_keeps_the_others_current(exported_copy, monkeypatch):
+    from collections import OrderedDict
+
+    import exporters
     from exporters import ensure_exported
+
+    monkeypatch.setattr(exporters, "_CONVERTED", OrderedDict())  # as in a fresh process: no export to copy from
 
     exports = exported_copy / "exports"
     for name in ("model.tflite", *VARIANTS["onnx-int8"].files):
@@ -228,3 +233,30 @@ def test_exporting_one_backend_on_demand_keeps_the_others_current(exported_copy)
     assert any("Quantizing" in m for m in messages) and not any("tf2onnx" in m or "Tracing" in m for m in messages)
     assert "onnx-int8" in available_backends(bundle)
     assert TextGenerator.open(bundle, "onnx-int8")(PROMPTS[0])
+
+
+def test_an_export_of_weights_exported_before_in_the_process_copies_its_files_unless_they_changed(exported_copy,
+                                                                                                   tmp_path):
+    from exporters import export_bundle
+
+    bundle = load_bundle(exported_copy)
+    first, second, third = (tmp_path / name for name in ("first", "second", "third"))
+    export_bundle(bundle, first, ["tflite", "onnx"], verify=False, golden=False, progress=lambda _: None)
+    messages = []
+    manifest = export_bundle(bundle, second, ["tflite", "onnx"], verify=False, golden=False,
+                             progress=messages.append)
+    assert sum("copied from" in m for m in messages) == 2 and not any("Converting" in m for m in messages), messages
+    for name in ("model.tflite", *VARIANTS["onnx"].files):
+        assert (second / name).read_bytes() == (first / name).read_bytes()
+        assert manifest["files"][name] == json.loads((first / "manifest.json").read_text())["files"][name]
+    expected = [g.ids for g in TextGenerator.open(bundle, "tf").generate(PROMPTS)]
+    for backend in ("tflite", "onnx"):
+        generator = TextGenerator.open(bundle, backend, export_dir=second)
+        assert [g.ids for g in generator.generate(PROMPTS)] == expected
+
+    damaged = second / "model.tflite"  # the files copied last: a changed file is never copied on
+    damaged.write_bytes(damaged.read_bytes()[:-1] + b"\x00")
+    messages.clear()
+    export_bundle(bundle, third, ["tflite"], verify=False, golden=False, progress=messages.append)
+    assert any("Converting model.tflite" in m for m in messages) and not any("copied" in m for m in messages)
+    assert [g.ids for g in TextGenerator.open(bundle, "tflite", export_dir=third).generate(PROMPTS)] == expected
