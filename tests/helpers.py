@@ -109,6 +109,35 @@ def chromium():
             browser.close()
 
 
+class OwnContexts:
+    """A browser as one test uses it: each `new_page` and `new_context` opens a context of its own (a fresh profile:
+    no cookies, storage or service workers of another test's), closed by `close`."""
+
+    def __init__(self, browser):
+        self.browser, self.contexts = browser, []
+
+    def new_context(self, **options):
+        self.contexts.append(self.browser.new_context(**options))
+        return self.contexts[-1]
+
+    def new_page(self, **options):
+        return self.new_context(**options).new_page()
+
+    def close(self):
+        for context in self.contexts:
+            context.close()
+
+
+@contextmanager
+def own_contexts(browser):
+    """`browser` (one launched for a module: a launch is ~1.2 CPU-seconds here) for one test: `OwnContexts`."""
+    scoped = OwnContexts(browser)
+    try:
+        yield scoped
+    finally:
+        scoped.close()
+
+
 def ui_settings(**changes):
     """The Chat tab's Decoding accordion's settings, by name: its defaults with `changes`."""
     import gradio as gr
