@@ -1,0 +1,95 @@
+"""The browser's CPU while a page sits idle: a blank page, an empty Gradio app and (`--url`) a running Studio, each
+open alone in headless Chromium (Debian's, through Playwright) and left untouched after it loaded.
+
+    python benchmarks/idle_page_cpu.py [--seconds 15] [--url http://127.0.0.1:7860/]
+
+Prints, per page, the CPU-seconds per idle second of the browser's processes (read from /proc: Linux only) and how
+many requestAnimationFrame callbacks Gradio's status tracker asks for per second (a page drawn once asks for none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import time
+
+CHROMIUM = "/usr/bin/chromium"
+TICK = os.sysconf("SC_CLK_TCK")
+# counts the animation frames asked for by Gradio's status tracker module (its loader's spring)
+COUNT_FRAMES = """(() => { window.__frames = 0; const ask = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = callback => {
+    if ((new Error().stack || '').includes('statustracker')) window.__frames++;
+    return ask(callback);
+  }; })()"""
+
+
+def browser_cpu() -> float:
+    """CPU-seconds so far of every Chromium process on this computer."""
+    total = 0.0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as file:
+                command = file.read()
+            if b"chromium" not in command and not command.startswith(b"/proc/self/exe"):
+                continue
+            with open(f"/proc/{pid}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / TICK
+        except OSError:  # gone meanwhile
+            continue
+    return total
+
+
+def idle_cost(browser, url: str, seconds: float) -> tuple[float, float]:
+    """(CPU-seconds per second, status tracker frames per second) of `url` idle, after 4 s to settle."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    try:
+        page = context.new_page()
+        page.add_init_script(COUNT_FRAMES)
+        page.goto(url)
+        time.sleep(4)
+        cpu, frames = browser_cpu(), page.evaluate("window.__frames")
+        time.sleep(seconds)
+        return (browser_cpu() - cpu) / seconds, (page.evaluate("window.__frames") - frames) / seconds
+    finally:
+        context.close()
+
+
+def empty_gradio_app():
+    import gradio as gr
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with gr.Blocks() as app:
+        pass
+    app.launch(server_port=port, prevent_thread_lock=True, quiet=True)
+    return app, f"http://127.0.0.1:{port}/"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--url", help="a running app to measure too (e.g. `studio launch`'s)")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    app, gradio_url = empty_gradio_app()
+    pages = {"blank page": "data:text/html,<p>idle</p>", "empty gr.Blocks": gradio_url}
+    if args.url:
+        pages["--url"] = args.url
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                 args=["--no-sandbox", "--disable-gpu"])
+            for name, url in pages.items():
+                cpu, frames = idle_cost(browser, url, args.seconds)
+                print(f"{name:16} {cpu:.3f} CPU-s per idle second, {frames:.0f} status tracker frames per second")
+            browser.close()
+    finally:
+        app.close()
+
+
+if __name__ == "__main__":
+    main()
