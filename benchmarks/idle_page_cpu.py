@@ -25,20 +25,22 @@ COUNT_FRAMES = """(() => { window.__frames = 0; const ask = window.requestAnimat
 
 
 def browser_cpu() -> float:
-    """CPU-seconds so far of every Chromium process on this computer."""
-    total = 0.0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    """CPU-seconds so far of this process's Chromium processes (descendants through Playwright's driver)."""
+    parents, cpu, commands = {}, {}, {}
+    for pid in map(int, filter(str.isdigit, os.listdir("/proc"))):
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as file:
-                command = file.read()
-            if b"chromium" not in command and not command.startswith(b"/proc/self/exe"):
-                continue
             with open(f"/proc/{pid}/stat") as file:
                 fields = file.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / TICK
+            with open(f"/proc/{pid}/cmdline", "rb") as file:
+                commands[pid] = file.read()
         except OSError:  # gone meanwhile
             continue
-    return total
+        parents[pid], cpu[pid] = int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK
+    ours, added = {os.getpid()}, True
+    while added:  # children, grandchildren...
+        added = {pid for pid, parent in parents.items() if parent in ours} - ours
+        ours |= added
+    return sum(cpu[pid] for pid in ours if b"chromium" in commands[pid] or commands[pid].startswith(b"/proc/self/exe"))
 
 
 def idle_cost(browser, url: str, seconds: float) -> tuple[float, float]:
