@@ -176,3 +176,14 @@ def app_url(exported):
                  prevent_thread_lock=True, progress=lambda _: None)
     yield app.local_url
     app.close()
+
+
+@pytest.fixture(scope="module")
+def module_browser():
+    """One headless chromium for a module's tests (a launch is ~1.2 CPU-seconds here); each test opens contexts of
+    its own with `helpers.OwnContexts`. Not one per worker: a started sync Playwright keeps an event loop running in
+    the thread, and a later test's `asyncio.run` would fail."""
+    from helpers import chromium
+
+    with chromium() as browser:
+        yield browser

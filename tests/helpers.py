@@ -110,11 +110,19 @@ def chromium():
 
 
 class OwnContexts:
-    """A browser as one test uses it: each `new_page` and `new_context` opens a context of its own (a fresh profile:
-    no cookies, storage or service workers of another test's), closed by `close`."""
+    """A browser (one launched for a module: `module_browser`) as one test uses it, in a `with` block: each
+    `new_page` and `new_context` opens a context of its own (a fresh profile: no cookies, storage or service workers
+    of another test's), all closed when the block ends."""
 
     def __init__(self, browser):
         self.browser, self.contexts = browser, []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        for context in self.contexts:
+            context.close()
 
     def new_context(self, **options):
         self.contexts.append(self.browser.new_context(**options))
@@ -122,20 +130,6 @@ class OwnContexts:
 
     def new_page(self, **options):
         return self.new_context(**options).new_page()
-
-    def close(self):
-        for context in self.contexts:
-            context.close()
-
-
-@contextmanager
-def own_contexts(browser):
-    """`browser` (one launched for a module: a launch is ~1.2 CPU-seconds here) for one test: `OwnContexts`."""
-    scoped = OwnContexts(browser)
-    try:
-        yield scoped
-    finally:
-        scoped.close()
 
 
 def ui_settings(**changes):

@@ -5,22 +5,16 @@ import re
 import urllib.request
 
 import pytest
-from helpers import chromium, own_contexts
+from helpers import OwnContexts
 
 SUBTITLES = ("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n"
              "2\n00:00:03,000 --> 00:00:04,000\n너는 영화를 봤어?\n")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
-
-
 @pytest.fixture
-def page(app_url, browser):
+def page(app_url, module_browser):
     """The app on the Translate tab, in a context of this test's own."""
-    with own_contexts(browser) as contexts:
+    with OwnContexts(module_browser) as contexts:
         page = contexts.new_page(viewport={"width": 1280, "height": 1400})
         page.goto(app_url)
         page.get_by_role("tab", name="Translate").click()

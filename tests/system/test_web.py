@@ -19,7 +19,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from helpers import built_once, chromium, own_contexts
+from helpers import OwnContexts, built_once
 from hostile import INPUTS
 
 NODE = shutil.which("node")
@@ -33,13 +33,6 @@ def web_dir():
 
     ensure_web_packages(progress=lambda message: None)
     return WEB_DIR
-
-
-@pytest.fixture(scope="module")
-def shared_browser():
-    """One chromium for the module's pages; each test opens contexts of its own (`own_contexts`)."""
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +95,7 @@ def test_the_site_is_self_contained(site):
 
 
 @pytest.mark.browser
-def test_the_page_decodes_every_golden_sentence_with_litert_js_in_chromium(shared_browser, site):
+def test_the_page_decodes_every_golden_sentence_with_litert_js_in_chromium(module_browser, site):
     bundle_dir, folder, url = site
     entry = json.loads((folder / "site.json").read_text(encoding="utf-8"))["models"][0]
     golden = json.loads((bundle_dir / "exports" / "golden" / "golden.json").read_text(encoding="utf-8"))
@@ -110,7 +103,7 @@ def test_the_page_decodes_every_golden_sentence_with_litert_js_in_chromium(share
     # beam search (no b1 graph runs it in Python): the standard graph of the same quantization
     expected_beam = [s["beam_ids_by_file"]["model.float16.tflite"] for s in golden["sentences"]]
     assert entry["tflite"] == "model.b1.float16.tflite"
-    with own_contexts(shared_browser) as browser:
+    with OwnContexts(module_browser) as browser:
         page = browser.new_page()
         requests = []
         page.on("request", lambda request: requests.append(request.url))
@@ -124,7 +117,7 @@ def test_the_page_decodes_every_golden_sentence_with_litert_js_in_chromium(share
 
 
 @pytest.mark.browser
-def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(shared_browser, site):
+def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(module_browser, site):
     """The tiny bundle's config, served as a translator's: a paragraph's sentences are decoded one by one (as
     many pieces as Python's plan_lines makes of it), a blank line is kept (the tiny model's words are noise), and no
     number is written that the source lacks (figures.js, as Python's translator decodes)."""
@@ -139,7 +132,7 @@ def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(share
     pieces = sum(map(len, plan_lines(Preprocessor(bundle.config, bundle.tokenizers), text.split("\n"))))
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
     config["task"].update(task="translator", target_lang="en")  # the tiny chatbot as a Korean→English translator
-    with own_contexts(shared_browser) as browser:
+    with OwnContexts(module_browser) as browser:
         page = browser.new_page(service_workers="block")  # page.route() does not see what sw.js fetches
         page.route("**/config.json", lambda route: route.fulfill(json=config))
         page.goto(url + "index.html")
@@ -157,7 +150,7 @@ def test_a_translator_tab_translates_line_by_line_and_sentence_by_sentence(share
 
 
 @pytest.mark.browser
-def test_a_chatbot_tab_answers_with_a_stored_reply_saying_so_and_with_the_models_when_asked(shared_browser, site):
+def test_a_chatbot_tab_answers_with_a_stored_reply_saying_so_and_with_the_models_when_asked(module_browser, site):
     from studio.bundle import load_bundle
     from studio.replies import FROM_THE_MODEL, NONE_STORED, find_reply
 
@@ -165,7 +158,7 @@ def test_a_chatbot_tab_answers_with_a_stored_reply_saying_so_and_with_the_models
     index = load_bundle(bundle_dir).replies
     message = index.questions[0] + " ㅋㅋ"
     found = find_reply(index, message)
-    with own_contexts(shared_browser) as browser:
+    with OwnContexts(module_browser) as browser:
         page = browser.new_page(service_workers="block")
         page.goto(url + "index.html")
         button = page.locator(".panel:not([hidden]) button[type=submit]")
@@ -192,7 +185,7 @@ def test_a_chatbot_tab_answers_with_a_stored_reply_saying_so_and_with_the_models
 
 
 @pytest.mark.browser
-def test_a_translator_tab_takes_a_glossary_and_refuses_a_malformed_one(shared_browser, site):
+def test_a_translator_tab_takes_a_glossary_and_refuses_a_malformed_one(module_browser, site):
     """The translator's tab: its length penalty starts at the task's default (site.json's `decoding`); a malformed
     glossary line is named below the box and nothing is translated; once fixed, its entry is reported as given (the
     tiny model's words are noise: whether it kept the placeholder is its own affair), automatic protection off."""
@@ -204,7 +197,7 @@ def test_a_translator_tab_takes_a_glossary_and_refuses_a_malformed_one(shared_br
     manifest["models"][0]["decoding"] = page_decoding("translator")
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
     config["task"].update(task="translator", target_lang="en")  # the tiny chatbot as a Korean→English translator
-    with own_contexts(shared_browser) as browser:
+    with OwnContexts(module_browser) as browser:
         page = browser.new_page(service_workers="block")  # page.route() does not see what sw.js fetches
         page.route("**/site.json", lambda route: route.fulfill(json=manifest))
         page.route("**/config.json", lambda route: route.fulfill(json=config))
@@ -236,7 +229,7 @@ def test_a_translator_tab_takes_a_glossary_and_refuses_a_malformed_one(shared_br
 
 
 @pytest.mark.browser
-def test_a_tab_fetches_its_model_only_when_first_shown(shared_browser, site):
+def test_a_tab_fetches_its_model_only_when_first_shown(module_browser, site):
     """A second tab (the same files served under another folder): nothing of it is fetched until it is opened;
     opening it loads it and names it in the address, so a link can open it first."""
     _, folder, url = site
@@ -246,7 +239,7 @@ def test_a_tab_fetches_its_model_only_when_first_shown(shared_browser, site):
     def from_first(route):
         route.fulfill(path=str(folder / "chatbot" / route.request.url.split("/second/", 1)[1]))
 
-    with own_contexts(shared_browser) as browser:
+    with OwnContexts(module_browser) as browser:
         page = browser.new_page(service_workers="block")  # page.route() does not see what sw.js fetches
         requests = []
         page.on("request", lambda request: requests.append(request.url))
@@ -264,7 +257,7 @@ def test_a_tab_fetches_its_model_only_when_first_shown(shared_browser, site):
 
 
 @pytest.mark.browser
-def test_a_translator_tab_says_why_it_sends_nothing_and_stops_a_long_text(shared_browser, site):
+def test_a_translator_tab_says_why_it_sends_nothing_and_stops_a_long_text(module_browser, site):
     """What the translator's tab says instead of sending (whitespace; an out-of-range input of the chosen strategy,
     while a hidden one blocks nothing); a text without Korean kept; a long URL wraps at phone width; and Stop, clicked
     while a long text is translated, is handled at once (the page yields between steps): the stats say where it
@@ -272,7 +265,7 @@ def test_a_translator_tab_says_why_it_sends_nothing_and_stops_a_long_text(shared
     bundle_dir, _, url = site
     config = json.loads((bundle_dir / "config.json").read_text(encoding="utf-8"))
     config["task"].update(task="translator", target_lang="en")  # the tiny chatbot as a Korean→English translator
-    with own_contexts(shared_browser) as browser:
+    with OwnContexts(module_browser) as browser:
         page = browser.new_page(viewport={"width": 390, "height": 844}, service_workers="block")  # as above
         page.route("**/config.json", lambda route: route.fulfill(json=config))
         page.goto(url + "index.html")
@@ -319,7 +312,7 @@ def test_a_translator_tab_says_why_it_sends_nothing_and_stops_a_long_text(shared
 
 
 @pytest.mark.browser
-def test_a_reload_offline_finds_the_page_and_the_models_loaded_before(shared_browser, site, tmp_path):
+def test_a_reload_offline_finds_the_page_and_the_models_loaded_before(module_browser, site, tmp_path):
     """sw.js keeps what the page fetched: served under a sub-path (as `studio launch --site` serves it at /site/),
     the page loads its first tab's model, then the server stops and the browser goes offline (nothing can come from
     the network); after a reload the tab loads and answers again, and a second tab, never opened, says plainly that
@@ -339,7 +332,7 @@ def test_a_reload_offline_finds_the_page_and_the_models_loaded_before(shared_bro
     url = f"http://127.0.0.1:{server.server_address[1]}/site/"
     ready = "() => document.querySelector('.panel[data-name=chatbot] button[type=submit]')?.disabled === false"
     try:
-        with own_contexts(shared_browser) as browser:
+        with OwnContexts(module_browser) as browser:
             context = browser.new_context()
             page = context.new_page()
             page.goto(url)
