@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import time
 
 CHROMIUM = "/usr/bin/chromium"
@@ -61,13 +60,10 @@ def idle_cost(browser, url: str, seconds: float) -> tuple[float, float]:
 def empty_gradio_app():
     import gradio as gr
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     with gr.Blocks() as app:
         pass
-    app.launch(server_port=port, prevent_thread_lock=True, quiet=True)
-    return app, f"http://127.0.0.1:{port}/"
+    app.launch(prevent_thread_lock=True, quiet=True)  # on the first free port from 7860
+    return app, app.local_url
 
 
 def main() -> None:

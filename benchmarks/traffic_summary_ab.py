@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
 import tempfile
 import time
@@ -21,13 +20,9 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from load_test import free_port  # noqa: E402 - this folder is on the path of a script run from it
+
 WARM_UP = 50
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def per_call(gradios_summary: bool, requests: int) -> tuple[float, float]:
