@@ -271,14 +271,18 @@ class ChatTab:
         private = {"api_visibility": "private"}
         settings = [self.backend, self.reply, *self.decoding.listed()]
         replying = [self.conversation, self.message, latency, self.stats, self.store, self.picker]
+        showing = [self.store, self.picker, self.conversation, self.stats, latency]
+        # the saved conversations, drawn as the page opens; whatever the user does first cancels it if it has not
+        # answered yet (a busy server): answering later, it would put back the store as it was, losing a message
+        opened = app.load(self.show, self.store, showing, **private)
         # one event for both triggers: a Send while a reply streams is ignored (the text stays in the box), not
         # run beside it (two replies saving over each other)
         replies = [gr.on([send.click, self.message.submit], self.send, [self.store, self.message, *settings],
-                         replying, **private)]
-        replies.append(retry_button.click(self.retry, [self.store, *settings], replying, **private))
+                         replying, cancels=[opened], **private)]
+        replies.append(retry_button.click(self.retry, [self.store, *settings], replying, cancels=[opened],
+                                          **private))
         # whatever changes the conversation shown stops a reply still streaming into it
-        showing = [self.store, self.picker, self.conversation, self.stats, latency]
-        stops = {"cancels": replies, **private}
+        stops = {"cancels": [*replies, opened], **private}
         undo_button.click(self.undo, self.store, showing, **stops)
         for clear in (clear_button.click, self.conversation.clear):
             clear(self.clear, self.store, showing, **stops)
@@ -291,7 +295,6 @@ class ChatTab:
             button.click(export, self.store, exported, **private).success(
                 None, exported, None, js=DOWNLOAD_EXPORT, **private)
         self.stats.change(None, self.stats, None, js=SHOW_STATS, **private)
-        app.load(self.show, self.store, showing, **private)
         app.load(None, js=PAGE_SCRIPT, **private)
 
     # Messages are read from the saved conversation, not from the chat window: a reply that New, Undo or a switch

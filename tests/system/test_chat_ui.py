@@ -4,9 +4,11 @@ import, settings that persist, the keyboard, and each reply's stats beside it bu
 has a fresh browser context, so an empty localStorage."""
 
 import json
+import threading
+import time
 
 import pytest
-from helpers import SAMPLED, chromium, ui_settings
+from helpers import SAMPLED, chromium, free_port, ui_settings
 
 from studio.app_model import AppModel, Limits, decode_options
 from studio.ui.chat import REPLY_LABELS
@@ -116,6 +118,40 @@ def test_conversations_are_kept_across_reloads_and_switched_between(page):
     reload(page)
     wait_for_replies(page, 1)
     assert listed(page) == ["<b>새</b> 대화"]
+
+
+def test_a_message_sent_before_the_saved_conversations_are_drawn_is_kept(browser, exported, monkeypatch):
+    """On a busy server the page's first drawing of the saved conversations can answer after the first message
+    was sent: it is cancelled then, not drawn over the conversation (it would put back the store without it)."""
+    from studio.ui.app import launch
+    from studio.ui.chat import ChatTab
+
+    show, drawn = ChatTab.show, threading.Event()
+
+    def slow_first_draw(self, store, latency=""):
+        if not drawn.is_set():  # the page's first drawing, as a busy server answers it
+            time.sleep(4)
+            drawn.set()
+        return show(self, store, latency)
+
+    monkeypatch.setattr(ChatTab, "show", slow_first_draw)
+    app = launch(exported[0], exported[0], port=free_port(), backend="tf", prevent_thread_lock=True,
+                 progress=lambda _: None)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(app.local_url)
+        ready(page)
+        send(page, MESSAGE, 1)
+        assert drawn.wait(30)
+        page.wait_for_timeout(1500)  # what the late drawing would have put back, saved by now
+        assert users(page) == [MESSAGE]
+        reload(page)
+        wait_for_replies(page, 1)
+        assert users(page) == [MESSAGE] and listed(page) == [MESSAGE]
+    finally:
+        context.close()
+        app.close()
 
 
 def test_export_to_json_and_markdown_then_import_and_bad_files_lose_nothing(page, tmp_path):
