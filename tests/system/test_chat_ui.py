@@ -5,7 +5,6 @@ has a fresh browser context, so an empty localStorage."""
 
 import json
 import threading
-import time
 
 import pytest
 from helpers import SAMPLED, chromium, free_port, ui_settings
@@ -126,15 +125,15 @@ def test_a_message_sent_before_the_saved_conversations_are_drawn_is_kept(browser
     from studio.ui.app import launch
     from studio.ui.chat import ChatTab
 
-    show, drawn = ChatTab.show, threading.Event()
+    show, sent, drawn = ChatTab.show, threading.Event(), threading.Event()
 
-    def slow_first_draw(self, store, latency=""):
-        if not drawn.is_set():  # the page's first drawing, as a busy server answers it
-            time.sleep(4)
+    def late_first_draw(self, store, latency=""):
+        if not drawn.is_set():  # the page's first drawing answers once the first reply is shown
+            sent.wait(60)
             drawn.set()
         return show(self, store, latency)
 
-    monkeypatch.setattr(ChatTab, "show", slow_first_draw)
+    monkeypatch.setattr(ChatTab, "show", late_first_draw)
     app = launch(exported[0], exported[0], port=free_port(), backend="tf", prevent_thread_lock=True,
                  progress=lambda _: None)
     context = browser.new_context()
@@ -143,13 +142,15 @@ def test_a_message_sent_before_the_saved_conversations_are_drawn_is_kept(browser
         page.goto(app.local_url)
         ready(page)
         send(page, MESSAGE, 1)
+        sent.set()
         assert drawn.wait(30)
-        page.wait_for_timeout(1500)  # what the late drawing would have put back, saved by now
+        page.wait_for_timeout(1000)  # what the late drawing would put back, shown and saved by now
         assert users(page) == [MESSAGE]
         reload(page)
         wait_for_replies(page, 1)
         assert users(page) == [MESSAGE] and listed(page) == [MESSAGE]
     finally:
+        sent.set()
         context.close()
         app.close()
 
