@@ -355,10 +355,15 @@ def remember_glossary(app: gr.Blocks, box: gr.Textbox) -> None:
     """Keep the glossary box's text in the browser, as the backend and decoding settings are kept, and put it
     back when the page loads (a glossary over MAX_SAVED_GLOSSARY characters is used but not kept)."""
     saved = browser_state("translate-glossary", "")
-    box.change(lambda text: text if len(text or "") <= MAX_SAVED_GLOSSARY else "", box, saved, queue=False,
-               show_progress="hidden", trigger_mode="always_last", api_visibility="private")
-    app.load(lambda text: text if isinstance(text, str) and text else gr.skip(), saved, box, show_progress="hidden",
-             api_visibility="private")
+    # in the page, not the server: no request for each key typed, and the text is back before anyone types; kept in
+    # an object: Gradio's BrowserState stores no empty value, so a cleared box would come back (a plain string, as
+    # saved before, is still read)
+    keep = f"(text) => ({{text: (text ?? '').length <= {MAX_SAVED_GLOSSARY} ? text ?? '' : ''}})"
+    put_back = ("(kept, shown) => { const text = typeof kept === 'string' ? kept : kept?.text;"
+                " return typeof text === 'string' && !shown ? text : shown; }")
+    quiet = {"show_progress": "hidden", "api_visibility": "private"}
+    box.change(None, box, saved, js=keep, trigger_mode="always_last", **quiet)
+    app.load(None, [saved, box], box, js=put_back, **quiet)
 
 
 class UploadJobs:

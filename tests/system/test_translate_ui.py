@@ -61,6 +61,18 @@ def test_glossary_and_alternatives(page, tmp_path):
     page.wait_for_function("() => document.querySelector('#translate-output textarea')?.value === ''", timeout=30_000)
     assert "Glossary:" not in report.inner_text()
 
+    # the box's text is kept in the browser as it stands, also when it is cleared
+    stored = "() => localStorage.getItem('transformer-studio-translate-glossary')"
+    for typed in ("커피 = espresso\n영화 = the film", ""):
+        before = page.evaluate(stored)
+        page.locator("#translate-glossary textarea").fill(typed)
+        page.wait_for_function(f"before => ({stored})() !== before", arg=before)  # written (a new IV each time)
+        page.reload()
+        page.get_by_role("tab", name="Translate").click()
+        page.get_by_text("Glossary and protected terms").click()
+        page.wait_for_function("want => document.querySelector('#translate-glossary textarea')?.value === want",
+                               arg=typed, timeout=30_000)
+
 
 @pytest.mark.browser
 def test_a_subtitle_file_and_a_cancelled_long_document(page, app_url, tmp_path):
