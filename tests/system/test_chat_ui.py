@@ -7,7 +7,7 @@ import json
 import threading
 
 import pytest
-from helpers import SAMPLED, chromium, free_port, ui_settings
+from helpers import SAMPLED, OwnContexts, free_port, ui_settings
 
 from studio.app_model import AppModel, Limits, decode_options
 from studio.ui.chat import REPLY_LABELS
@@ -17,20 +17,13 @@ pytestmark = pytest.mark.browser
 MESSAGE = "나는 커피를 좋아해?"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
-
-
 @pytest.fixture
-def page(browser, app_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 1000}, accept_downloads=True)
-    page = context.new_page()
-    page.goto(app_url)
-    ready(page)
-    yield page
-    context.close()
+def page(module_browser, app_url):
+    with OwnContexts(module_browser) as contexts:
+        page = contexts.new_page(viewport={"width": 1280, "height": 1000}, accept_downloads=True)
+        page.goto(app_url)
+        ready(page)
+        yield page
 
 
 def ready(page):
@@ -119,7 +112,7 @@ def test_conversations_are_kept_across_reloads_and_switched_between(page):
     assert listed(page) == ["<b>새</b> 대화"]
 
 
-def test_a_message_sent_before_the_saved_conversations_are_drawn_is_kept(browser, exported, monkeypatch):
+def test_a_message_sent_before_the_saved_conversations_are_drawn_is_kept(module_browser, exported, monkeypatch):
     """On a busy server the page's first drawing of the saved conversations can answer after the first message
     was sent: it is cancelled then, not drawn over the conversation (it would put back the store without it)."""
     from studio.ui.app import launch
@@ -136,22 +129,21 @@ def test_a_message_sent_before_the_saved_conversations_are_drawn_is_kept(browser
     monkeypatch.setattr(ChatTab, "show", late_first_draw)
     app = launch(exported[0], exported[0], port=free_port(), backend="tf", prevent_thread_lock=True,
                  progress=lambda _: None)
-    context = browser.new_context()
     try:
-        page = context.new_page()
-        page.goto(app.local_url)
-        ready(page)
-        send(page, MESSAGE, 1)
-        sent.set()
-        assert drawn.wait(30)
-        page.wait_for_timeout(1000)  # what the late drawing would put back, shown and saved by now
-        assert users(page) == [MESSAGE]
-        reload(page)
-        wait_for_replies(page, 1)
-        assert users(page) == [MESSAGE] and listed(page) == [MESSAGE]
+        with OwnContexts(module_browser) as contexts:
+            page = contexts.new_page()
+            page.goto(app.local_url)
+            ready(page)
+            send(page, MESSAGE, 1)
+            sent.set()
+            assert drawn.wait(30)
+            page.wait_for_timeout(1000)  # what the late drawing would put back, shown and saved by now
+            assert users(page) == [MESSAGE]
+            reload(page)
+            wait_for_replies(page, 1)
+            assert users(page) == [MESSAGE] and listed(page) == [MESSAGE]
     finally:
         sent.set()
-        context.close()
         app.close()
 
 
