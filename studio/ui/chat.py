@@ -204,6 +204,7 @@ DOWNLOAD_EXPORT = """(file) => {
 # The stats can arrive before PAGE_SCRIPT has run (both follow the page's load); they wait for it then.
 SHOW_STATS = ("(stats) => { if (window.studioChatStats) window.studioChatStats(stats);"
               " else window.studioChatStatsWaiting = stats; }")
+WAITING = {"interactive": False}  # until the page's saved conversations are drawn (ChatTab.opening)
 KEYS = "Enter sends · Shift+Enter starts a new line · Alt+R retries the last message"
 
 
@@ -229,14 +230,14 @@ class ChatTab:
         self.store = browser_state("chats", conversations.empty_store())
         with gr.Row():
             with gr.Column(scale=1, min_width=220):
-                new_button = gr.Button("New conversation", size="sm", elem_id="chat-new")
-                self.picker = gr.Radio([], label="Conversations", elem_id="chat-conversations")
-                delete_button = gr.Button("Delete conversation", size="sm", elem_id="chat-delete")
+                new_button = gr.Button("New conversation", size="sm", elem_id="chat-new", **WAITING)
+                self.picker = gr.Radio([], label="Conversations", elem_id="chat-conversations", **WAITING)
+                delete_button = gr.Button("Delete conversation", size="sm", elem_id="chat-delete", **WAITING)
                 with gr.Row():
                     export_markdown = gr.Button("Export .md", size="sm", min_width=80, elem_id="chat-export-md")
                     export_json = gr.Button("Export .json", size="sm", min_width=80, elem_id="chat-export-json")
                 import_button = gr.UploadButton("Import .json", file_types=[".json"], size="sm",
-                                                elem_id="chat-import")
+                                                elem_id="chat-import", **WAITING)
                 exported = gr.File(label="Exported conversation", interactive=False, visible=False,
                                    elem_id="chat-export-file")
             with gr.Column(scale=4):
@@ -249,12 +250,12 @@ class ChatTab:
                     # one line that grows to six: Enter submits, Shift+Enter is a new line (Gradio's Textbox
                     # does both when lines=1)
                     self.message = gr.Textbox(placeholder="메시지를 입력하세요…", show_label=False, scale=5, lines=1,
-                                              max_lines=6, elem_id="chat-input")
-                    send = gr.Button("Send", variant="primary", scale=1, elem_id="chat-send")
+                                              max_lines=6, elem_id="chat-input", **WAITING)
+                    send = gr.Button("Send", variant="primary", scale=1, elem_id="chat-send", **WAITING)
                 with gr.Row():
-                    retry_button = gr.Button("Retry", size="sm", elem_id="chat-retry")
-                    undo_button = gr.Button("Undo", size="sm", elem_id="chat-undo")
-                    clear_button = gr.Button("Clear", size="sm", elem_id="chat-clear")
+                    retry_button = gr.Button("Retry", size="sm", elem_id="chat-retry", **WAITING)
+                    undo_button = gr.Button("Undo", size="sm", elem_id="chat-undo", **WAITING)
+                    clear_button = gr.Button("Clear", size="sm", elem_id="chat-clear", **WAITING)
                 reads = (f" and reads its first {service.bundle.preprocessor.source_limit} tokens (a short sentence "
                          "or two)" if service.available else "")
                 gr.Markdown(f"<small>The chatbot answers each message on its own{reads}: it was trained on single "
@@ -272,17 +273,18 @@ class ChatTab:
         settings = [self.backend, self.reply, *self.decoding.listed()]
         replying = [self.conversation, self.message, latency, self.stats, self.store, self.picker]
         showing = [self.store, self.picker, self.conversation, self.stats, latency]
-        # the saved conversations, drawn as the page opens; whatever the user does first cancels it if it has not
-        # answered yet (a busy server): answering later, it would put back the store as it was, losing a message
-        opened = app.load(self.show, self.store, showing, **private)
+        # the saved conversations, drawn as the page opens, then the controls that change them enabled: one used
+        # before the drawing answered (a busy server) would be undone by it, the store put back as it was
+        self.waiting = [self.message, send, retry_button, undo_button, clear_button, new_button, self.picker,
+                        delete_button, import_button]
+        app.load(self.opening, self.store, [*showing, *self.waiting], **private)
         # one event for both triggers: a Send while a reply streams is ignored (the text stays in the box), not
         # run beside it (two replies saving over each other)
         replies = [gr.on([send.click, self.message.submit], self.send, [self.store, self.message, *settings],
-                         replying, cancels=[opened], **private)]
-        replies.append(retry_button.click(self.retry, [self.store, *settings], replying, cancels=[opened],
-                                          **private))
+                         replying, **private)]
+        replies.append(retry_button.click(self.retry, [self.store, *settings], replying, **private))
         # whatever changes the conversation shown stops a reply still streaming into it
-        stops = {"cancels": [*replies, opened], **private}
+        stops = {"cancels": replies, **private}
         undo_button.click(self.undo, self.store, showing, **stops)
         for clear in (clear_button.click, self.conversation.clear):
             clear(self.clear, self.store, showing, **stops)
@@ -351,6 +353,10 @@ class ChatTab:
         store = conversations.checked_store(store)
         selected = conversations.current(store)
         return store, self.listed(store), as_shown(selected), conversations.reply_stats(selected), latency
+
+    def opening(self, store):
+        """`show` the store the page opened with, then enable the controls that were `WAITING` for it."""
+        return *self.show(store), *(gr.update(interactive=True),) * len(self.waiting)
 
     def apply(self, store, change):
         """`show` the store that `change(checked store)` returns; on ConversationError, warn and keep all."""

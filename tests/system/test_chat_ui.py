@@ -112,21 +112,21 @@ def test_conversations_are_kept_across_reloads_and_switched_between(page):
     assert listed(page) == ["<b>새</b> 대화"]
 
 
-def test_a_message_sent_before_the_saved_conversations_are_drawn_is_kept(module_browser, exported, monkeypatch):
-    """On a busy server the page's first drawing of the saved conversations can answer after the first message
-    was sent: it is cancelled then, not drawn over the conversation (it would put back the store without it)."""
+def test_the_conversation_waits_for_the_saved_ones_to_be_drawn_so_a_first_message_is_kept(module_browser, exported,
+                                                                                         monkeypatch):
+    """On a busy server the page's first drawing of the saved conversations can answer late: a message sent before
+    it would be drawn over (the store put back as the page opened). Until it answers, nothing that changes the
+    conversation can be used."""
     from studio.ui.app import launch
     from studio.ui.chat import ChatTab
 
-    show, sent, drawn = ChatTab.show, threading.Event(), threading.Event()
+    opening, drawing = ChatTab.opening, threading.Event()
 
-    def late_first_draw(self, store, latency=""):
-        if not drawn.is_set():  # the page's first drawing answers once the first reply is shown
-            sent.wait(60)
-            drawn.set()
-        return show(self, store, latency)
+    def late_opening(self, store):
+        drawing.wait(60)
+        return opening(self, store)
 
-    monkeypatch.setattr(ChatTab, "show", late_first_draw)
+    monkeypatch.setattr(ChatTab, "opening", late_opening)
     app = launch(exported[0], exported[0], port=free_port(), backend="tf", prevent_thread_lock=True,
                  progress=lambda _: None)
     try:
@@ -134,16 +134,16 @@ def test_a_message_sent_before_the_saved_conversations_are_drawn_is_kept(module_
             page = contexts.new_page()
             page.goto(app.local_url)
             ready(page)
+            controls = ["#chat-input textarea", "#chat-send", "#chat-retry", "#chat-undo", "#chat-clear",
+                        "#chat-new", "#chat-delete", "#chat-import"]
+            assert [page.locator(control).is_disabled() for control in controls] == [True] * len(controls)
+            drawing.set()
             send(page, MESSAGE, 1)
-            sent.set()
-            assert drawn.wait(30)
-            page.wait_for_timeout(1000)  # what the late drawing would put back, shown and saved by now
-            assert users(page) == [MESSAGE]
             reload(page)
             wait_for_replies(page, 1)
             assert users(page) == [MESSAGE] and listed(page) == [MESSAGE]
     finally:
-        sent.set()
+        drawing.set()
         app.close()
 
 
