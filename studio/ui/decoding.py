@@ -107,20 +107,15 @@ def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: 
     everyone)."""
     saved = browser_state(f"{tab}-settings" + (f"-v{version}" if version > 1 else ""), {})
     controls = {"backend": backend, **(extra or {}), **decoding.components}
+    enabled = {name: control.interactive is not False for name, control in controls.items()}
+    for control in controls.values():  # until the saved values are back: one changed before would be put back
+        control.interactive = False
 
     def save(*values) -> dict:
         return dict(zip(controls, values))
 
     def restore(values) -> list:
-        values = values if isinstance(values, dict) else {}
-        kept = {name: values[name] for name, control in controls.items()
-                if name in values and _fits(control, values[name])}
-        if "strategy" not in kept:
-            return [kept.get(name, gr.skip()) for name in controls]
-        # what the restored strategy ignores is disabled, as choosing it would have done
-        return [gr.update(**({"value": kept[name]} if name in kept else {}),
-                          interactive=USED_BY[name] == kept["strategy"]) if name in USED_BY
-                else kept.get(name, gr.skip()) for name in controls]
+        return restored(controls, enabled, values)
 
     quiet = {"queue": False, "show_progress": "hidden", "api_visibility": "private"}
     for control in controls.values():
@@ -133,6 +128,18 @@ def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: 
         for event in events:
             event(save, list(controls.values()), saved, trigger_mode="always_last", **quiet)
     app.load(restore, saved, list(controls.values()), show_progress="hidden", api_visibility="private")
+
+
+def restored(controls: dict, enabled: dict, values) -> list:
+    """Updates for `controls` that put back the saved `values` that still fit and enable each control, as it was
+    built (`enabled`) or, for a setting only sampling reads, as the strategy shown would have it."""
+    values = values if isinstance(values, dict) else {}
+    kept = {name: values[name] for name, control in controls.items()
+            if name in values and _fits(control, values[name])}
+    strategy = kept.get("strategy", controls["strategy"].value)
+    return [gr.update(**({"value": kept[name]} if name in kept else {}),
+                      interactive=USED_BY[name] == strategy if name in USED_BY else enabled[name])
+            for name in controls]
 
 
 def _in_range(slider: gr.Slider) -> str:

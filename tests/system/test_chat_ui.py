@@ -112,21 +112,24 @@ def test_conversations_are_kept_across_reloads_and_switched_between(page):
     assert listed(page) == ["<b>새</b> 대화"]
 
 
-def test_the_conversation_waits_for_the_saved_ones_to_be_drawn_so_a_first_message_is_kept(module_browser, exported,
-                                                                                         monkeypatch):
-    """On a busy server the page's first drawing of the saved conversations can answer late: a message sent before
-    it would be drawn over (the store put back as the page opened). Until it answers, nothing that changes the
-    conversation can be used."""
+def test_what_the_browser_kept_is_put_back_before_the_controls_can_change_it(module_browser, exported, monkeypatch):
+    """On a busy server the page's first drawing of the saved conversations, and of the saved settings, can answer
+    late: a message sent before it would be drawn over (the store put back as the page opened), a setting chosen
+    before it put back. Until they answer, the controls they would undo cannot be used."""
+    from studio.ui import decoding
     from studio.ui.app import launch
     from studio.ui.chat import ChatTab
 
-    opening, drawing = ChatTab.opening, threading.Event()
+    opening, restored, drawing = ChatTab.opening, decoding.restored, threading.Event()
 
-    def late_opening(self, store):
-        drawing.wait(60)
-        return opening(self, store)
+    def late(draw):
+        def held(*args):
+            drawing.wait(60)
+            return draw(*args)
+        return held
 
-    monkeypatch.setattr(ChatTab, "opening", late_opening)
+    monkeypatch.setattr(ChatTab, "opening", late(opening))
+    monkeypatch.setattr(decoding, "restored", late(restored))
     app = launch(exported[0], exported[0], port=free_port(), backend="tf", prevent_thread_lock=True,
                  progress=lambda _: None)
     try:
@@ -135,9 +138,11 @@ def test_the_conversation_waits_for_the_saved_ones_to_be_drawn_so_a_first_messag
             page.goto(app.local_url)
             ready(page)
             controls = ["#chat-input textarea", "#chat-send", "#chat-retry", "#chat-undo", "#chat-clear",
-                        "#chat-new", "#chat-delete", "#chat-import"]
+                        "#chat-new", "#chat-delete", "#chat-import", "#chat-backend input", "#chat-reply input >> nth=0"]
             assert [page.locator(control).is_disabled() for control in controls] == [True] * len(controls)
             drawing.set()
+            page.wait_for_function("() => !document.querySelector('#chat-reply input').disabled")
+            assert [page.locator(control).is_disabled() for control in controls] == [False] * len(controls)
             send(page, MESSAGE, 1)
             reload(page)
             wait_for_replies(page, 1)

@@ -168,14 +168,35 @@ def test_saved_settings_are_restored_by_name_and_values_that_no_longer_fit_are_l
     names = ["backend", *decoding.components]
     saved = handlers["save"]("onnx", *[control.value for control in decoding.listed()])
     assert list(saved) == names and saved["backend"] == "onnx"  # by name
-    restored = dict(zip(names, handlers["restore"](saved | {"strategy": "beam", "seed": "7"})))
-    assert restored["backend"] == "onnx" and restored["strategy"] == "beam"
-    # with the strategy restored, what it ignores comes back disabled (beam search reads no seed)
-    assert restored["seed"]["value"] == "7" and restored["seed"]["interactive"] is False
-    assert restored["temperature"]["interactive"] is False and "value" in restored["temperature"]
+
+    def restored(values) -> dict:
+        updates = dict(zip(names, handlers["restore"](values)))
+        return ({name: update["value"] for name, update in updates.items() if "value" in update},
+                {name for name, update in updates.items() if update["interactive"]})
+
+    values, enabled = restored(saved | {"strategy": "beam", "seed": "7"})
+    assert values["backend"] == "onnx" and values["strategy"] == "beam" and values["seed"] == "7"
+    # every control enabled but what the restored strategy ignores (beam search reads no seed)
+    assert enabled == set(names) - {"seed", "temperature", "top_k", "top_p"}
     tampered = {"backend": "evil", "strategy": "sample; rm", "beam_size": 1e9, "top_p": float("nan"), "seed": 0,
                 "temperature": True, "top_k": 5}
-    restored = dict(zip(names, handlers["restore"](tampered)))
     # (seed 0: what the seed's old number box saved, and sent, when left empty)
-    assert restored.pop("top_k") == 5 and all(value == gr.skip() for value in restored.values())
-    assert all(value == gr.skip() for value in handlers["restore"]("not a dict"))
+    assert restored(tampered) == ({"top_k": 5}, set(names) - {"seed", "temperature", "top_k", "top_p"})
+    assert restored("not a dict") == ({}, set(names) - {"seed", "temperature", "top_k", "top_p"})
+
+
+def test_the_settings_are_disabled_until_the_saved_ones_are_put_back():
+    import gradio as gr
+
+    from studio.ui.decoding import DecodingControls, remember_settings
+
+    with gr.Blocks() as app:
+        backend = gr.Dropdown(["tf", "onnx"], value="tf", interactive=False)  # a model that is unavailable
+        decoding = DecodingControls("probe", defaults={"strategy": "sample"})
+        remember_settings(app, "probe", backend, decoding)
+    config = app.get_config_file()
+    assert {component["props"].get("interactive") for component in config["components"]
+            if component["id"] in {control._id for control in [backend, *decoding.listed()]}} == {False}
+    handlers = {fn.name: fn.fn for fn in app.fns.values()}
+    updates = handlers["restore"]({})
+    assert [update["interactive"] for update in updates] == [False] + [True] * len(decoding.components)
