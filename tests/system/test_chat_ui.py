@@ -138,7 +138,8 @@ def test_what_the_browser_kept_is_put_back_before_the_controls_can_change_it(mod
             page.goto(app.local_url)
             ready(page)
             controls = ["#chat-input textarea", "#chat-send", "#chat-retry", "#chat-undo", "#chat-clear",
-                        "#chat-new", "#chat-delete", "#chat-import", "#chat-backend input", "#chat-reply input >> nth=0"]
+                        "#chat-new", "#chat-delete", "#chat-import", "#chat-backend input",
+                        "#chat-reply input >> nth=0"]
             assert [page.locator(control).is_disabled() for control in controls] == [True] * len(controls)
             drawing.set()
             page.wait_for_function("() => !document.querySelector('#chat-reply input').disabled")
