@@ -69,8 +69,7 @@ def build_app(chatbot: AppModel, translator: AppModel, default_backend: str = DE
             # lists the models anew each time it is shown
             tab.select(built.shown, built.shown_from, built.listing, show_progress="hidden", api_visibility="private")
         # outside the tabs: a browser state in a tab not yet shown is not read when the page loads
-        # v2: Max new tokens' default rose from 64 to the model's capacity, and every saved 64 cut news short
-        remember_settings(app, "translate", translate.backend, translate.decoding, version=3)  # 3: sampling defaults
+        remember_settings(app, "translate", translate.backend, translate.decoding)
         remember_glossary(app, translate.glossary_text)
         gr.api(health_api(services), api_name="health")
         gr.api(compare_api(services), api_name="compare")

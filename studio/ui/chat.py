@@ -266,8 +266,7 @@ class ChatTab:
         self.reply = gr.Radio([(REPLY_LABELS[mode], mode) for mode in CHATBOT.reply_modes], value=DEFAULT_MODE,
                               label="Replies", info=REPLIES_INFO, elem_id="chat-reply")
         self.decoding = DecodingControls("chat", service.capacity, CHATBOT.default_decoding)
-        # 2: sampling defaults (studio.tasks)
-        remember_settings(app, "chat", self.backend, self.decoding, version=2, extra={"reply": self.reply})
+        remember_settings(app, "chat", self.backend, self.decoding, extra={"reply": self.reply})
 
         private = {"api_visibility": "private"}
         settings = [self.backend, self.reply, *self.decoding.listed()]

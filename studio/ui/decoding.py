@@ -92,20 +92,36 @@ class DecodingControls:
         return dict(zip(self.components, values))
 
 
+# a tab's settings are saved under a version: a new one forgets what earlier ones saved (for a default that changed
+# and must reach everyone). chat 2, translate 3: the sampling defaults (studio.tasks); translate 2: Max new tokens'
+# default rose from 64 to the model's capacity, and every saved 64 cut news short
+SETTINGS_VERSIONS = {"chat": 2, "translate": 3}
+
+
+def settings_name(tab: str) -> str:
+    """The browser_state name a tab's settings are saved under."""
+    version = SETTINGS_VERSIONS.get(tab, 1)
+    return f"{tab}-settings" + (f"-v{version}" if version > 1 else "")
+
+
+def storage_key(name: str) -> str:
+    """The localStorage key of `browser_state(name, …)`."""
+    return f"transformer-studio-{name}"
+
+
 def browser_state(name: str, default) -> gr.BrowserState:
     """Gradio's BrowserState (the browser's localStorage) under a fixed key and secret: Gradio's default, random
     ones per launch, would forget everything at each server restart. The secret only obfuscates (the page
     receives it); what is kept stays in this browser and comes to the server only with the events that use it."""
-    return gr.BrowserState(default, storage_key=f"transformer-studio-{name}", secret="transformer-studio")
+    return gr.BrowserState(default, storage_key=storage_key(name), secret="transformer-studio")
 
 
 def remember_settings(app: gr.Blocks, tab: str, backend: gr.Dropdown, decoding: DecodingControls,
-                      version: int = 1, extra: dict | None = None) -> None:
+                      extra: dict | None = None) -> None:
     """Save the tab's backend, `extra` controls (by name) and decoding settings in the browser whenever the user
     changes one, and put them back when the page loads (a saved value that no longer fits its control is left
-    out). A new `version` forgets what earlier versions saved (for a default that changed and must reach
-    everyone)."""
-    saved = browser_state(f"{tab}-settings" + (f"-v{version}" if version > 1 else ""), {})
+    out), under the tab's SETTINGS_VERSIONS."""
+    saved = browser_state(settings_name(tab), {})
     controls = {"backend": backend, **(extra or {}), **decoding.components}
     enabled = {name: control.interactive is not False for name, control in controls.items()}
     for control in controls.values():  # until the saved values are back: one changed before would be put back

@@ -25,6 +25,7 @@ CONFIDENCE_COLORS = {"unsure": "#fde68a", "doubtful": "#fca5a5"}
 MAX_GLOSSARY_BYTES = 1024 * 1024  # 1 MB as the page counts
 ALTERNATIVES = 4  # how many n-best translations the tab offers
 MAX_SAVED_GLOSSARY = 100_000  # characters of the glossary box kept in the browser between visits
+GLOSSARY_STATE = "translate-glossary"  # its browser_state name
 
 
 def confidence_marks(confidences) -> list[tuple[str, str | None]]:
@@ -354,7 +355,7 @@ class TranslateTab:
 def remember_glossary(app: gr.Blocks, box: gr.Textbox) -> None:
     """Keep the glossary box's text in the browser, as the backend and decoding settings are kept, and put it
     back when the page loads (a glossary over MAX_SAVED_GLOSSARY characters is used but not kept)."""
-    saved = browser_state("translate-glossary", "")
+    saved = browser_state(GLOSSARY_STATE, "")
     # in the page, not the server: no request for each key typed, and the text is back before anyone types; kept in
     # an object: Gradio's BrowserState stores no empty value, so a cleared box would come back (a plain string, as
     # saved before, is still read)

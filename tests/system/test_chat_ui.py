@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from studio.app_model import AppModel, Limits, decode_options
 from studio.ui.chat import REPLY_LABELS
+from studio.ui.decoding import settings_name, storage_key
 
 pytestmark = pytest.mark.browser
 
@@ -197,7 +198,7 @@ def test_export_to_json_and_markdown_then_import_and_bad_files_lose_nothing(page
 def saved(page, tab, change):
     """Make `change`, and wait for the tab's settings to be saved (encrypted, they can only be seen to change): the
     save is a request to the server, which a loaded machine may answer after a reload would have started."""
-    key = {"chat": "transformer-studio-chat-settings-v2", "translate": "transformer-studio-translate-settings-v3"}[tab]
+    key = storage_key(settings_name(tab))
     before = page.evaluate("key => localStorage.getItem(key)", key)
     change()
     page.wait_for_function("([key, before]) => localStorage.getItem(key) !== before", arg=[key, before])

@@ -7,6 +7,9 @@ import urllib.request
 import pytest
 from helpers import OwnContexts
 
+from studio.ui.decoding import storage_key
+from studio.ui.translate import GLOSSARY_STATE
+
 SUBTITLES = ("1\n00:00:01,000 --> 00:00:02,500\n나는 커피를\n좋아해?\n\n"
              "2\n00:00:03,000 --> 00:00:04,000\n너는 영화를 봤어?\n")
 
@@ -62,7 +65,7 @@ def test_glossary_and_alternatives(page, tmp_path):
     assert "Glossary:" not in report.inner_text()
 
     # the box's text is kept in the browser as it stands, also when it is cleared
-    stored = "() => localStorage.getItem('transformer-studio-translate-glossary')"
+    stored = f"() => localStorage.getItem('{storage_key(GLOSSARY_STATE)}')"
     for typed in ("커피 = espresso\n영화 = the film", ""):
         before = page.evaluate(stored)
         page.locator("#translate-glossary textarea").fill(typed)
