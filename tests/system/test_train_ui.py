@@ -120,6 +120,7 @@ def test_a_new_user_trains_stops_resumes_and_chats_with_a_model_of_their_own(pag
                        encoding="utf-8")
     page.locator("#models-use").click()  # asks first, saying why
     page.locator("#models-use", has_text="Use web bot anyway").wait_for()
+    answered(page)
     page.locator("#models-use").click()
     page.get_by_text("The chatbot tabs now use web bot").wait_for()
     assert library.chosen_name("chatbot") == "web bot"
