@@ -204,7 +204,6 @@ DOWNLOAD_EXPORT = """(file) => {
 # The stats can arrive before PAGE_SCRIPT has run (both follow the page's load); they wait for it then.
 SHOW_STATS = ("(stats) => { if (window.studioChatStats) window.studioChatStats(stats);"
               " else window.studioChatStatsWaiting = stats; }")
-WAITING = {"interactive": False}  # until the page's saved conversations are drawn (ChatTab.opening)
 KEYS = "Enter sends · Shift+Enter starts a new line · Alt+R retries the last message"
 
 
@@ -230,14 +229,14 @@ class ChatTab:
         self.store = browser_state("chats", conversations.empty_store())
         with gr.Row():
             with gr.Column(scale=1, min_width=220):
-                new_button = gr.Button("New conversation", size="sm", elem_id="chat-new", **WAITING)
-                self.picker = gr.Radio([], label="Conversations", elem_id="chat-conversations", **WAITING)
-                delete_button = gr.Button("Delete conversation", size="sm", elem_id="chat-delete", **WAITING)
+                new_button = gr.Button("New conversation", size="sm", elem_id="chat-new")
+                self.picker = gr.Radio([], label="Conversations", elem_id="chat-conversations")
+                delete_button = gr.Button("Delete conversation", size="sm", elem_id="chat-delete")
                 with gr.Row():
                     export_markdown = gr.Button("Export .md", size="sm", min_width=80, elem_id="chat-export-md")
                     export_json = gr.Button("Export .json", size="sm", min_width=80, elem_id="chat-export-json")
                 import_button = gr.UploadButton("Import .json", file_types=[".json"], size="sm",
-                                                elem_id="chat-import", **WAITING)
+                                                elem_id="chat-import")
                 exported = gr.File(label="Exported conversation", interactive=False, visible=False,
                                    elem_id="chat-export-file")
             with gr.Column(scale=4):
@@ -250,12 +249,12 @@ class ChatTab:
                     # one line that grows to six: Enter submits, Shift+Enter is a new line (Gradio's Textbox
                     # does both when lines=1)
                     self.message = gr.Textbox(placeholder="메시지를 입력하세요…", show_label=False, scale=5, lines=1,
-                                              max_lines=6, elem_id="chat-input", **WAITING)
-                    send = gr.Button("Send", variant="primary", scale=1, elem_id="chat-send", **WAITING)
+                                              max_lines=6, elem_id="chat-input")
+                    send = gr.Button("Send", variant="primary", scale=1, elem_id="chat-send")
                 with gr.Row():
-                    retry_button = gr.Button("Retry", size="sm", elem_id="chat-retry", **WAITING)
-                    undo_button = gr.Button("Undo", size="sm", elem_id="chat-undo", **WAITING)
-                    clear_button = gr.Button("Clear", size="sm", elem_id="chat-clear", **WAITING)
+                    retry_button = gr.Button("Retry", size="sm", elem_id="chat-retry")
+                    undo_button = gr.Button("Undo", size="sm", elem_id="chat-undo")
+                    clear_button = gr.Button("Clear", size="sm", elem_id="chat-clear")
                 reads = (f" and reads its first {service.bundle.preprocessor.source_limit} tokens (a short sentence "
                          "or two)" if service.available else "")
                 gr.Markdown(f"<small>The chatbot answers each message on its own{reads}: it was trained on single "
@@ -276,6 +275,8 @@ class ChatTab:
         # before the drawing answered (a busy server) would be undone by it, the store put back as it was
         self.waiting = [self.message, send, retry_button, undo_button, clear_button, new_button, self.picker,
                         delete_button, import_button]
+        for control in self.waiting:
+            control.interactive = False
         app.load(self.opening, self.store, [*showing, *self.waiting], **private)
         # one event for both triggers: a Send while a reply streams is ignored (the text stays in the box), not
         # run beside it (two replies saving over each other)
@@ -354,7 +355,7 @@ class ChatTab:
         return store, self.listed(store), as_shown(selected), conversations.reply_stats(selected), latency
 
     def opening(self, store):
-        """`show` the store the page opened with, then enable the controls that were `WAITING` for it."""
+        """`show` the store the page opened with, then enable the controls `waiting` for it."""
         return *self.show(store), *(gr.update(interactive=True),) * len(self.waiting)
 
     def apply(self, store, change):

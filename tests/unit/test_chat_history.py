@@ -158,7 +158,7 @@ def test_the_chat_window_shows_saved_text_escaped_and_saves_it_as_typed():
 def test_saved_settings_are_restored_by_name_and_values_that_no_longer_fit_are_left_out():
     import gradio as gr
 
-    from studio.ui.decoding import DecodingControls, remember_settings
+    from studio.ui.decoding import USED_BY, DecodingControls, remember_settings
 
     with gr.Blocks() as app:
         backend = gr.Dropdown(["tf", "onnx"], value="tf")
@@ -174,15 +174,16 @@ def test_saved_settings_are_restored_by_name_and_values_that_no_longer_fit_are_l
         return ({name: update["value"] for name, update in updates.items() if "value" in update},
                 {name for name, update in updates.items() if update["interactive"]})
 
+    not_sampling = set(names) - set(USED_BY)  # what beam search and greedy read
     values, enabled = restored(saved | {"strategy": "beam", "seed": "7"})
     assert values["backend"] == "onnx" and values["strategy"] == "beam" and values["seed"] == "7"
     # every control enabled but what the restored strategy ignores (beam search reads no seed)
-    assert enabled == set(names) - {"seed", "temperature", "top_k", "top_p"}
+    assert enabled == not_sampling
     tampered = {"backend": "evil", "strategy": "sample; rm", "beam_size": 1e9, "top_p": float("nan"), "seed": 0,
                 "temperature": True, "top_k": 5}
     # (seed 0: what the seed's old number box saved, and sent, when left empty)
-    assert restored(tampered) == ({"top_k": 5}, set(names) - {"seed", "temperature", "top_k", "top_p"})
-    assert restored("not a dict") == ({}, set(names) - {"seed", "temperature", "top_k", "top_p"})
+    assert restored(tampered) == ({"top_k": 5}, not_sampling)
+    assert restored("not a dict") == ({}, not_sampling)
 
 
 def test_the_settings_are_disabled_until_the_saved_ones_are_put_back():
