@@ -109,6 +109,34 @@ def chromium():
             browser.close()
 
 
+@contextmanager
+def own_data_folder(folder: Path):
+    """`STUDIO_DATA_DIR` (the library, the jobs) set to `folder` while the block runs: read at each call, so a server
+    launched inside, and its training jobs, use it; put back as it was afterwards."""
+    before = os.environ.get("STUDIO_DATA_DIR")
+    os.environ["STUDIO_DATA_DIR"] = str(folder)
+    try:
+        yield folder
+    finally:
+        if before is None:
+            os.environ.pop("STUDIO_DATA_DIR", None)
+        else:
+            os.environ["STUDIO_DATA_DIR"] = before
+
+
+@contextmanager
+def page_at(url: str, height: int = 1400):
+    """A page of a headless chromium of its own, 1280 pixels wide, opened at `url`, for a module's tests."""
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": height})
+        page = context.new_page()
+        page.goto(url)
+        try:
+            yield page
+        finally:
+            context.close()
+
+
 class OwnContexts:
     """A browser (one launched for a module: `module_browser`) as one test uses it, in a `with` block: each
     `new_page` and `new_context` opens a context of its own (a fresh profile: no cookies, storage or service workers

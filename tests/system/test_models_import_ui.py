@@ -3,11 +3,10 @@ types the path of a Hugging Face MarianMT folder, watches the progress, and find
 imported, with its licence and published scores; what cannot be imported is a message on the page, never a
 traceback. The app serves the shipped models, with a data folder of its own (the library)."""
 
-import os
 import zipfile
 
 import pytest
-from helpers import chromium, free_port
+from helpers import free_port, own_data_folder, page_at
 from marian_fixture import POST_NORM, PRE_NORM, write_huggingface, write_release
 
 from studio import library
@@ -20,26 +19,19 @@ pytestmark = pytest.mark.browser
 def app(tmp_path_factory):
     from studio.ui.app import launch
 
-    folder = tmp_path_factory.mktemp("studio-data")
-    before = os.environ.get("STUDIO_DATA_DIR")
-    os.environ["STUDIO_DATA_DIR"] = str(folder)  # read at each call: this module's server uses it
-    server = launch(port=free_port(), backend="tf", prevent_thread_lock=True, progress=lambda _: None)
-    yield server.local_url
-    server.close()
-    os.environ["STUDIO_DATA_DIR"] = before
+    with own_data_folder(tmp_path_factory.mktemp("studio-data")):
+        server = launch(port=free_port(), backend="tf", prevent_thread_lock=True, progress=lambda _: None)
+        yield server.local_url
+        server.close()
 
 
 @pytest.fixture(scope="module")
 def page(app):
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 1400})
-        page = context.new_page()
-        page.goto(app)
+    with page_at(app) as page:
         page.get_by_role("tab", name="Models").click()
         page.get_by_text("Import a pretrained translator").click()
         page.locator("#models-import").wait_for()
         yield page
-        context.close()
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import re
 import shutil
 
 import pytest
-from helpers import chromium, free_port, generated_pairs
+from helpers import free_port, generated_pairs, own_data_folder, page_at
 
 from studio import library
 from studio.bundle import load_bundle
@@ -27,28 +27,21 @@ TINY_SHAPE = {"d_model": "32", "encoder layers": "2", "attention heads": "4", "f
 def app(exported, tmp_path_factory):
     from studio.ui.app import launch
 
-    folder = tmp_path_factory.mktemp("studio-data")
-    before = os.environ.get("STUDIO_DATA_DIR")
-    os.environ["STUDIO_DATA_DIR"] = str(folder)  # read at each call: this module's server and its jobs use it
-    server = launch(exported[0], exported[0], port=free_port(), backend="tf", prevent_thread_lock=True,
-                    progress=lambda _: None)
-    yield server.local_url
-    server.close()
-    running = jobs.running_job()
-    if running is not None:
-        jobs.stop(running)
-    os.environ["STUDIO_DATA_DIR"] = before
+    with own_data_folder(tmp_path_factory.mktemp("studio-data")):
+        server = launch(exported[0], exported[0], port=free_port(), backend="tf", prevent_thread_lock=True,
+                        progress=lambda _: None)
+        yield server.local_url
+        server.close()
+        running = jobs.running_job()
+        if running is not None:
+            jobs.stop(running)
 
 
 @pytest.fixture(scope="module")
 def page(app):
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 1400})
-        page = context.new_page()
-        page.goto(app)
+    with page_at(app) as page:
         page.get_by_role("tab", name="Train").wait_for()
         yield page
-        context.close()
 
 
 def status(page) -> str:
