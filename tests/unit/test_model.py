@@ -60,12 +60,8 @@ def test_positional_encoding_in_halves_is_marians_sin_then_cos_layout():
 MARIAN_OPTIONS = dict(activation="swish", positional="halves", logits_bias=True)
 
 
-@pytest.mark.parametrize("options", [MARIAN_OPTIONS, dict(activation="gelu-sigmoid", scale_embeddings=False)],
-                         ids=["marian", "gelu-unscaled"])
-def test_cached_step_decoding_equals_full_decoder_with_imported_models_options(options):
-    model = Transformer(tiny_config(norm="pre", **options)).build_weights()
-    if model.logits_bias is not None:
-        model.logits_bias.assign(np.random.default_rng(1).normal(size=50).astype(np.float32))
+def assert_cached_steps_give_the_full_decoders_logits(model):
+    """Decoding a random batch one cached step at a time gives, at each position, the full decoder's logits."""
     source, target = random_batch()
     encoder_output, mask = model.encode(source)
     full = model.decode(target, encoder_output, mask).numpy()
@@ -73,6 +69,15 @@ def test_cached_step_decoding_equals_full_decoder_with_imported_models_options(o
     for position in range(target.shape[1]):
         logits, cache = model.decode_step(target[:, position], tf.constant(position), cache, cross, mask)
         np.testing.assert_allclose(logits.numpy(), full[:, position], atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("options", [MARIAN_OPTIONS, dict(activation="gelu-sigmoid", scale_embeddings=False)],
+                         ids=["marian", "gelu-unscaled"])
+def test_cached_step_decoding_equals_full_decoder_with_imported_models_options(options):
+    model = Transformer(tiny_config(norm="pre", **options)).build_weights()
+    if model.logits_bias is not None:
+        model.logits_bias.assign(np.random.default_rng(1).normal(size=50).astype(np.float32))
+    assert_cached_steps_give_the_full_decoders_logits(model)
 
 
 def test_each_imported_models_option_changes_what_the_model_computes():
@@ -125,13 +130,7 @@ def test_cached_step_decoding_equals_full_decoder_on_the_prefix(norm, decoder_la
     config = tiny_config(norm=norm, share_embeddings=shared, tie_output=shared,
                          tgt_vocab_size=50 if shared else 60, num_decoder_layers=decoder_layers)
     model = Transformer(config).build_weights()
-    source, target = random_batch()
-    encoder_output, mask = model.encode(source)
-    full = model.decode(target, encoder_output, mask).numpy()
-    cache, cross = model.empty_cache(3), model.cross_key_values(encoder_output)
-    for position in range(target.shape[1]):
-        logits, cache = model.decode_step(target[:, position], tf.constant(position), cache, cross, mask)
-        np.testing.assert_allclose(logits.numpy(), full[:, position], atol=1e-4, rtol=1e-4)
+    assert_cached_steps_give_the_full_decoders_logits(model)
 
 
 def test_padding_does_not_change_the_output():
