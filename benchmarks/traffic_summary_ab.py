@@ -1,4 +1,4 @@
-"""CPU per event with and without Gradio's traffic summary (`studio.ui.app.lighten_queue`), side by side in
+"""CPU per event with and without Gradio's traffic summary (`studio.ui.sessions.lighten_queue`), side by side in
 one run: the app is launched (no models: `/health` runs none), its queue set back to Gradio's own settings (a
 summary after every event, of up to 10,000 events) or left as the app sets it, and `/health` called in a row.
 

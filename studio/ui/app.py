@@ -6,7 +6,6 @@ text first; `/translate_file` and `/compare` are the file translator and the Com
 from __future__ import annotations
 
 import importlib.util
-import sys
 import threading
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from studio.ui.decoding import remember_settings
 from studio.ui.explore import explore_tab
 from studio.ui.export import ExportTab
 from studio.ui.models import ModelsTab
-from studio.ui.sessions import keep_sessions_lean
+from studio.ui.sessions import keep_sessions_lean, lighten_queue
 from studio.ui.train import TrainTab
 from studio.ui.translate import TranslateTab, alternatives_api, confidence_api, remember_glossary, translate_api
 from studio.variants import DEFAULT_BACKEND
@@ -175,31 +174,6 @@ def launch(chatbot_bundle=None, translator_bundle=None, host: str = "127.0.0.1",
     if not prevent_thread_lock:
         app.block_thread()
     return app  # with prevent_thread_lock: still serving, at app.local_url
-
-
-# Gradio's queue looks for new events every millisecond while it has none or all its workers are busy (progress:
-# every 10 ms while events run): an idle app took 4.5% of a core here, all day. Every 10 ms (progress: 50 ms):
-# 2.1%. An event that finds the queue waiting starts up to 10 ms later (5 ms on average; a model's answer takes
-# hundreds); events queued together still start one right after another.
-QUEUE_POLL_S, PROGRESS_POLL_S = 0.01, 0.05
-
-
-# Gradio's queue also summarised its traffic after every event, for a monitoring page (off: `launch`), in a pandas
-# table of up to its last 10,000 events: 3 to 11 ms of CPU per event here, more as the events served grow. It keeps
-# one event's record and never summarises it.
-NO_TRAFFIC_SUMMARY = {"ANAYLTICS_CACHE_FREQUENCY": sys.maxsize, "ANALYTICS_MAX_EVENTS": 1}  # (sic: Gradio's spelling)
-
-
-def lighten_queue(app: gr.Blocks) -> None:
-    """The queue of `app` (after `app.queue()`) polls gently for new events and progress, and keeps no summary of
-    its traffic. A Gradio without these internals does as it does."""
-    queue = getattr(app, "_queue", None)
-    for setting, seconds in (("sleep_when_free", QUEUE_POLL_S), ("progress_update_sleep_when_free", PROGRESS_POLL_S)):
-        if hasattr(queue, setting):
-            setattr(queue, setting, max(getattr(queue, setting), seconds))  # never faster than Gradio's own
-    for setting, value in NO_TRAFFIC_SUMMARY.items():
-        if hasattr(queue, setting):
-            setattr(queue, setting, value)
 
 
 def _checked_site(site, auth):

@@ -52,7 +52,8 @@ studio.cli.main()
 def test_an_idle_app_looks_for_new_events_every_10_ms_not_every_millisecond(tmp_path):
     """Gradio's queue polls every millisecond while idle (4.5% of a core here, all day); the app sets it gentler. A
     Gradio that renamed these settings would quietly poll as fast again: this test says so."""
-    from studio.ui.app import PROGRESS_POLL_S, QUEUE_POLL_S, launch
+    from studio.ui.app import launch
+    from studio.ui.sessions import PROGRESS_POLL_S, QUEUE_POLL_S
 
     app = launch(tmp_path / "none", tmp_path / "none", port=free_port(), backend="tf", prevent_thread_lock=True,
                  progress=lambda _: None)
