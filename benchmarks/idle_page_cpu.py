@@ -3,18 +3,18 @@ open alone in headless Chromium (Debian's, through Playwright) and left untouche
 
     python benchmarks/idle_page_cpu.py [--seconds 15] [--url http://127.0.0.1:7860/]
 
-Prints, per page, the CPU-seconds per idle second of the browser's processes (read from /proc: Linux only) and how
+Prints, per page, the CPU-seconds per idle second of the browser's processes and how
 many requestAnimationFrame callbacks Gradio's status tracker asks for per second (a page drawn once asks for none).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
+import psutil
+
 CHROMIUM = "/usr/bin/chromium"
-TICK = os.sysconf("SC_CLK_TCK")
 # counts the animation frames asked for by Gradio's status tracker module (its loader's spring)
 COUNT_FRAMES = """(() => { window.__frames = 0; const ask = window.requestAnimationFrame.bind(window);
   window.requestAnimationFrame = callback => {
@@ -25,21 +25,15 @@ COUNT_FRAMES = """(() => { window.__frames = 0; const ask = window.requestAnimat
 
 def browser_cpu() -> float:
     """CPU-seconds so far of this process's Chromium processes (descendants through Playwright's driver)."""
-    parents, cpu, commands = {}, {}, {}
-    for pid in map(int, filter(str.isdigit, os.listdir("/proc"))):
+    total = 0.0
+    for process in psutil.Process().children(recursive=True):
         try:
-            with open(f"/proc/{pid}/stat") as file:
-                fields = file.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{pid}/cmdline", "rb") as file:
-                commands[pid] = file.read()
-        except OSError:  # gone meanwhile
+            command, times = " ".join(process.cmdline()), process.cpu_times()
+        except psutil.Error:  # gone meanwhile
             continue
-        parents[pid], cpu[pid] = int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK
-    ours, added = {os.getpid()}, True
-    while added:  # children, grandchildren...
-        added = {pid for pid, parent in parents.items() if parent in ours} - ours
-        ours |= added
-    return sum(cpu[pid] for pid in ours if b"chromium" in commands[pid] or commands[pid].startswith(b"/proc/self/exe"))
+        if "chromium" in command or command.startswith("/proc/self/exe"):  # (Chromium's zygote forks)
+            total += times.user + times.system
+    return total
 
 
 def idle_cost(browser, url: str, seconds: float) -> tuple[float, float]:
