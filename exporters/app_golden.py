@@ -9,20 +9,18 @@ the model's reply (`studio chat --reply generate`).
 
 They are computed by `studio.packaged.PackagedModel` on the package's own files and kept beside the export
 (`golden/app.<variant>.json`), named by a hash of those files and of the code that made them, so a package of an
-unchanged model and code reuses them. For the ios package's batch-1 graph, which Python cannot run on batches (the
-app batches a text's sentences and a beam's hypotheses), `OneRowAtATime` runs each source and each hypothesis
-alone, as a port on a phone does: the outputs are the app's pipeline on that very graph."""
+unchanged model and code reuses them. A package of a batch-1 graph, which cannot run batches (the app batches a
+text's sentences and a beam's hypotheses), decodes each source and each hypothesis alone, as a port on a phone does
+(`studio.runtimes.one_row`): the outputs are the app's pipeline on that very graph."""
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import tempfile
 from pathlib import Path
 
-import numpy as np
 
 from exporters.portable import runtime_files
 from studio.files import atomic_write_bytes, sha256_of
@@ -44,9 +42,9 @@ def golden_texts(task: str) -> list[str]:
     return list(dict.fromkeys([*task_named(task).golden, *filter(str.strip, extra)]))
 
 
-def identity(payload: dict[str, Path | bytes], task: str, rows_alone: bool = False) -> str:
-    """A hash of what the outputs follow: the package's model, config and tokenizer files, the app's code (with
-    `OneRowAtATime` when `rows_alone`) and the texts."""
+def identity(payload: dict[str, Path | bytes], task: str) -> str:
+    """A hash of what the outputs follow: the package's model, config and tokenizer files, the app's code (the
+    python package's `studio_runtime/`, `OneRowAtATime` among it) and the texts."""
     digest = hashlib.sha256()
     for name, content in sorted(payload.items()):
         if not _read_by_the_model(name):
@@ -57,8 +55,6 @@ def identity(payload: dict[str, Path | bytes], task: str, rows_alone: bool = Fal
         digest.update(sha.encode())
     for name, source in sorted(runtime_files().items()):
         digest.update(name.encode() + hashlib.sha256(source).digest())
-    if rows_alone:
-        digest.update(inspect.getsource(OneRowAtATime).encode("utf-8"))
     digest.update("\n".join(golden_texts(task)).encode("utf-8"))
     digest.update(FORMAT.encode())
     return digest.hexdigest()
@@ -72,12 +68,11 @@ def _read_by_the_model(name: str) -> bool:
     return name.endswith((".tflite", ".onnx", ".json", ".model", ".bin"))
 
 
-def app_golden(payload: dict[str, Path | bytes], task: str, cache: Path, progress=print,
-               rows_alone: bool = False) -> bytes:
+def app_golden(payload: dict[str, Path | bytes], task: str, cache: Path, progress=print) -> bytes:
     """golden/app.json for a package whose files (by their path in it, `manifest.json` among them) are
-    `payload`: read from `cache` when made from the same files and code, else computed and kept there. With
-    `rows_alone`, its batch-1 graph decodes one row at a time (`OneRowAtATime`)."""
-    made_by = identity(payload, task, rows_alone)
+    `payload`: read from `cache` when made from the same files and code, else computed and kept there. A batch-1
+    graph decodes one row at a time (`studio.runtimes.one_row`)."""
+    made_by = identity(payload, task)
     try:
         kept = cache.read_bytes()
         if json.loads(kept).get("identity") == made_by:
@@ -85,7 +80,7 @@ def app_golden(payload: dict[str, Path | bytes], task: str, cache: Path, progres
     except (OSError, ValueError):
         pass
     progress(f"Writing the app's outputs on {len(golden_texts(task))} golden texts (once per model and code)...")
-    content = (json.dumps(_computed(payload, task, made_by, rows_alone), indent=1, ensure_ascii=False)
+    content = (json.dumps(_computed(payload, task, made_by), indent=1, ensure_ascii=False)
                + "\n").encode("utf-8")
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -95,7 +90,7 @@ def app_golden(payload: dict[str, Path | bytes], task: str, cache: Path, progres
     return content
 
 
-def _computed(payload: dict[str, Path | bytes], task: str, made_by: str, rows_alone: bool = False) -> dict:
+def _computed(payload: dict[str, Path | bytes], task: str, made_by: str) -> dict:
     texts = golden_texts(task)
     with tempfile.TemporaryDirectory(prefix="studio-app-golden-") as scratch:
         for name, content in payload.items():  # the package's layout, its large files linked, not copied
@@ -105,9 +100,7 @@ def _computed(payload: dict[str, Path | bytes], task: str, made_by: str, rows_al
                 os.symlink(content.resolve(), target)
             else:
                 target.write_bytes(content)
-        model = PackagedModel(scratch)
-        if rows_alone:
-            model.generator.runtime = OneRowAtATime(model.generator.runtime)
+        model = PackagedModel(scratch)  # a batch-1 graph's rows decoded alone (`package.batch_1`)
         cases = [_replies(model, text) if model.replies is not None else {"text": text, "output": model(text)}
                  for text in texts]
         whole = "\n".join(texts[:DOCUMENT_LINES])
@@ -126,31 +119,3 @@ def _replies(model: PackagedModel, text: str) -> dict:
     generated = model.reply(text, GENERATE)
     stored = {"match": found.match, "question": found.question} if found else None
     return {"text": text, "output": found.text if found else generated, "stored": stored, "generated": generated}
-
-
-class OneRowAtATime:
-    """A batch-1 graph's runtime decoding as a port on a phone does: each source encoded alone (padded to the
-    shortest bucket that holds it), each row (a source, or one of its beam's hypotheses) stepped alone. A state is
-    the list of its rows' states; reordering or selecting rows picks from that list."""
-
-    def __init__(self, runtime):
-        self.runtime, self.name = runtime, runtime.name
-
-    def encode(self, source_ids: np.ndarray) -> list:
-        pad = self.runtime.config.pad_id
-        states = []
-        for row in np.asarray(source_ids):
-            used = np.flatnonzero(row != pad)  # a source ends in </s>: what follows is the batch's padding
-            states.append(self.runtime.encode(row[None, : int(used[-1]) + 1 if used.size else 1]))
-        return states
-
-    def step(self, state: list, tokens: np.ndarray, position: int) -> tuple[np.ndarray, list]:
-        tokens = np.asarray(tokens)
-        results = [self.runtime.step(row, tokens[i : i + 1], position) for i, row in enumerate(state)]
-        return np.concatenate([logits for logits, _ in results]), [row for _, row in results]
-
-    def reorder(self, state: list, indices) -> list:
-        return [state[int(i)] for i in indices]  # a row's state is never changed in place: rows may share one
-
-    def select(self, state: list, rows) -> list:
-        return [state[int(i)] for i in rows]

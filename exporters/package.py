@@ -132,8 +132,7 @@ def package_export(bundle, target: str, out_zip, *, variant: str | None = None, 
         if target == "ios" and VARIANTS[chosen].format == "tflite":  # what the iOS runtime must support
             manifest["package"].update(tflite_facts(payload[model]))
         if target in APP_OUTPUT_TARGETS:
-            payload[APP_GOLDEN] = _app_outputs(bundle, payload, manifest, chosen, export_dir, progress,
-                                               rows_alone=target == "ios" and VARIANTS[chosen].batch == 1)
+            payload[APP_GOLDEN] = _app_outputs(bundle, payload, manifest, chosen, export_dir, progress)
         files = manifest["files"] = _entries(payload)
         manifest["package"]["non_commercial"] = non_commercial(card)
         payload["README.md"] = render_readme(manifest, _golden_of(payload, manifest)).encode("utf-8")
@@ -156,14 +155,11 @@ def app_outputs_identity(bundle, variant: str, export_dir=None, progress=print) 
     return identity(payload, bundle.config.task.task)
 
 
-def _app_outputs(bundle, payload: dict, manifest: dict, variant: str, export_dir, progress,
-                 rows_alone: bool = False) -> bytes:
-    """golden/app.json: the app's outputs with this package's files, kept beside the export; `rows_alone`: a
-    batch-1 graph decoding one source and one hypothesis at a time, as a port on a phone does (the ios package)."""
-    name = f"app.{variant}.one-row.json" if rows_alone else f"app.{variant}.json"
-    cache = Path(export_dir or export_dir_for(bundle.path)) / "golden" / name
-    return app_golden({**payload, "manifest.json": _json(manifest)}, bundle.config.task.task, cache, progress,
-                      rows_alone=rows_alone)
+def _app_outputs(bundle, payload: dict, manifest: dict, variant: str, export_dir, progress) -> bytes:
+    """golden/app.json: the app's outputs with this package's files, kept beside the export (a batch-1 graph's
+    computed one source and one hypothesis at a time, as a port on a phone decodes: `studio.runtimes.one_row`)."""
+    cache = Path(export_dir or export_dir_for(bundle.path)) / "golden" / f"app.{variant}.json"
+    return app_golden({**payload, "manifest.json": _json(manifest)}, bundle.config.task.task, cache, progress)
 
 
 def _model_card(bundle) -> str | None:
@@ -402,7 +398,8 @@ def _tensors_section(manifest: dict) -> str:
     package, shapes = manifest["package"], manifest["batch_1_graph_shapes"]
     S, C, ids = manifest["max_source_len"], manifest["max_target_len"], manifest["special_ids"]
     sizes = {"batch": 1, "source_len": S, "cache_len": C} if package["batch_1"] else {}
-    signatures = ["encode", "decode_step"] + ([] if package["batch_1"] else ["decode_rows"])
+    onnx = "decode_step" in package  # the ONNX graphs a package ships: encode and decode_step, not decode_rows
+    signatures = ["encode", "decode_step"] + ([] if package["batch_1"] or onnx else ["decode_rows"])
     rows = [f"| `{signature}` | {direction[:-1]} | `{name}` | `{_shape(spec['shape'], sizes)}` | {spec['dtype']} |"
             for signature in signatures for direction in ("inputs", "outputs")
             for name, spec in manifest["signatures"][signature][direction].items()]
@@ -418,6 +415,9 @@ def _tensors_section(manifest: dict) -> str:
                                              + "; pad to the shortest that holds the source (or always to S), and step "
                                                "with the `decode_step` of the `encode` you ran" if buckets
                                              else f"none (S = {S} is too short for any)"))
+    elif onnx:
+        lines.append(f"- `batch`, `source_len` (≤ {S}) and `cache_len` (≤ {C}) are whatever you feed (dynamic "
+                     "axes)")
     else:
         lines.append(f"- `batch`, `source_len` (≤ {S}) and `cache_len` (≤ {C}) are whatever you feed: Python "
                      "LiteRT resizes the inputs. `decode_rows` is `decode_step` with one position per row (batching "
@@ -588,7 +588,10 @@ def _android_code(manifest: dict, golden: dict) -> str:
     package = manifest["package"]
     translates = task_named(manifest["task"]).translates
     kind, call = ("Translator", "translate(text)") if translates else ("Chatbot", "reply(text)")
-    graphs = ", ".join(f"`{name}`" for name in (package["model"], package.get("decode_step")) if name)
+    replies = manifest.get("replies") or {}
+    model_files = ", ".join(f"`{name}`" for name in ("manifest.json", "config.json", "tokenizer/", package["model"],
+                                                     package.get("decode_step"), replies.get("index"),
+                                                     replies.get("arrays")) if name)
     return "\n".join([
         "## Android: the Kotlin library", "",
         "`library/` is an Android library module in pure Kotlin that gives this model's output exactly as the app "
@@ -603,10 +606,11 @@ def _android_code(manifest: dict, golden: dict) -> str:
         "compiled against LiteRT's Interpreter classes, never run; `library/build.gradle.kts`, the asset loader and "
         "the sample Activity were not built here (no Android SDK).", "",
         "### Add it to an app", "",
-        "1. Copy `library/` into your project as a module (`settings.gradle.kts`: `include(\":transformerstudio\")` "
-        "with `project(\":transformerstudio\").projectDir = file(\"transformerstudio\")`) and depend on it: "
-        "`implementation(project(\":transformerstudio\"))`. Its versions are pinned in `build.gradle.kts`.",
-        f"2. Copy this folder's model — `manifest.json`, `config.json`, `tokenizer/`, {graphs} — into "
+        "1. Copy `library/` into your project's root as a module (`settings.gradle.kts`: "
+        "`include(\":transformerstudio\")` and `project(\":transformerstudio\").projectDir = file(\"library\")`) "
+        "and depend on it: `implementation(project(\":transformerstudio\"))`. Its versions are pinned in "
+        "`build.gradle.kts`; its `consumer-rules.pro` keeps what a shrunk (R8) release build needs.",
+        f"2. Copy this folder's model — {model_files} — into "
         "`app/src/main/assets/model/`, and keep the graphs uncompressed: `androidResources { noCompress += "
         "listOf(\"onnx\", \"tflite\") }` (a `.tflite` is then memory-mapped, not copied).",
         "3. Open it once, off the main thread, and keep it (it is thread-safe):", "",
@@ -616,10 +620,20 @@ def _android_code(manifest: dict, golden: dict) -> str:
         "model.close()", "```", "",
         "`library/sample/MainActivity.kt` shows it in an Activity with a coroutine; `library/README.md` has the "
         "whole API (options, glossary, streaming, cancellation).", "",
-        "### Try it on a computer", "",
-        "```sh", f"./run-jvm.sh {'translate' if translates else 'reply'} < input.txt   # one output line per line "
-        "(Java 17+ and Maven; built on first use)", "```", "",
-        "Compare it with `studio " + ("translate" if translates else "chat") + " --backend onnx` on the same lines."])
+        "### Try it on a computer", "", *_android_try_it(package, translates)])
+
+
+def _android_try_it(package: dict, translates: bool) -> list[str]:
+    """How to run the package on a computer: run-jvm.sh on ONNX graphs; LiteRT runs on Android only."""
+    if "decode_step" not in package:
+        return ["LiteRT runs on Android only, so `./run-jvm.sh` refuses this package's `.tflite`. To try the same "
+                "model on a computer, export an ONNX package of it (`studio export BUNDLE --zip android-onnx.zip "
+                "--target android --variant onnx`) and run that package's `./run-jvm.sh`."]
+    command = "translate" if translates else "chat"
+    return ["```sh", f"./run-jvm.sh {'translate' if translates else 'reply'} < input.txt   # one output line per line "
+            "(Java 17+ and Maven; built on first use)", "```", "",
+            f"Compare it with `studio {command} --bundle BUNDLE --backend onnx` on the same lines, BUNDLE being the "
+            "model folder this package was exported from (without `--bundle`, `studio` runs its shipped model)."]
 
 
 KOTLIN = "library/src/main/kotlin/transformerstudio"  # the Kotlin reference, as the android package holds it

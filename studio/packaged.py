@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.config import BundleConfig
+from studio.errors import BundleError
 from studio.inference import TextGenerator
 from studio.replies import GENERATE, StoredReply, check_mode, load_portable, stored_reply
+from studio.runtimes.one_row import OneRowAtATime
 from studio.runtimes.onnx_runtime import ONNXRuntime
 from studio.runtimes.tflite_runtime import TFLiteRuntime
 from studio.tasks import CHATBOT, TRANSLATOR, task_named
@@ -47,10 +49,22 @@ class PackagedModel:
 
     def __init__(self, folder: str | Path, threads: int | None = None, reply_mode: str | None = None):
         self.folder = Path(folder)
-        self.manifest = json.loads((self.folder / "manifest.json").read_text(encoding="utf-8"))
-        config = BundleConfig.load(self.folder / self.manifest["text_pipeline"]["config"])
-        runtime = self._runtime(config, threads)
-        self.generator = TextGenerator(Preprocessor(config, self._tokenizers()), runtime)
+        try:
+            self.manifest = json.loads((self.folder / "manifest.json").read_text(encoding="utf-8"))
+            config = BundleConfig.load(self.folder / self.manifest["text_pipeline"]["config"])
+            tokenizers = self._tokenizers()
+            runtime = self._runtime(config, threads)
+        except FileNotFoundError as error:
+            raise BundleError(error.filename, f"is missing: {self.folder} is not a whole model package "
+                              "(`studio export BUNDLE --zip PACKAGE.zip` writes one)") from None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise BundleError(self.folder, f"not a model package that can be opened ({type(error).__name__}: "
+                              f"{error})") from None
+        if tokenizers.target.vocab_size != self.manifest["vocab_size"]:
+            raise BundleError(self.folder / self.manifest["tokenizer"]["target"],
+                              f"has {tokenizers.target.vocab_size} pieces and the model's graphs "
+                              f"{self.manifest['vocab_size']} (manifest.json): they are not one model's files")
+        self.generator = TextGenerator(Preprocessor(config, tokenizers), runtime)
         self.task = task_named(config.task.task)
         if unicode_difference():
             warnings.warn(unicode_difference(), stacklevel=2)
@@ -71,7 +85,8 @@ class PackagedModel:
         model = self.folder / package["model"]
         if "decode_step" in package:
             return ONNXRuntime(model, self.folder / package["decode_step"], config.model, threads=threads)
-        return TFLiteRuntime(model, config.model, threads=threads)
+        runtime = TFLiteRuntime(model, config.model, threads=threads)
+        return OneRowAtATime(runtime) if package.get("batch_1") else runtime  # static shapes: no batches
 
     def __call__(self, text: str) -> str:
         return self.translate(text) if self.task.name == TRANSLATOR.name else self.reply(text)

@@ -275,6 +275,42 @@ def test_a_python_package_of_a_batch1_graph_runs_its_static_shapes(packaged, tmp
     assert (printed(result.stdout)["output ids"], printed(result.stdout)["output"]) == (str(ids), text)
 
 
+def test_a_package_of_a_batch1_graph_decodes_a_beam_and_several_texts_as_each_alone(packaged, tmp_path):
+    """A translator decodes with beam search, and a text's sentences together: on a graph of static batch 1 the
+    package decodes each row alone, as a phone's port does, instead of failing in LiteRT."""
+    from exporters.package import package_export
+    from studio.generate import DecodeOptions
+    from studio.packaged import PackagedModel
+
+    bundle_dir, _ = packaged
+    zip_path = package_export(bundle_dir, "python", tmp_path / "b1.zip", variant="tflite-b1-float16", progress=quiet)
+    generator = PackagedModel(unzipped(zip_path, tmp_path)).generator
+    texts, beam = ["나는 커피를 좋아해?", "오늘 날씨가 정말 좋다 그치"], DecodeOptions(strategy="beam", beam_size=4)
+    together = [g.ids for g in generator.generate(texts, beam)]
+    assert together == [generator.generate([text], beam)[0].ids for text in texts]
+    assert all(together)
+
+
+def test_a_package_missing_a_file_or_holding_another_models_tokenizer_is_refused_by_name(packaged, tmp_path):
+    from studio.errors import BundleError
+    from studio.packaged import PackagedModel
+
+    _, zips = packaged
+    folder = unzipped(zips["python"], tmp_path)
+    PackagedModel(folder)  # whole: it opens
+    tokenizer = folder / "tokenizer" / "shared.spm.model"
+    shutil.copyfile(Path(__file__).resolve().parents[2] / "assets" / "translator" / "tokenizer" / "shared.spm.model",
+                    tokenizer)
+    with pytest.raises(BundleError, match="has 16000 pieces and the model's graphs .* not one model's files"):
+        PackagedModel(folder)
+    (folder / "manifest.json").unlink()
+    with pytest.raises(BundleError, match="manifest.json: is missing: .* is not a whole model package"):
+        PackagedModel(folder)
+    (folder / "manifest.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(BundleError, match="not a model package that can be opened"):
+        PackagedModel(folder)
+
+
 @pytest.mark.parametrize("variant, graphs", [("onnx", ("encode.onnx", "decode_step.onnx")),
                                              ("onnx-int8", ("encode.int8.onnx", "decode_step.int8.onnx"))])
 def test_a_python_package_of_onnx_graphs_runs_with_onnx_runtime_alone(packaged, tmp_path, variant, graphs):
@@ -376,7 +412,7 @@ def test_the_ios_packages_app_outputs_are_the_apps_pipeline_on_its_own_batch1_gr
     folder = unzipped(zips["ios"], tmp_path / "package")
     shipped = json.loads((folder / "golden" / "app.json").read_text(encoding="utf-8"))
     payload = {name: folder / name for name in files_under(folder)}
-    again = app_golden(payload, "chatbot", tmp_path / "nothing-kept.json", progress=quiet, rows_alone=True)
+    again = app_golden(payload, "chatbot", tmp_path / "nothing-kept.json", progress=quiet)
     assert json.loads(again) == shipped  # computed anew on the unzipped files: outputs and identity alike
     assert shipped["task"] == "chatbot" and len(shipped["cases"]) >= 100
     model = PackagedModel(folder)  # one message is one row: the app's own runtime gives the same replies
@@ -384,9 +420,9 @@ def test_the_ios_packages_app_outputs_are_the_apps_pipeline_on_its_own_batch1_gr
 
 
 def test_a_batch1_graph_decoded_one_row_at_a_time_gives_the_beam_ids_of_its_dynamic_twin(packaged):
-    from exporters.app_golden import OneRowAtATime
     from studio.bundle import load_bundle
     from studio.generate import Beam, DecodeSpec, TokenByToken, decode
+    from studio.runtimes.one_row import OneRowAtATime
     from studio.runtimes.tflite_runtime import TFLiteRuntime
 
     bundle_dir, _ = packaged  # its export holds model.b1.float16.tflite and model.float16.tflite
@@ -449,14 +485,18 @@ def test_the_android_package_is_the_library_its_model_and_the_apps_outputs(packa
     sources = {p.relative_to(library_folder()).as_posix() for p in (library_folder() / "src" / "main").rglob("*.kt")}
     assert sources and {f"library/{name}" for name in sources} <= set(manifest["files"])
     assert not any(name.startswith(("library/src/test", "library/target")) for name in manifest["files"])
-    assert {"library/pom.xml", "run-jvm.sh", "golden/app.json", "LICENSE.md", "replies.json", "replies.bin"} <= set(
-        manifest["files"])
+    assert {"library/pom.xml", "library/consumer-rules.pro", "run-jvm.sh", "golden/app.json", "LICENSE.md",
+            "replies.json", "replies.bin"} <= set(manifest["files"])
     licence = (folder / "LICENSE.md").read_text(encoding="utf-8")
     assert "## The stored replies" in licence and "ChatbotData's (songys/Chatbot_data" in licence
     app = json.loads((folder / "golden" / "app.json").read_text(encoding="utf-8"))
     assert app["task"] == "chatbot" and len(app["cases"]) >= 100 and all(c["output"] for c in app["cases"][:20])
     readme = (folder / "README.md").read_text(encoding="utf-8")
     assert "Chatbot.open(AssetModelFiles(context.assets, \"model\"))" in readme and "./run-jvm.sh reply" in readme
+    step = next(line for line in readme.splitlines() if line.startswith("2. Copy this folder's model"))
+    assert all(f"`{name}`" in step for name in ("manifest.json", "config.json", "tokenizer/", "encode.onnx",
+                                                  "decode_step.onnx", "replies.json", "replies.bin")), step
+    assert 'projectDir = file("library")' in readme and "--bundle BUNDLE --backend onnx" in readme
     assert "never run" in readme and "not built here" in readme  # what was not verified says so
     notices = (folder / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
     assert ("| Unicode Character Database 14.0 | 14.0.0 | Unicode-3.0 | in this package | "
