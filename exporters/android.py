@@ -14,8 +14,8 @@ from studio.errors import StudioError
 
 LIBRARY = "library"  # where the module's sources go in the package
 # the library's files a package carries: its build files, sources and sample; not its tests, fixtures or builds
-CARRIED = ("pom.xml", "build.gradle.kts", "run-jvm.sh", "README.md", "src/main", "src/android", "src/litert",
-           "sample")
+CARRIED = ("pom.xml", "build.gradle.kts", "consumer-rules.pro", "run-jvm.sh", "README.md", "src/main", "src/android",
+           "src/litert", "sample")
 RUN_JVM = """#!/bin/sh
 # This package's model on the JVM: one output line per line of stdin (Java 17+ and Maven; built on first use).
 #   ./run-jvm.sh translate < input.txt      (a translator package)
@@ -23,8 +23,8 @@ RUN_JVM = """#!/bin/sh
 #   ./run-jvm.sh generate < messages.txt    (a chatbot package: the model's reply to each line)
 #   ./run-jvm.sh translate OTHER_MODEL_DIR < input.txt
 here=$(cd "$(dirname "$0")" && pwd)
-command=${1:?usage: ./run-jvm.sh translate|reply|generate [MODEL_DIR]}
-exec "$here/library/run-jvm.sh" "$command" "${2:-$here}"
+if [ $# -eq 1 ]; then set -- "$1" "$here"; fi  # this package's model by default
+exec "$here/library/run-jvm.sh" "$@"  # which says how to call it when the arguments are wrong
 """
 
 

@@ -3,7 +3,8 @@
 // NOT BUILT HERE: the machine this was written on has no Android SDK, so this file, src/main/AndroidManifest.xml,
 // src/android/ and sample/ have never been compiled. What is proven is the JVM build of the shared sources.
 //
-// Use: copy this folder into your project as a module (settings.gradle.kts: include(":transformerstudio")), then
+// Use: copy this folder into your project as a module (settings.gradle.kts: include(":transformerstudio") and
+// project(":transformerstudio").projectDir = file("library"), the folder's name in a package), then
 // `implementation(project(":transformerstudio"))`. Repositories: google() (LiteRT) and mavenCentral().
 // Your app, not this library, holds the model: put a package's files under app/src/main/assets/<folder>/ and keep
 // the graphs uncompressed so LiteRT can memory-map them (see sample/MainActivity.kt):

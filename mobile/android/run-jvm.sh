@@ -9,7 +9,7 @@
 # Needs Java 17+ and Maven; the first run builds the library (mvn package) and writes its classpath.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-usage="usage: $0 translate|reply|generate [MODEL_DIR] < lines"
+usage="usage: ./run-jvm.sh translate|reply|generate [MODEL_DIR] < lines"
 [[ $# -ge 1 && $# -le 2 && ( $1 == translate || $1 == reply || $1 == generate ) ]] || { echo "$usage" >&2; exit 2; }
 if [[ $# -eq 2 ]]; then model="$2"
 elif [[ -f "$here/model/manifest.json" ]]; then model="$here/model"
@@ -22,7 +22,8 @@ if stale; then
   command -v mvn >/dev/null || { echo "run-jvm.sh: Maven (mvn) is needed to build the library once" >&2; exit 2; }
   echo "run-jvm.sh: building the library (mvn package)..." >&2
   # org.json is `provided` (Android has it): the compile scope's classpath includes it
-  (cd "$here" && mvn -q -B -DskipTests -DskipLiteRt package \
+  # no Kotlin compile daemon: it would outlive the build (over a gigabyte, idle for hours)
+  (cd "$here" && mvn -q -B -DskipTests -DskipLiteRt -Dkotlin.compiler.daemon=false package \
       org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath \
       -Dmdep.outputFile="$classpath" -Dmdep.includeScope=compile) >&2
 fi

@@ -82,3 +82,19 @@ def test_the_wheel_carries_the_data_and_fixtures_the_ios_package_takes_from_the_
                or "studio_mobile." + name.rsplit("/", 1)[0].replace("/", ".") not in packages]
     assert len(taken) == 4 and not missing, f"not in the wheel: {missing}"
     assert not any(fnmatch.fnmatch("android/src/test/resources/decode/translator.json", p) for p in patterns)
+
+
+def test_the_files_the_librarys_gradle_build_names_travel_in_the_android_package():
+    """A file `build.gradle.kts` names (the R8 keep rules) and the package lacks fails the app's build, or worse, a
+    shrunk release build that cannot find the LiteRT runtime."""
+    import re
+
+    from exporters.android import LIBRARY, library_files, library_folder
+
+    gradle = (library_folder() / "build.gradle.kts").read_text(encoding="utf-8")
+    code = "\n".join(line.split("//")[0] for line in gradle.splitlines())
+    named = [name for files in re.findall(r"(?:consumerProguardFiles|proguardFiles)\(([^)]*)\)", code)
+             for name in re.findall(r'"([^"]+)"', files)]
+    assert "consumer-rules.pro" in named
+    carried = set(library_files())
+    assert [name for name in named if f"{LIBRARY}/{name}" not in carried] == []

@@ -21,6 +21,8 @@ internal object Runtimes {
         else OnnxRuntime(files.bytes(pkg.model), files.bytes(decodeStep), pkg.graphs, threads)
     } catch (error: OrtException) {
         throw ModelException("ONNX Runtime cannot load the graphs of ${files.description}: ${error.message}", error)
+    } catch (error: IllegalArgumentException) {
+        throw ModelException("the graphs of ${files.description} are not its manifest's model: ${error.message}", error)
     }
 
     private fun liteRt(files: ModelFiles, pkg: ModelPackage, threads: Int): Runtime {

@@ -11,7 +11,7 @@ import transformerstudio.decode.DecodeOptions
  *   model of another language pair than Korean->English, URLs and e-mail addresses only)
  * @property decoding the decoding to use instead of the translator's default (beam 4, length penalty 1.8)
  */
-data class TranslateOptions(
+data class TranslateOptions @JvmOverloads constructor(
     val glossary: String = "",
     val protect: Boolean = true,
     val decoding: DecodeOptions? = null,

@@ -19,7 +19,7 @@ enum class Strategy { GREEDY, BEAM, SAMPLE }
  * @property keepFigures for a task that keeps its source's figures (the translator): write no number the
  *   source lacks
  */
-data class DecodeOptions(
+data class DecodeOptions @JvmOverloads constructor(
     val strategy: Strategy = Strategy.GREEDY,
     val beamSize: Int = 4,
     val lengthPenalty: Double = 1.0,

@@ -4,6 +4,7 @@ import ai.onnxruntime.OnnxTensor
 import ai.onnxruntime.OrtEnvironment
 import ai.onnxruntime.OrtLoggingLevel
 import ai.onnxruntime.OrtSession
+import ai.onnxruntime.TensorInfo
 import java.io.File
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
@@ -51,6 +52,35 @@ class OnnxRuntime private constructor(
         throw error
     }
     private val cache = OnnxCache(environment, manifest)
+
+    init {
+        try {
+            checkGraphs()
+        } catch (error: IllegalArgumentException) {
+            close()
+            throw error
+        }
+    }
+
+    /** [IllegalArgumentException] unless decode_step takes the manifest's cache inputs, of its fixed sizes, and
+     * writes its vocabulary's logits: another model's graph would fail only at the first step, in ONNX Runtime. */
+    private fun checkGraphs() {
+        val inputs = stepper.inputInfo
+        val caches = inputs.keys.filter { it.startsWith("cache_") }.sorted()
+        require(caches == manifest.cacheInputs.keys.sorted()) {
+            "decode_step's cache inputs (${caches.size}) are not the manifest's (${manifest.cacheInputs.size})"
+        }
+        for ((name, expected) in manifest.cacheInputs) {
+            val shape = (inputs.getValue(name).info as? TensorInfo)?.shape ?: continue
+            val fits = shape.size == expected.size &&
+                expected.indices.all { expected[it] !is Number || (expected[it] as Number).toLong() == shape[it] }
+            require(fits) { "decode_step's $name has the shape ${shape.toList()}, the manifest's ${expected}" }
+        }
+        val logits = (stepper.outputInfo["logits"]?.info as? TensorInfo)?.shape
+        require(logits == null || logits.last() <= 0 || logits.last() == manifest.vocabSize.toLong()) {
+            "decode_step writes ${logits!!.last()} logits, the manifest's vocabulary has ${manifest.vocabSize}"
+        }
+    }
 
     override val maxSourceLen get() = manifest.maxSourceLen
     override val maxTargetLen get() = manifest.maxTargetLen

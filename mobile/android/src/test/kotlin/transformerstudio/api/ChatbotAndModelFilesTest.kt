@@ -64,6 +64,28 @@ class ChatbotAndModelFilesTest {
     }
 
     @Test
+    @DisplayName("another model's tokenizer or graphs in a package are refused when it opens, not decoded to garbage")
+    fun anotherModelsFilesAreRefused(@TempDir dir: File) {
+        val translator = ExportPackage.of("translator")
+        val chatbot = ExportPackage.of("chatbot")
+        val paths = listOf("manifest.json", "config.json", "tokenizer/shared.spm.model", "encode.onnx", "decode_step.onnx")
+        fun write(path: String, from: ExportPackage) =
+            File(dir, path).apply { parentFile.mkdirs() }.writeBytes(from.bytes(path))
+        paths.forEach { write(it, translator) }
+        Translator.open(dir).close() // the translator's own files open
+        write("tokenizer/shared.spm.model", chatbot)
+        val tokenizer = assertThrows<ModelException> { Translator.open(dir) }
+        assertTrue("the tokenizer tokenizer/shared.spm.model of the folder $dir has 8000 pieces and the model's " +
+            "graphs 16000" in tokenizer.message!!, tokenizer.message)
+        write("tokenizer/shared.spm.model", translator)
+        write("encode.onnx", chatbot)
+        write("decode_step.onnx", chatbot)
+        val graphs = assertThrows<ModelException> { Translator.open(dir) }
+        assertTrue(graphs.message!!.startsWith("the graphs of the folder $dir are not its manifest's model: "),
+            graphs.message)
+    }
+
+    @Test
     @DisplayName("a chatbot package is not a translator")
     fun wrongTask() {
         val error = assertThrows<ModelException> { Translator.open(ExportPackage.of("chatbot")) }
