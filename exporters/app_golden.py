@@ -21,7 +21,6 @@ import os
 import tempfile
 from pathlib import Path
 
-
 from exporters.portable import runtime_files
 from studio.files import atomic_write_bytes, sha256_of
 from studio.packaged import PackagedModel
@@ -62,7 +61,8 @@ def identity(payload: dict[str, Path | bytes], task: str) -> str:
 
 def _read_by_the_model(name: str) -> bool:
     """Whether the outputs follow the file: the graphs, config.json, the tokenizer and the stored replies (not
-    golden/, a port's data and fixtures, the docs, the manifest, which says the same for every target)."""
+    golden/, a port's data and fixtures, the docs, the manifest, which says the same for every target: its
+    `package.batch_1`, which has a batch-1 graph decoded one row at a time, goes with the graph's file name)."""
     if name.startswith(("golden/", "studio_runtime/", "fixtures/", "text/")) or name == "manifest.json":
         return False
     return name.endswith((".tflite", ".onnx", ".json", ".model", ".bin"))

@@ -10,11 +10,14 @@ imports, nothing that needs TensorFlow (`exporters.portable`), and its golden da
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from studio.config import BundleConfig
 from studio.errors import BundleError
@@ -52,41 +55,62 @@ class PackagedModel:
         try:
             self.manifest = json.loads((self.folder / "manifest.json").read_text(encoding="utf-8"))
             config = BundleConfig.load(self.folder / self.manifest["text_pipeline"]["config"])
-            tokenizers = self._tokenizers()
+            self.task = task_named(config.task.task)
+            tokenizers = self._tokenizers(self.manifest["vocab_size"])
             runtime = self._runtime(config, threads)
+            section = self.manifest.get("replies")
+            self.replies = load_portable(self.folder, section) if section and self.task.reply_modes else None
         except FileNotFoundError as error:
             raise BundleError(error.filename, f"is missing: {self.folder} is not a whole model package "
-                              "(`studio export BUNDLE --zip PACKAGE.zip` writes one)") from None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+                              "(`studio export BUNDLE --zip PACKAGE.zip` writes one)") from error
+        except (OSError, ValueError, KeyError, TypeError) as error:  # JSON, config, replies not the exporters'
             raise BundleError(self.folder, f"not a model package that can be opened ({type(error).__name__}: "
-                              f"{error})") from None
-        if tokenizers.target.vocab_size != self.manifest["vocab_size"]:
-            raise BundleError(self.folder / self.manifest["tokenizer"]["target"],
-                              f"has {tokenizers.target.vocab_size} pieces and the model's graphs "
-                              f"{self.manifest['vocab_size']} (manifest.json): they are not one model's files")
+                              f"{error})") from error
         self.generator = TextGenerator(Preprocessor(config, tokenizers), runtime)
-        self.task = task_named(config.task.task)
         if unicode_difference():
             warnings.warn(unicode_difference(), stacklevel=2)
-        section = self.manifest.get("replies")
-        self.replies = load_portable(self.folder, section) if section and self.task.reply_modes else None
         self.reply_mode = reply_mode or (self.task.reply_modes[0] if self.task.reply_modes else GENERATE)
         if self.task.reply_modes:
             check_mode(self.reply_mode, self.task.reply_modes)  # an unknown mode is refused now, naming the choices
 
-    def _tokenizers(self) -> TokenizerPair:
+    def _tokenizers(self, vocabulary: int) -> TokenizerPair:
+        """The source and target tokenizers; BundleError for a damaged one or a target of another vocabulary."""
         sides = [self.folder / self.manifest["tokenizer"][side] for side in ("source", "target")]
-        source, target = (SentencePieceTokenizer.load(path.parent, path.name.removesuffix(".spm.model"))
-                          for path in sides)
+        try:
+            source, target = (SentencePieceTokenizer.load(path.parent, path.name.removesuffix(".spm.model"))
+                              for path in sides)
+        except RuntimeError as error:  # sentencepiece's word for a file that is not a model
+            raise BundleError(self.folder, f"a tokenizer is damaged ({error})") from error
+        if target.vocab_size != vocabulary:
+            raise BundleError(sides[1], f"has {target.vocab_size} pieces and the model's graphs {vocabulary} "
+                              "(manifest.json): they are not one model's files")
         return TokenizerPair(source, target)
 
     def _runtime(self, config: BundleConfig, threads: int | None):
+        """The graphs' runtime, checked to run one step with this manifest's shapes (another model's graphs would
+        fail only at the first text, in the runtime's own words)."""
         package = self.manifest["package"]
-        model = self.folder / package["model"]
-        if "decode_step" in package:
-            return ONNXRuntime(model, self.folder / package["decode_step"], config.model, threads=threads)
-        runtime = TFLiteRuntime(model, config.model, threads=threads)
-        return OneRowAtATime(runtime) if package.get("batch_1") else runtime  # static shapes: no batches
+        graphs = [self.folder / package[name] for name in ("model", "decode_step") if name in package]
+        for path in graphs:
+            if not path.is_file():
+                raise FileNotFoundError(errno.ENOENT, "no such file", str(path))
+        try:
+            if len(graphs) == 2:
+                runtime = ONNXRuntime(*graphs, config.model, threads=threads)
+            else:
+                runtime = TFLiteRuntime(graphs[0], config.model, threads=threads)
+                runtime = OneRowAtATime(runtime) if package.get("batch_1") else runtime  # static shapes: no batches
+            logits, _ = runtime.step(runtime.encode(np.array([[config.model.eos_id]], np.int32)),
+                                     np.array([config.model.bos_id], np.int32), 0)
+        except BundleError:
+            raise
+        except Exception as error:  # noqa: BLE001 - ONNX Runtime's and LiteRT's errors have no common base
+            raise BundleError(graphs[0], f"its graphs do not run with this package's config.json and manifest.json: "
+                              f"they are not one model's files ({type(error).__name__})") from error
+        if np.shape(logits)[-1] != self.manifest["vocab_size"]:
+            raise BundleError(graphs[0], f"writes {np.shape(logits)[-1]} logits and the manifest's vocabulary has "
+                              f"{self.manifest['vocab_size']}: they are not one model's files")
+        return runtime
 
     def __call__(self, text: str) -> str:
         return self.translate(text) if self.task.name == TRANSLATOR.name else self.reply(text)

@@ -303,11 +303,28 @@ def test_a_package_missing_a_file_or_holding_another_models_tokenizer_is_refused
                     tokenizer)
     with pytest.raises(BundleError, match="has 16000 pieces and the model's graphs .* not one model's files"):
         PackagedModel(folder)
+    (folder / "tokenizer" / "shared.spm.model").write_bytes(b"not a model")
+    with pytest.raises(BundleError, match="a tokenizer is damaged"):
+        PackagedModel(folder)
     (folder / "manifest.json").unlink()
     with pytest.raises(BundleError, match="manifest.json: is missing: .* is not a whole model package"):
         PackagedModel(folder)
     (folder / "manifest.json").write_text("{}", encoding="utf-8")
     with pytest.raises(BundleError, match="not a model package that can be opened"):
+        PackagedModel(folder)
+
+
+def test_a_package_whose_graphs_are_not_its_manifests_is_refused_when_it_opens(packaged, tmp_path):
+    from exporters.package import package_export
+    from studio.errors import BundleError
+    from studio.packaged import PackagedModel
+
+    bundle_dir, _ = packaged
+    folder = unzipped(package_export(bundle_dir, "python", tmp_path / "onnx.zip", variant="onnx", progress=quiet),
+                      tmp_path)
+    PackagedModel(folder)
+    shutil.copyfile(folder / "decode_step.onnx", folder / "encode.onnx")  # a graph that is not the encoder
+    with pytest.raises(BundleError, match="encode.onnx: its graphs do not run with this package's config.json"):
         PackagedModel(folder)
 
 

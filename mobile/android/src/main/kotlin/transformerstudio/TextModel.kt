@@ -71,8 +71,11 @@ internal class TextModel(
             val source = tokenizer(files, pkg.sourceTokenizer)
             val target = if (pkg.targetTokenizer == pkg.sourceTokenizer) source else tokenizer(files, pkg.targetTokenizer)
             if (target.vocabSize != pkg.graphs.vocabSize) {
-                throw ModelException("the tokenizer ${pkg.targetTokenizer} of ${files.description} has ${target.vocabSize} " +
-                    "pieces and the model's graphs ${pkg.graphs.vocabSize} (manifest.json): they are not one model's files")
+                throw ModelException(
+                    "the tokenizer ${pkg.targetTokenizer} of ${files.description} has ${target.vocabSize} " +
+                        "pieces and the model's graphs ${pkg.graphs.vocabSize} (manifest.json): they are not one " +
+                        "model's files",
+                )
             }
             return TextModel(pkg.task, pkg.pipeline, pkg.pair, source, target, Runtimes.open(files, pkg, threads))
         }

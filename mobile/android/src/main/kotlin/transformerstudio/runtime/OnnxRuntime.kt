@@ -56,15 +56,20 @@ class OnnxRuntime private constructor(
     init {
         try {
             checkGraphs()
-        } catch (error: IllegalArgumentException) {
+        } catch (error: Throwable) {
             close()
             throw error
         }
     }
 
-    /** [IllegalArgumentException] unless decode_step takes the manifest's cache inputs, of its fixed sizes, and
-     * writes its vocabulary's logits: another model's graph would fail only at the first step, in ONNX Runtime. */
+    /** [IllegalArgumentException] unless encode writes and decode_step takes the manifest's tensors, of its fixed
+     * sizes, and decode_step writes its vocabulary's logits: another model's graph would fail only at the first
+     * step, in ONNX Runtime. A size ONNX leaves open (-1) takes any. */
     private fun checkGraphs() {
+        val encoded = encoder.outputInfo.keys.sorted()
+        require(encoded == manifest.encodeOutputs.sorted()) {
+            "encode writes ${encoded.size} tensors, not the manifest's ${manifest.encodeOutputs.size}"
+        }
         val inputs = stepper.inputInfo
         val caches = inputs.keys.filter { it.startsWith("cache_") }.sorted()
         require(caches == manifest.cacheInputs.keys.sorted()) {
@@ -72,13 +77,15 @@ class OnnxRuntime private constructor(
         }
         for ((name, expected) in manifest.cacheInputs) {
             val shape = (inputs.getValue(name).info as? TensorInfo)?.shape ?: continue
-            val fits = shape.size == expected.size &&
-                expected.indices.all { expected[it] !is Number || (expected[it] as Number).toLong() == shape[it] }
-            require(fits) { "decode_step's $name has the shape ${shape.toList()}, the manifest's ${expected}" }
+            val fits = shape.size == expected.size && expected.indices.all {
+                val size = expected[it]
+                size !is Number || shape[it] < 0 || size.toLong() == shape[it]
+            }
+            require(fits) { "decode_step's $name has the shape ${shape.toList()}, the manifest's $expected" }
         }
-        val logits = (stepper.outputInfo["logits"]?.info as? TensorInfo)?.shape
-        require(logits == null || logits.last() <= 0 || logits.last() == manifest.vocabSize.toLong()) {
-            "decode_step writes ${logits!!.last()} logits, the manifest's vocabulary has ${manifest.vocabSize}"
+        val logits = (stepper.outputInfo["logits"]?.info as? TensorInfo)?.shape?.lastOrNull() ?: -1
+        require(logits < 0 || logits == manifest.vocabSize.toLong()) {
+            "decode_step writes $logits logits, the manifest's vocabulary has ${manifest.vocabSize}"
         }
     }
 

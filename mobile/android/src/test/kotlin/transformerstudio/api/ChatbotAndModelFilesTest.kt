@@ -68,7 +68,9 @@ class ChatbotAndModelFilesTest {
     fun anotherModelsFilesAreRefused(@TempDir dir: File) {
         val translator = ExportPackage.of("translator")
         val chatbot = ExportPackage.of("chatbot")
-        val paths = listOf("manifest.json", "config.json", "tokenizer/shared.spm.model", "encode.onnx", "decode_step.onnx")
+        val paths = listOf(
+            "manifest.json", "config.json", "tokenizer/shared.spm.model", "encode.onnx", "decode_step.onnx",
+        )
         fun write(path: String, from: ExportPackage) =
             File(dir, path).apply { parentFile.mkdirs() }.writeBytes(from.bytes(path))
         paths.forEach { write(it, translator) }
@@ -78,7 +80,10 @@ class ChatbotAndModelFilesTest {
         assertTrue("the tokenizer tokenizer/shared.spm.model of the folder $dir has 8000 pieces and the model's " +
             "graphs 16000" in tokenizer.message!!, tokenizer.message)
         write("tokenizer/shared.spm.model", translator)
-        write("encode.onnx", chatbot)
+        write("encode.onnx", chatbot) // the encoder alone, then both graphs
+        val encoder = assertThrows<ModelException> { Translator.open(dir) }
+        assertTrue(encoder.message!!.startsWith("the graphs of the folder $dir are not its manifest's model: encode "),
+            encoder.message)
         write("decode_step.onnx", chatbot)
         val graphs = assertThrows<ModelException> { Translator.open(dir) }
         assertTrue(graphs.message!!.startsWith("the graphs of the folder $dir are not its manifest's model: "),
