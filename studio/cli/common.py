@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -18,6 +18,7 @@ from studio.generate.options import DecodeOptions
 from studio.generate.options import decode_options as options_from
 from studio.serving import ServedModel
 from studio.tasks import SAMPLING, Task, task_named
+from studio.text.encoding import PipeDecoder
 from studio.text.protect import Glossary, describe, protector_for
 from studio.variants import DEFAULT_BACKEND, backends_help, variant
 
@@ -150,11 +151,15 @@ SEED = typer.Option(None, help="Random seed: the same seed gives the same sample
 NO_REPEAT = typer.Option(0, "--no-repeat-ngram", help="Never repeat an n-gram of this size in one output (0 = off)")
 
 
-def tolerate_bad_bytes_on_stdin():
-    """Piped text that is not valid UTF-8 becomes U+FFFD instead of a UnicodeDecodeError traceback;
-    lines break only at \\n, so one input line is one output line."""
-    if hasattr(sys.stdin, "reconfigure"):
-        sys.stdin.reconfigure(encoding="utf-8", errors="replace", newline="\n")
+def stdin_lines() -> Iterator[str]:
+    """Piped stdin's lines as they come, without their "\\n" (lines break only at \\n, so one input line is one
+    output line), each read as UTF-8 or as Korean in CP949 (`studio.text.encoding.PipeDecoder`): what a line's
+    bytes were read as, when not UTF-8, is a warning on stderr."""
+    decode = PipeDecoder("stdin")
+    for number, raw in enumerate(sys.stdin.buffer, 1):
+        text, note = decode(raw.removesuffix(b"\n"), number)
+        show_warnings([note] if note else [])
+        yield text
 
 
 def show_warnings(warnings):

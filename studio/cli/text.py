@@ -16,7 +16,7 @@ from rich.markup import escape
 from studio.cli.common import (BACKENDS, EXPORT_MISSING, GLOSSARY, NO_REPEAT, PROTECT, SAMPLE, SEED, TEMPERATURE, TOP_K,
                                TOP_P, advancing, app, beam_option, check_writable, console, decode_options,
                                length_penalty_option, load_generator, progress_bar, protector_from, served_model,
-                               show_protection, show_warnings, tolerate_bad_bytes_on_stdin, typed_lines)
+                               show_protection, show_warnings, stdin_lines, typed_lines)
 from studio.errors import DataError, StudioError
 from studio.replies import FROM_THE_MODEL, GENERATE, RETRIEVE, check_mode, stored_reply
 from studio.tasks import CHATBOT, task_named
@@ -46,9 +46,7 @@ def chat(bundle: Optional[Path] = typer.Option(None, help="Chatbot bundle direct
                              top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, no_repeat_ngram=no_repeat_ngram)
     replier = Replier(bundle, backend, export_missing, reply)
     if not sys.stdin.isatty():
-        tolerate_bad_bytes_on_stdin()
-        for line in sys.stdin:
-            message = line.rstrip("\n")
+        for message in stdin_lines():
             if not message.strip():
                 print("", flush=True)
                 continue
@@ -144,8 +142,7 @@ def translate(text: Optional[str] = typer.Argument(None, help="Korean text; omit
         _translate_interactively(generator, options, protector)
         return
     else:
-        tolerate_bad_bytes_on_stdin()
-        lines = [line.rstrip("\n") for line in sys.stdin]
+        lines = list(stdin_lines())
     if alternatives:
         _write_alternatives(generator, lines, alternatives, options, protector, out)
         return
@@ -209,8 +206,7 @@ def _translate_raw(generator, text, document, options, out) -> None:
     elif document is not None:
         lines = document.segments
     else:
-        tolerate_bad_bytes_on_stdin()
-        lines = [line.rstrip("\n") for line in sys.stdin]
+        lines = list(stdin_lines())
     texts = [line for line in lines if line.strip()]
     results = iter([result for start in range(0, len(texts), RAW_BATCH)
                     for result in generator.generate_raw(texts[start:start + RAW_BATCH], options)])

@@ -1,5 +1,5 @@
-"""Bytes to text, for every file the app reads (documents, glossaries, training data): UTF-8, or Korean in the
-legacy CP949 encoding, with a message naming the line when neither reads."""
+"""Bytes to text, for every file the app reads (documents, glossaries, training data) and the lines piped to the
+`studio` command: UTF-8, or Korean in the legacy CP949 encoding, with a message naming the line when neither reads."""
 
 from __future__ import annotations
 
@@ -35,6 +35,29 @@ def decode_text(name: str, data: bytes, what: str) -> tuple[str, bool, str]:
         line = text[: text.index("\x00")].count("\n") + 1
         raise DataError(name, "contains NUL bytes: this looks like a binary file, not text", line)
     return text, bom, note
+
+
+class PipeDecoder:
+    """The lines of a pipe (`studio chat` / `studio translate` reading stdin), which are never refused (the lines
+    after a bad one still come): `decoder(data, number)` gives (text, a note for the user or "") for line `number`:
+    UTF-8; else Korean in CP949 (EUC-KR) when the line reads so (noted once for the pipe); else UTF-8 with each
+    unreadable byte shown as U+FFFD, and a note naming the line."""
+
+    def __init__(self, name: str):
+        self.name, self.korean_noted = name, False
+
+    def __call__(self, data: bytes, number: int) -> tuple[str, str]:
+        try:
+            return data.decode("utf-8"), ""
+        except UnicodeDecodeError as error:
+            korean = _legacy_korean(data)
+            if korean is not None:
+                noted, self.korean_noted = self.korean_noted, True
+                return korean, "" if noted else (f"{self.name} line {number}: read as CP949 (EUC-KR), the legacy "
+                                                 "Korean encoding (and so are the lines after it that are)")
+            return data.decode("utf-8", "replace"), (
+                f"{self.name} line {number}: not valid UTF-8 (byte 0x{data[error.start]:02x}), nor Korean in "
+                "CP949/EUC-KR: its unreadable bytes became U+FFFD (�)")
 
 
 def _legacy_korean(raw: bytes) -> str | None:

@@ -24,6 +24,21 @@ def test_chat_reads_one_message_per_line_and_prints_one_reply_per_line(tiny_bund
     assert len(lines) == 4 and lines[1] == "" and lines[3] == ""  # 3 replies (the empty line stays empty)
 
 
+def test_lines_piped_in_the_legacy_korean_encoding_are_read_as_korean_and_bad_bytes_are_named(tiny_bundle):
+    messages = ["나는 커피를 좋아해?", "너는 영화를 봤어?"]
+    as_utf8 = runner.invoke(app, ["chat", "--bundle", str(tiny_bundle), "--backend", "tf", "--reply", "generate"],
+                            input="\n".join(messages) + "\n")
+    piped = b"\n".join(m.encode("cp949") for m in messages) + b"\n\xed\xa0\x80 hello\n"
+    result = runner.invoke(app, ["chat", "--bundle", str(tiny_bundle), "--backend", "tf", "--reply", "generate"],
+                           input=piped)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split("\n")[:2] == as_utf8.stdout.split("\n")[:2]  # the same replies as to UTF-8
+    assert len(result.stdout.split("\n")) == 4  # and one for the line neither encoding reads
+    assert result.stderr.count("read as CP949 (EUC-KR)") == 1  # noted once, at line 1
+    assert "stdin line 1: read as CP949" in result.stderr
+    assert "stdin line 3: not valid UTF-8 (byte 0xed), nor Korean in CP949/EUC-KR" in result.stderr
+
+
 def test_chat_answers_with_stored_replies_by_default_and_the_models_when_asked(tiny_bundle):
     from studio.bundle import load_bundle
     from studio.replies import find_reply
