@@ -23,8 +23,16 @@ if stale; then
   echo "run-jvm.sh: building the library (mvn package)..." >&2
   # org.json is `provided` (Android has it): the compile scope's classpath includes it
   # no Kotlin compile daemon: it would outlive the build (over a gigabyte, idle for hours)
-  (cd "$here" && mvn -q -B -DskipTests -DskipLiteRt -Dkotlin.compiler.daemon=false package \
+  # Maven's output is shown only when the build fails (a quiet build still prints terminal colour codes)
+  log="$(mktemp)"
+  if ! (cd "$here" && mvn -q -B -DskipTests -DskipLiteRt -Dkotlin.compiler.daemon=false package \
       org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath \
-      -Dmdep.outputFile="$classpath" -Dmdep.includeScope=compile) >&2
+      -Dmdep.outputFile="$classpath" -Dmdep.includeScope=compile) >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "run-jvm.sh: the library's build failed (Maven's output above)" >&2
+    exit 2
+  fi
+  rm -f "$log"
 fi
 exec java -cp "$jar:$(cat "$classpath")" transformerstudio.cli.Main "$1" "$model"

@@ -39,11 +39,25 @@ fun main(args: Array<String>) {
     out.flush()
 }
 
-/** stdin's lines, as Python's `for line in sys.stdin` gives them without their "\n". */
+/** stdin's lines without their "\n", each read as `studio` reads a piped line ([PipeDecoder]; its notes on stderr). */
 private fun stdinLines(): List<String> {
-    val text = System.`in`.readBytes().toString(Charsets.UTF_8)
-    if (text.isEmpty()) return emptyList()
-    return text.removeSuffix("\n").split("\n")
+    val bytes = System.`in`.readBytes()
+    if (bytes.isEmpty()) return emptyList()
+    val lines = ArrayList<ByteArray>()
+    var start = 0
+    for (i in bytes.indices) {
+        if (bytes[i] == '\n'.code.toByte()) {
+            lines += bytes.copyOfRange(start, i)
+            start = i + 1
+        }
+    }
+    if (start < bytes.size) lines += bytes.copyOfRange(start, bytes.size)
+    val decoder = PipeDecoder("stdin")
+    return lines.mapIndexed { index, line ->
+        val (text, note) = decoder.decode(line, index + 1)
+        if (note.isNotEmpty()) System.err.println("warning: $note")
+        text
+    }
 }
 
 private fun translated(folder: File, lines: List<String>): List<String> {
