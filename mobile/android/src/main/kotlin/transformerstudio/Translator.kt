@@ -4,6 +4,7 @@ import transformerstudio.decode.CancellationToken
 import transformerstudio.decode.Task
 import transformerstudio.text.Glossary
 import transformerstudio.text.Protector
+import transformerstudio.text.Sentences
 import java.io.File
 
 /**
@@ -56,6 +57,10 @@ class Translator private constructor(private val model: TextModel) : AutoCloseab
         val decoding = (options.decoding ?: model.task.defaults).validate()
         return Translation(model, protector, decoding, onText, cancellation).of(text)
     }
+
+    /** What the app says of the lines of [text] it keeps as written, having none of the model's source language to
+     * translate (`studio translate`'s warning, for an app to show beside the translation), or null. */
+    fun keptAsWritten(text: String): String? = Sentences.keptWarning(text, model.pair)
 
     override fun close() = model.close()
 

@@ -63,8 +63,11 @@ private fun stdinLines(): List<String> {
 private fun translated(folder: File, lines: List<String>): List<String> {
     if (lines.isEmpty()) return lines
     Translator.open(folder).use { translator ->
+        val text = lines.joinToString("\n")
         return try {
-            translator.translate(lines.joinToString("\n")).split("\n")
+            translator.translate(text).split("\n").also {
+                translator.keptAsWritten(text)?.let { kept -> System.err.println("warning: $kept") }
+            }
         } catch (error: InputException) { // nothing to translate: each line as `translate` keeps it
             lines.map { if (PyStr.strip(it).isEmpty()) "" else it }
         }

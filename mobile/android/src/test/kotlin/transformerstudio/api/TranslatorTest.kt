@@ -35,6 +35,16 @@ class TranslatorTest {
     }
 
     @Test
+    @DisplayName("the lines kept as written are said as the app says them, and nothing when every line is Korean")
+    fun keptLinesAreSaid() {
+        assertEquals("kept as written, without Korean to translate: 'No Korean here.'",
+            translator.keptAsWritten("No Korean here.\n\n삼성전자는 투자했다."))
+        assertEquals("2 lines without Korean kept as written (the first: '12345 !!')",
+            translator.keptAsWritten("12345 !!\nHello.\n삼성전자는 투자했다."))
+        assertEquals(null, translator.keptAsWritten("삼성전자는 투자했다.\n\n날씨가 좋다."))
+    }
+
+    @Test
     @DisplayName("empty and invisible input is refused with the app's messages")
     fun emptyInputIsRefused() {
         for (empty in listOf("", "   ", "\n\n", "\t")) {
