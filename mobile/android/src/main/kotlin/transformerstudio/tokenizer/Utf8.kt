@@ -100,4 +100,50 @@ internal object Utf8 {
         val valid = code >= shortest && code <= 0x10FFFF && (code < 0xD800 || code > 0xDFFF)
         return if (valid) length else 0
     }
+
+    /**
+     * [data] as UTF-8 with one U+FFFD for each maximal ill-formed subpart, as Python's `bytes.decode("utf-8",
+     * "replace")` reads it (Java's decoder differs: one U+FFFD for a whole encoded surrogate), and the index of the
+     * first byte not read (-1 when all were).
+     */
+    fun decodeReplacing(data: ByteArray): Pair<String, Int> {
+        val out = StringBuilder(data.size)
+        var firstBad = -1
+        var i = 0
+        while (i < data.size) {
+            val lead = data[i].toInt() and 0xFF
+            if (lead < 0x80) {
+                out.append(lead.toChar())
+                i++
+                continue
+            }
+            val (length, low, high) = when (lead) {
+                in 0xC2..0xDF -> Triple(2, 0x80, 0xBF)
+                0xE0 -> Triple(3, 0xA0, 0xBF)
+                0xED -> Triple(3, 0x80, 0x9F)
+                in 0xE1..0xEF -> Triple(3, 0x80, 0xBF)
+                0xF0 -> Triple(4, 0x90, 0xBF)
+                in 0xF1..0xF3 -> Triple(4, 0x80, 0xBF)
+                0xF4 -> Triple(4, 0x80, 0x8F)
+                else -> Triple(1, 0, -1)
+            }
+            var taken = 1
+            var code = if (length == 2) lead and 0x1F else if (length == 3) lead and 0x0F else lead and 0x07
+            while (taken < length && i + taken < data.size) {
+                val next = data[i + taken].toInt() and 0xFF
+                val (from, to) = if (taken == 1) low to high else 0x80 to 0xBF
+                if (next < from || next > to) break
+                code = (code shl 6) or (next and 0x3F)
+                taken++
+            }
+            if (length > 1 && taken == length) {
+                out.appendCodePoint(code)
+            } else {
+                out.append('\uFFFD')
+                if (firstBad < 0) firstBad = i
+            }
+            i += taken
+        }
+        return out.toString() to firstBad
+    }
 }
